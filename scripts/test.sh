@@ -1,0 +1,138 @@
+#!/bin/bash
+# scripts/test.sh — build themis and run all its tests; run from anywhere, as root or as a user with sudo.
+#
+#   1. install missing packages (postgresql-15, postgresql-server-dev-15, build-essential; apt)
+#   2. make clean; make (fails if the compilers print any warning); make install
+#   3. make unittest (engine unit tests; GPU tests only where a GPU is usable)
+#   4. pg_regress (make installcheck) on a temporary instance preloading themis; as root, it runs as the
+#      unprivileged user $THEMIS_RUN_USER (default themis) on a copy of the tree
+#   5. closing line: "N passed, N failed[, N skipped]" (unit checks + regression tests); exit 1 on failure
+#
+# Environment: CUDA=no for a CPU-only build; MAKE_ARGS (more make arguments, e.g. CUDA_ARCHS=90);
+# KEEP_TMP=1 keeps the regression copy.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/common.sh
+. "$ROOT/scripts/common.sh"
+cd "$ROOT" || exit 1
+
+MAKE_ARGS="${MAKE_ARGS:-}"
+[ -n "${CUDA:-}" ] && MAKE_ARGS="$MAKE_ARGS CUDA=$CUDA"
+JOBS="$(nproc 2>/dev/null || echo 2)"
+
+passed=0
+failed=0
+skipped=0
+WORK="$(mktemp -d /tmp/themis-test.XXXXXX)" || die "mktemp failed"
+cleanup() {
+    if [ "${KEEP_TMP:-0}" = 1 ] || [ "$failed" -gt 0 ]; then
+        echo "(test files kept in $WORK)" >&2
+    else
+        rm -rf "$WORK"
+    fi
+}
+trap cleanup EXIT
+
+finish() {
+    if [ "$skipped" -gt 0 ]; then
+        echo "$passed passed, $failed failed, $skipped skipped"
+    else
+        echo "$passed passed, $failed failed"
+    fi
+    [ "$failed" -eq 0 ] && exit 0
+    exit 1
+}
+
+# ---- 1. packages ----
+ensure_packages || die "package installation failed"
+ensure_run_user
+
+# ---- 2. build (warning-free) and install ----
+log "building themis ($PG_CONFIG, $($PG_CONFIG --version))"
+# shellcheck disable=SC2086
+pgmake clean $MAKE_ARGS >/dev/null 2>&1
+# shellcheck disable=SC2086
+pgmake -j"$JOBS" $MAKE_ARGS 2>&1 | tee "$WORK/build.log"
+build_rc=${PIPESTATUS[0]}
+if [ "$build_rc" -ne 0 ]; then
+    echo "BUILD FAILED (make exit status $build_rc)"
+    failed=$((failed + 1))
+    finish
+fi
+if grep -Eiq 'warning[: #]' "$WORK/build.log"; then
+    echo "BUILD HAS WARNINGS (the build must be warning-free):"
+    grep -Ei -B2 -A3 'warning[: #]' "$WORK/build.log"
+    failed=$((failed + 1))
+    finish
+fi
+log "installing"
+# shellcheck disable=SC2086
+if ! as_root make PG_CONFIG="$PG_CONFIG" $MAKE_ARGS install >"$WORK/install.log" 2>&1; then
+    cat "$WORK/install.log"
+    echo "INSTALL FAILED"
+    failed=$((failed + 1))
+    finish
+fi
+
+# ---- 3. unit tests ----
+log "unit tests"
+# shellcheck disable=SC2086
+pgmake $MAKE_ARGS unittest 2>&1 | tee "$WORK/unit.log"
+unit_rc=${PIPESTATUS[0]}
+unit_line="$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed' "$WORK/unit.log" | tail -n 1)"
+if [ -n "$unit_line" ]; then
+    p="$(sed -E 's/^unit: ([0-9]+) passed.*/\1/' <<<"$unit_line")"
+    f="$(sed -E 's/^unit: [0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$unit_line")"
+    s="$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$unit_line")"
+    passed=$((passed + p))
+    failed=$((failed + f))
+    skipped=$((skipped + ${s:-0}))
+    [ "$unit_rc" -ne 0 ] && [ "$f" -eq 0 ] && failed=$((failed + 1))
+else
+    echo "unit tests did not run (make unittest exit status $unit_rc)"
+    failed=$((failed + 1))
+fi
+
+# ---- 4. regression tests ----
+shopt -s nullglob
+sqlfiles=(sql/*.sql)
+shopt -u nullglob
+if [ ${#sqlfiles[@]} -eq 0 ]; then
+    log "no regression tests (sql/*.sql)"
+else
+    log "regression tests (${#sqlfiles[@]}): pg_regress on a temporary instance"
+    if is_root; then
+        # the temporary instance cannot run as root: a copy of the tree owned by the unprivileged user
+        RDIR="$WORK/regress"
+        mkdir -p "$RDIR"
+        tar -C "$ROOT" --exclude=./.git --exclude=./.pgdebs --exclude='*.o' --exclude='*.so' \
+            --exclude=./test/unit/bin --exclude=./results --exclude=./tmp_check -cf - . | tar -C "$RDIR" -xf -
+        chmod 755 "$WORK"
+        chown -R "$RUN_USER" "$RDIR"
+    else
+        RDIR="$ROOT"
+    fi
+    as_pguser "$RDIR" make PG_CONFIG="$PG_CONFIG" installcheck 2>&1 | tee "$WORK/regress.log"
+    regress_rc=${PIPESTATUS[0]}
+    # pg_regress 15: "test name ... ok 12 ms" / "... FAILED" / "... failed (ignored)"; 16+: "ok 1 - name"
+    rp="$(grep -cE '(\.\.\. ok( |$))|(^ok [0-9]+ )' "$WORK/regress.log")"
+    rf="$(grep -cE '(\.\.\. (FAILED|failed))|(^not ok [0-9]+ )' "$WORK/regress.log")"
+    passed=$((passed + rp))
+    failed=$((failed + rf))
+    if [ "$regress_rc" -ne 0 ]; then
+        [ "$rf" -eq 0 ] && failed=$((failed + 1))
+        if [ -s "$RDIR/regression.diffs" ]; then
+            echo "======== regression.diffs ========"
+            cat "$RDIR/regression.diffs"
+            echo "=================================="
+        else
+            echo "pg_regress failed (exit status $regress_rc); log:"
+            for l in "$RDIR"/log/*.log "$RDIR"/tmp_check/log/*.log; do
+                [ -f "$l" ] && { echo "---- $l"; tail -n 50 "$l"; }
+            done
+        fi
+    fi
+fi
+
+finish

@@ -1,0 +1,35 @@
+--
+-- 21_join_methods: the same joins as Hash Join, Merge Join and Nested Loop
+-- (tt.check_join_methods disables the other two methods for each run)
+--
+SELECT * FROM tt.check_join_methods($$SELECT jl.id AS lid, jr.id AS rid FROM jl JOIN jr ON jl.k1 = jr.k1$$);
+SELECT * FROM tt.check_join_methods($$SELECT jl.id AS lid, jr.id AS rid FROM jl JOIN jr ON jl.k1 = jr.k1 AND jl.k2 = jr.k2$$);
+SELECT * FROM tt.check_join_methods($$SELECT jl.id AS lid, jr.id AS rid FROM jl JOIN jr ON jl.k1 = jr.k1 AND jl.v > jr.w$$);
+SELECT * FROM tt.check_join_methods($$SELECT jl.id AS lid, jr.id AS rid FROM jl JOIN jr ON jl.k1 = jr.k8$$);
+SELECT * FROM tt.check_join_methods($$SELECT jl.id AS lid, jr.id AS rid FROM jl JOIN jr ON jl.kn = jr.kn$$);
+SELECT * FROM tt.check_join_methods($$SELECT jl.id AS lid, jr.id AS rid FROM jl JOIN jr ON jl.kc = jr.kc$$);
+SELECT * FROM tt.check_join_methods($$SELECT jl.id AS lid, jr.id AS rid FROM jl JOIN jr ON jl.k2 = jr.k2$$);
+SELECT * FROM tt.check_join_methods($$SELECT a.id AS aid, b.id AS bid FROM types a JOIN types b ON a.f8 = b.f8$$);
+SELECT * FROM tt.check_join_methods($$SELECT a.id AS aid, b.id AS bid FROM types a JOIN types b ON a.t = b.t WHERE a.id < 100$$);
+SELECT * FROM tt.check_join_methods($$SELECT a.id AS aid, b.id AS bid FROM types a JOIN types b ON a.d = b.d$$);
+SELECT * FROM tt.check_join_methods($$SELECT * FROM jl WHERE EXISTS (SELECT 1 FROM jr WHERE jr.k1 = jl.k1)$$);
+SELECT * FROM tt.check_join_methods($$SELECT * FROM jl WHERE EXISTS (SELECT 1 FROM jr WHERE jr.k1 = jl.k1 AND jr.w > jl.v)$$);
+SELECT * FROM tt.check_join_methods($$SELECT * FROM jl WHERE NOT EXISTS (SELECT 1 FROM jr WHERE jr.k1 = jl.k1)$$);
+SELECT * FROM tt.check_join_methods($$SELECT * FROM jl WHERE NOT EXISTS (SELECT 1 FROM jr WHERE jr.k1 = jl.k1 AND jr.w > jl.v)$$);
+SELECT * FROM tt.check_join_methods($$SELECT jl.id AS lid, jr.id AS rid FROM jl LEFT JOIN jr ON jl.k1 = jr.k1$$);
+SELECT * FROM tt.check_join_methods($$SELECT jl.id AS lid, jr.id AS rid FROM jl LEFT JOIN jr ON jl.k1 = jr.k1 AND jr.w > jl.v$$);
+SELECT * FROM tt.check_join_methods($$SELECT jl.* FROM jl LEFT JOIN jr ON jr.k1 = jl.k1 WHERE jr.id IS NULL$$);
+SELECT * FROM tt.check_join_methods($$SELECT jl.id AS lid, jr.id AS rid, t.id AS tid
+                                      FROM jl JOIN jr ON jl.k1 = jr.k1 LEFT JOIN types t ON t.i4 = jr.w$$);
+SELECT * FROM tt.check_join_methods($$SELECT a.id AS aid, e.id AS eid FROM types a LEFT JOIN empty_types e ON a.i4 = e.i4$$);
+SELECT * FROM tt.check_join_methods($$SELECT o.o_orderkey, l.l_linenumber, l.l_quantity
+                                      FROM orders o JOIN lineitem l ON l.l_orderkey = o.o_orderkey
+                                      WHERE o.o_orderdate BETWEEN '1995-01-01' AND '1995-01-31'$$);
+SELECT * FROM tt.check_join_methods($$SELECT c.c_custkey, o.o_orderkey FROM customer c LEFT JOIN orders o ON o.o_custkey = c.c_custkey
+                                      WHERE c.c_acctbal > 9000$$);
+SELECT * FROM tt.check_join_methods($$SELECT p.p_partkey, ps.ps_suppkey, s.s_name FROM part p
+                                      JOIN partsupp ps ON ps.ps_partkey = p.p_partkey
+                                      JOIN supplier s ON s.s_suppkey = ps.ps_suppkey
+                                      WHERE p.p_size = 7$$);
+SELECT * FROM tt.check_join_methods($$SELECT n_name, count(*) AS n, sum(c_acctbal) AS bal FROM customer JOIN nation ON c_nationkey = n_nationkey
+                                      GROUP BY n_name$$);

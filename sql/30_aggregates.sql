@@ -1,0 +1,118 @@
+--
+-- 30_aggregates: count / sum / avg / min / max on every type, DISTINCT, FILTER, GROUP BY (NULL
+-- groups, expressions), HAVING, empty input.  Float sums only where they are exact in any order
+-- (multiples of 0.25, or NaN / Infinity dominated).
+--
+-- no GROUP BY
+SELECT * FROM tt.check($$SELECT count(*) AS n FROM types$$);
+SELECT * FROM tt.check($$SELECT count(*) AS n, count(i4) AS c4, count(t) AS ct, count(b) AS cb, count(d) AS cd FROM types$$);
+SELECT * FROM tt.check($$SELECT sum(i2) AS s2, sum(i4) AS s4, sum(i8) AS s8, sum(n2) AS sn2, sum(n4) AS sn4 FROM types$$);
+SELECT * FROM tt.check($$SELECT avg(i2) AS a2, avg(i4) AS a4, avg(i8) AS a8, avg(n2) AS an2, avg(n4) AS an4 FROM types$$);
+SELECT * FROM tt.check($$SELECT min(i2) AS a, max(i2) AS b, min(i4) AS c, max(i4) AS d, min(i8) AS e, max(i8) AS f FROM types$$);
+SELECT * FROM tt.check($$SELECT min(n2) AS a, max(n2) AS b, min(n4) AS c, max(n4) AS d FROM types$$);
+SELECT * FROM tt.check($$SELECT min(f4) AS a, max(f4) AS b, min(f8) AS c, max(f8) AS d FROM types$$);      -- -Infinity, NaN
+SELECT * FROM tt.check($$SELECT min(f4) AS a, max(f4) AS b, min(f8) AS c, max(f8) AS d FROM types WHERE id <= 1000$$);
+SELECT * FROM tt.check($$SELECT sum(f4) AS a, sum(f8) AS b, avg(f4) AS c, avg(f8) AS d FROM types WHERE id <= 1000$$);
+SELECT * FROM tt.check($$SELECT sum(f4) AS a, sum(f8) AS b, avg(f4) AS c, avg(f8) AS d FROM types$$);      -- NaN
+SELECT * FROM tt.check($$SELECT sum(f8) AS a, sum(f4) AS b FROM types WHERE id IN (1002, 1008)$$);          -- -0 + -0 = -0
+SELECT * FROM tt.check($$SELECT sum(f8) AS a, avg(f8) AS b FROM types WHERE f8 = 'Infinity' OR id <= 100$$);
+SELECT * FROM tt.check($$SELECT min(d) AS a, max(d) AS b, min(ts) AS c, max(ts) AS e FROM types$$);
+SELECT * FROM tt.check($$SELECT min(t) AS a, max(t) AS b, min(vc) AS c, max(vc) AS e, min(c10) AS f, max(c10) AS g FROM types$$);
+SELECT * FROM tt.check($$SELECT min(t) AS a, max(t) AS b FROM types WHERE t < 'b'$$);
+SELECT * FROM tt.check($$SELECT bool_and(b) AS a, bool_or(b) AS o, every(b) AS e FROM types$$);
+-- extreme values: 128-bit sums, infinities
+SELECT * FROM tt.check($$SELECT sum(i2) AS s2, sum(i4) AS s4, sum(i8) AS s8, avg(i8) AS a8, sum(n2) AS sn2, sum(n4) AS sn4 FROM edge$$);
+SELECT * FROM tt.check($$SELECT sum(i8) AS s8 FROM edge WHERE i8 > 0$$);                                   -- > 2^64
+SELECT * FROM tt.check($$SELECT sum(i4) AS s4, avg(i4) AS a4, sum(i2) AS s2, avg(i2) AS a2 FROM edge WHERE i4 > 0$$);
+SELECT * FROM tt.check($$SELECT min(i8) AS a, max(i8) AS b, min(n4) AS c, max(n4) AS d, min(d) AS e, max(d) AS f,
+                                min(ts) AS g, max(ts) AS h, min(f4) AS k, max(f8) AS l FROM edge$$);
+SELECT * FROM tt.check($$SELECT min(f8) AS a, max(f8) AS b FROM edge WHERE f8 <> 'NaN'$$);
+SELECT * FROM tt.check($$SELECT sum(f8) AS a FROM edge WHERE f8 IN ('Infinity', '-Infinity')$$);             -- NaN
+SELECT * FROM tt.check($$SELECT sum(n2 * 1000) AS a, sum(n4 * n4) AS b FROM edge$$);
+SELECT * FROM tt.check($$SELECT sum(i8::numeric * i8) AS a FROM edge$$);
+-- DISTINCT
+SELECT * FROM tt.check($$SELECT count(DISTINCT i4) AS a, count(DISTINCT t) AS b, count(DISTINCT c10) AS c, count(DISTINCT f8) AS d FROM types$$);
+SELECT * FROM tt.check($$SELECT count(DISTINCT d) AS a, count(DISTINCT ts) AS b, count(DISTINCT n2) AS c, count(DISTINCT b) AS e FROM types$$);
+SELECT * FROM tt.check($$SELECT sum(DISTINCT i4) AS a, avg(DISTINCT n2) AS b, count(DISTINCT vc) AS c FROM types$$);
+SELECT * FROM tt.check($$SELECT count(DISTINCT f4) AS a, count(DISTINCT f8) AS b FROM types WHERE f8 <= 0 OR f8 = 'NaN'$$);  -- -0 = 0, NaN once
+SELECT * FROM tt.check($$SELECT g, count(DISTINCT i4) AS a, count(DISTINCT t) AS b, count(*) AS n FROM types GROUP BY g$$);
+SELECT * FROM tt.check($$SELECT DISTINCT i4 FROM types$$);
+SELECT * FROM tt.check($$SELECT DISTINCT g, b FROM types$$);
+SELECT * FROM tt.check($$SELECT DISTINCT c10 FROM types$$);
+SELECT * FROM tt.check($$SELECT DISTINCT t FROM types$$);
+-- FILTER
+SELECT * FROM tt.check($$SELECT count(*) FILTER (WHERE b) AS a, count(*) FILTER (WHERE NOT b) AS c, count(*) FILTER (WHERE b IS NULL) AS e,
+                                sum(i4) FILTER (WHERE i4 > 0) AS f, min(t) FILTER (WHERE t <> '') AS g, max(d) FILTER (WHERE d < '2000-01-01') AS h,
+                                avg(n2) FILTER (WHERE g = 1) AS k FROM types$$);
+SELECT * FROM tt.check($$SELECT g, count(*) FILTER (WHERE i4 > 0) AS a, sum(n2) FILTER (WHERE t LIKE 'a%') AS b,
+                                count(DISTINCT i2) FILTER (WHERE b) AS c FROM types GROUP BY g$$);
+SELECT * FROM tt.check($$SELECT count(*) FILTER (WHERE false) AS a, sum(i4) FILTER (WHERE i4 > 1000) AS b FROM types$$);
+-- GROUP BY
+SELECT * FROM tt.check($$SELECT g, count(*) AS n, sum(i4) AS s, min(t) AS mi, max(t) AS ma, avg(n2) AS av FROM types GROUP BY g$$);  -- NULL group
+SELECT * FROM tt.check($$SELECT b, count(*) AS n, sum(i8) AS s, min(d) AS mi, max(ts) AS ma FROM types GROUP BY b$$);
+SELECT * FROM tt.check($$SELECT g, b, count(*) AS n, sum(i2) AS s, max(n4) AS m FROM types GROUP BY g, b$$);
+SELECT * FROM tt.check($$SELECT i2, count(*) AS n FROM types GROUP BY i2$$);
+SELECT * FROM tt.check($$SELECT i8, count(*) AS n, sum(i4) AS s FROM types GROUP BY i8$$);
+SELECT * FROM tt.check($$SELECT n2, count(*) AS n FROM types GROUP BY n2$$);
+SELECT * FROM tt.check($$SELECT f8, count(*) AS n FROM types GROUP BY f8$$);                                 -- NaN, -0, infinities
+SELECT * FROM tt.check($$SELECT f4, count(*) AS n FROM types GROUP BY f4$$);
+SELECT * FROM tt.check($$SELECT d, count(*) AS n FROM types GROUP BY d$$);
+SELECT * FROM tt.check($$SELECT ts, count(*) AS n FROM types GROUP BY ts$$);
+SELECT * FROM tt.check($$SELECT t, count(*) AS n, sum(i4) AS s, min(c10) AS mc FROM types GROUP BY t$$);
+SELECT * FROM tt.check($$SELECT c10, count(*) AS n, max(vc) AS mv FROM types GROUP BY c10$$);                -- 'abc' = 'abc  '
+SELECT * FROM tt.check($$SELECT vc, count(*) AS n FROM types GROUP BY vc$$);
+SELECT * FROM tt.check($$SELECT t, vc, c10, count(*) AS n FROM types GROUP BY t, vc, c10$$);
+SELECT * FROM tt.check($$SELECT g, i2 % 3 AS m, d, count(*) AS n FROM types GROUP BY g, i2 % 3, d$$);
+SELECT * FROM tt.check($$SELECT id, count(*) AS n FROM types GROUP BY id$$);                                 -- one row per group
+SELECT * FROM tt.check($$SELECT g, sum(f8) AS s, avg(f4) AS a FROM types WHERE id <= 1000 GROUP BY g$$);
+SELECT * FROM tt.check($$SELECT g, sum(f8) AS s, min(f8) AS mi, max(f8) AS ma FROM types GROUP BY g$$);
+-- GROUP BY expressions
+SELECT * FROM tt.check($$SELECT i4 % 10 AS k, count(*) AS n, sum(i4) AS s FROM types GROUP BY i4 % 10$$);
+SELECT * FROM tt.check($$SELECT EXTRACT(year FROM d) AS y, count(*) AS n, sum(n2) AS s FROM types GROUP BY 1$$);
+SELECT * FROM tt.check($$SELECT EXTRACT(year FROM ts) AS y, EXTRACT(month FROM ts) AS m, count(*) AS n FROM types GROUP BY 1, 2$$);
+SELECT * FROM tt.check($$SELECT substr(t, 1, 1) AS k, count(*) AS n FROM types GROUP BY 1$$);
+SELECT * FROM tt.check($$SELECT i4 > 0 AS pos, count(*) AS n FROM types GROUP BY 1$$);
+SELECT * FROM tt.check($$SELECT CASE WHEN n2 < 0 THEN 'neg' WHEN n2 > 0 THEN 'pos' END AS k, count(*) AS n, sum(n2) AS s FROM types GROUP BY 1$$);
+SELECT * FROM tt.check($$SELECT COALESCE(g, -1) AS k, count(*) AS n FROM types GROUP BY 1$$);
+SELECT * FROM tt.check($$SELECT d + 1 AS k, count(*) AS n FROM types WHERE d < '1997-01-01' GROUP BY d + 1$$);
+SELECT * FROM tt.check($$SELECT g + 1 AS k, sum(i4) + 1 AS s, count(*) * 2 AS n, max(i4) - min(i4) AS r, sum(i4) / count(*) AS q
+                         FROM types GROUP BY g$$);
+SELECT * FROM tt.check($$SELECT sum(i4 * 2) AS a, sum(n2 * n4) AS b, avg(f8 * 4) AS c, max(d + 1) AS e, sum(CASE WHEN b THEN 1 ELSE 0 END) AS f,
+                                sum(n2) / NULLIF(count(*), 0) AS h, min(t || 'x') AS k FROM types WHERE id <= 1000$$);
+SELECT * FROM tt.check($$SELECT g, sum(i4) AS s FROM types GROUP BY g, b$$);                                  -- key not in output
+-- HAVING
+SELECT * FROM tt.check($$SELECT g, count(*) AS n FROM types GROUP BY g HAVING count(*) > 95$$);
+SELECT * FROM tt.check($$SELECT i4, count(*) AS n FROM types GROUP BY i4 HAVING count(*) >= 7$$);
+SELECT * FROM tt.check($$SELECT t, sum(i4) AS s FROM types GROUP BY t HAVING sum(i4) > 2000$$);
+SELECT * FROM tt.check($$SELECT g, min(t) AS m FROM types GROUP BY g HAVING min(t) < 'a' AND max(i4) > 190$$);
+SELECT * FROM tt.check($$SELECT g FROM types GROUP BY g HAVING g > 5$$);
+SELECT * FROM tt.check($$SELECT g, avg(n2) AS a FROM types GROUP BY g HAVING avg(n2) > 0 OR g IS NULL$$);
+-- empty input
+SELECT * FROM tt.check($$SELECT count(*) AS n, count(i4) AS c, sum(i4) AS s, sum(n2) AS sn, avg(n2) AS a, min(t) AS mi, max(d) AS ma,
+                                sum(f8) AS sf, count(DISTINCT t) AS cd FROM empty_types$$);
+SELECT * FROM tt.check($$SELECT count(*) AS n, sum(i4) AS s, max(t) AS m FROM types WHERE i4 > 1000000$$);
+SELECT * FROM tt.check($$SELECT g, count(*) AS n FROM empty_types GROUP BY g$$);                             -- no rows
+SELECT * FROM tt.check($$SELECT g, count(*) AS n FROM types WHERE false GROUP BY g$$);
+SELECT * FROM tt.check($$SELECT count(*) AS n FROM empty_types HAVING count(*) > 0$$);
+SELECT * FROM tt.check($$SELECT count(*) AS n FROM types HAVING count(*) > 0$$);
+SELECT * FROM tt.check($$SELECT count(*) AS n, sum(l_quantity) AS q FROM lineitem_empty$$);
+-- aggregates over joins
+SELECT * FROM tt.check($$SELECT jl.k2, count(*) AS n, sum(jr.w) AS s, min(jr.k2) AS m FROM jl JOIN jr ON jl.k1 = jr.k1 GROUP BY jl.k2$$);
+SELECT * FROM tt.check($$SELECT count(*) AS n, sum(jl.v) AS s FROM jl WHERE EXISTS (SELECT 1 FROM jr WHERE jr.k1 = jl.k1)$$);
+SELECT * FROM tt.check($$SELECT jl.k1, count(jr.id) AS n, sum(jr.w) AS s FROM jl LEFT JOIN jr ON jl.k1 = jr.k1 GROUP BY jl.k1$$);
+SELECT * FROM tt.check($$SELECT count(*) AS n FROM jl WHERE NOT EXISTS (SELECT 1 FROM jr WHERE jr.k1 = jl.k1)$$);
+SELECT * FROM tt.check($$SELECT r.r_name, count(*) AS n, sum(s.s_acctbal) AS bal, avg(s.s_acctbal) AS av, min(s.s_name) AS first
+                         FROM supplier s JOIN nation n ON s.s_nationkey = n.n_nationkey JOIN region r ON n.n_regionkey = r.r_regionkey
+                         GROUP BY r.r_name$$);
+-- aggregates over lineitem
+SELECT * FROM tt.check($$SELECT l_returnflag, l_linestatus, count(*) AS n, sum(l_quantity) AS q, sum(l_extendedprice) AS p,
+                                sum(l_extendedprice * (1 - l_discount)) AS dp, sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS c,
+                                avg(l_quantity) AS aq, avg(l_discount) AS ad, min(l_shipdate) AS mi, max(l_shipdate) AS ma
+                         FROM lineitem GROUP BY l_returnflag, l_linestatus$$);
+SELECT * FROM tt.check($$SELECT l_orderkey, count(*) AS n, sum(l_quantity) AS q FROM lineitem GROUP BY l_orderkey$$);   -- 15000 groups
+SELECT * FROM tt.check($$SELECT l_partkey, l_suppkey, count(*) AS n, max(l_comment) AS c FROM lineitem GROUP BY l_partkey, l_suppkey$$);
+SELECT * FROM tt.check($$SELECT l_shipmode, EXTRACT(year FROM l_shipdate) AS y, count(*) AS n, count(DISTINCT l_orderkey) AS o
+                         FROM lineitem GROUP BY 1, 2$$);
+SELECT * FROM tt.check($$SELECT count(DISTINCT l_partkey) AS p, count(DISTINCT l_suppkey) AS s, count(DISTINCT l_comment) AS c FROM lineitem$$);
+SELECT * FROM tt.check($$SELECT o_orderpriority, o_orderstatus, count(*) AS n, sum(o_totalprice) AS t, min(o_clerk) AS c, max(o_comment) AS m
+                         FROM orders GROUP BY 1, 2$$);

@@ -1,0 +1,1408 @@
+/*
+ * cpu_exec.c — the CPU executor of a themis plan (TmPlan).
+ *
+ * Runs the pipelines of a plan in order.  Each source row is pushed through the pipeline's operators as
+ * a depth-first traversal of the evaluation tree (level 0: the source row, level k: the build row
+ * matched by the probe ops[k-1]) and every leaf of that traversal reaches the sink.  This is the
+ * reference implementation of themis' semantics: the GPU executor must produce the same results.
+ *
+ * Data structures (all of them column arrays, grown by doubling, no per-row allocation):
+ *   TmStore    a growable set of typed columns (results, rows of a hash table under construction),
+ *              with an arena that owns the bytes of its text values;
+ *   TmCpuHash  a built hash table: rows reordered so that rows with equal keys are contiguous, and an
+ *              open-addressing directory key -> group -> [start, end);
+ *   TmAggExec  hash aggregation: open-addressing directory over groups whose keys and running
+ *              aggregate states are the columns of the result itself;
+ *   TmDistinct per-aggregate set of (group, value) pairs for DISTINCT aggregates.
+ *
+ * Hashing rule (the GPU executor must use the same one): h = 0; for each key k in order,
+ * h = tm_hash_combine(h, key is NULL ? TM_NULL_HASH : tm_hash_value(&key, &keytype)).
+ *
+ * Memory: the output result lives in the caller's CurrentMemoryContext; everything else (hash tables,
+ * intermediate results, per-row scratch) in a child context that is deleted before returning.  On
+ * ERROR both simply die with their parent.
+ */
+#include "postgres.h"
+
+#include "access/relscan.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "themis.h"
+#include "themis/tm_expr_eval.h"
+#include "themis/tm_hash.h"
+
+/* hash of a NULL key (group keys: NULLs group together) */
+#define TM_NULL_HASH	UINT64CONST(0x9E3779B97F4A7C15)
+
+/* TmValue holds an __int128: arrays of it must be 16-byte aligned (palloc only gives MAXALIGN) */
+#define TM_VALUE_ALIGN	16
+
+#define TM_STORE_INITCAP	1024
+#define TM_ARENA_MINBLOCK	(64 * 1024)
+#define TM_ARENA_MAXBLOCK	(8 * 1024 * 1024)
+
+/* ----------------------------------------------------------------
+ *		aligned value arrays
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Allocate an array of n TmValues, 16-byte aligned.  The raw chunk pointer is kept just before the
+ * array, so that values_free() can give it back.
+ */
+static TmValue *
+values_alloc(MemoryContext cxt, Size n)
+{
+	char	   *raw;
+	char	   *p;
+
+	raw = MemoryContextAllocExtended(cxt, Max(n, 1) * sizeof(TmValue) + TM_VALUE_ALIGN,
+									 MCXT_ALLOC_HUGE);
+	p = (char *) TYPEALIGN(TM_VALUE_ALIGN, raw + sizeof(void *));
+	((void **) p)[-1] = raw;
+	return (TmValue *) p;
+}
+
+static void
+values_free(TmValue *v)
+{
+	if (v != NULL)
+		pfree(((void **) v)[-1]);
+}
+
+static void *
+huge_alloc(MemoryContext cxt, Size size)
+{
+	return MemoryContextAllocExtended(cxt, Max(size, 1), MCXT_ALLOC_HUGE);
+}
+
+static inline bool
+kind_is_text(int kind)
+{
+	return kind == TM_K_TEXT || kind == TM_K_BPCHAR;
+}
+
+/* final mixer (murmur3 fmix64): directory positions must not depend on the low bits of tm_hash_value */
+static inline uint64
+mix64(uint64 h)
+{
+	h ^= h >> 33;
+	h *= UINT64CONST(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64CONST(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h;
+}
+
+/* smallest power of two >= n (n >= 1) */
+static uint64
+pow2_at_least(uint64 n)
+{
+	uint64		p = 16;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* ----------------------------------------------------------------
+ *		text arena
+ * ----------------------------------------------------------------
+ */
+typedef struct TmArena
+{
+	MemoryContext cxt;
+	char	   *cur;
+	Size		left;
+	Size		nextsize;
+} TmArena;
+
+static void
+arena_init(TmArena *a, MemoryContext cxt)
+{
+	a->cxt = cxt;
+	a->cur = NULL;
+	a->left = 0;
+	a->nextsize = TM_ARENA_MINBLOCK;
+}
+
+static char *
+arena_alloc(TmArena *a, Size len)
+{
+	char	   *p;
+
+	if (len > a->left)
+	{
+		Size		bsize = a->nextsize;
+
+		if (bsize < TM_ARENA_MAXBLOCK)
+			a->nextsize = bsize * 2;
+		if (len > bsize / 4)
+		{
+			/* big value: a block of its own, keep the current block */
+			return huge_alloc(a->cxt, len);
+		}
+		a->cur = huge_alloc(a->cxt, bsize);
+		a->left = bsize;
+	}
+	p = a->cur;
+	a->cur += len;
+	a->left -= len;
+	return p;
+}
+
+/* make v (of a text kind) own its bytes in a */
+static inline void
+arena_own(TmArena *a, TmValue *v)
+{
+	if (v->s.len > 0)
+	{
+		char	   *p = arena_alloc(a, v->s.len);
+
+		memcpy(p, v->s.p, v->s.len);
+		v->s.p = p;
+	}
+	else
+		v->s.p = "";
+}
+
+/* ----------------------------------------------------------------
+ *		TmStore: growable typed columns
+ * ----------------------------------------------------------------
+ */
+typedef struct TmStore
+{
+	int			ncols;
+	const TmType *types;
+	int64		nrows;
+	int64		cap;
+	TmValue   **vals;			/* vals[col][row] */
+	bool	  **nulls;			/* nulls[col][row] */
+	MemoryContext cxt;
+	TmArena		arena;			/* owns the text bytes of this store */
+} TmStore;
+
+static TmStore *
+store_create(MemoryContext cxt, int ncols, const TmType *types)
+{
+	TmStore    *s = MemoryContextAllocZero(cxt, sizeof(TmStore));
+	int			c;
+
+	s->ncols = ncols;
+	s->types = types;
+	s->cxt = cxt;
+	s->cap = TM_STORE_INITCAP;
+	s->vals = MemoryContextAllocZero(cxt, sizeof(TmValue *) * Max(ncols, 1));
+	s->nulls = MemoryContextAllocZero(cxt, sizeof(bool *) * Max(ncols, 1));
+	for (c = 0; c < ncols; c++)
+	{
+		s->vals[c] = values_alloc(cxt, s->cap);
+		s->nulls[c] = huge_alloc(cxt, s->cap);
+	}
+	arena_init(&s->arena, cxt);
+	return s;
+}
+
+/* make room for one more row */
+static void
+store_grow(TmStore *s)
+{
+	int64		newcap = s->cap * 2;
+	int			c;
+
+	for (c = 0; c < s->ncols; c++)
+	{
+		TmValue    *nv = values_alloc(s->cxt, newcap);
+		bool	   *nn = huge_alloc(s->cxt, newcap);
+
+		memcpy(nv, s->vals[c], sizeof(TmValue) * s->nrows);
+		memcpy(nn, s->nulls[c], sizeof(bool) * s->nrows);
+		values_free(s->vals[c]);
+		pfree(s->nulls[c]);
+		s->vals[c] = nv;
+		s->nulls[c] = nn;
+	}
+	s->cap = newcap;
+}
+
+/* append an empty row, return its index */
+static inline int64
+store_add_row(TmStore *s)
+{
+	if (s->nrows >= s->cap)
+		store_grow(s);
+	return s->nrows++;
+}
+
+/* set a cell, copying text bytes into the store's arena */
+static inline void
+store_set(TmStore *s, int col, int64 row, const TmValue *v, bool isnull)
+{
+	s->nulls[col][row] = isnull;
+	if (isnull)
+		memset(&s->vals[col][row], 0, sizeof(TmValue));
+	else
+	{
+		s->vals[col][row] = *v;
+		if (kind_is_text(s->types[col].kind))
+			arena_own(&s->arena, &s->vals[col][row]);
+	}
+}
+
+/* ----------------------------------------------------------------
+ *		TmCpuHash: hash table of a HASH_BUILD sink
+ * ----------------------------------------------------------------
+ */
+typedef struct TmHashEntry
+{
+	uint64		hash;
+	int32		start;			/* first row of the group of equal keys */
+	int32		count;			/* rows in the group; 0 = empty entry */
+} TmHashEntry;
+
+typedef struct TmCpuHash
+{
+	int			nkeys;
+	const TmType *keytypes;
+	int			npay;
+	int64		nrows;
+	TmValue   **keys;			/* keys[k][row]; rows with equal keys are contiguous */
+	TmValue   **pay;			/* pay[c][row] */
+	bool	  **paynulls;
+	int64		ngroups;
+	TmHashEntry *entries;		/* open addressing (linear probing) over groups */
+	uint64		mask;
+} TmCpuHash;
+
+static inline bool
+keys_equal(const TmValue *a, const TmValue *const *bcols, int64 brow, const TmType *types, int nkeys)
+{
+	int			k;
+
+	for (k = 0; k < nkeys; k++)
+		if (!tm_values_equal(&a[k], &bcols[k][brow], &types[k]))
+			return false;
+	return true;
+}
+
+/* key lookup: true with [*start, *end) if some build rows have these (non-NULL) keys */
+static inline bool
+ht_lookup(const TmCpuHash *ht, uint64 h, const TmValue *keys, int64 *start, int64 *end)
+{
+	uint64		pos = mix64(h) & ht->mask;
+
+	for (;;)
+	{
+		const TmHashEntry *e = &ht->entries[pos];
+
+		if (e->count == 0)
+			return false;
+		if (e->hash == h &&
+			keys_equal(keys, (const TmValue *const *) ht->keys, e->start, ht->keytypes, ht->nkeys))
+		{
+			*start = e->start;
+			*end = (int64) e->start + e->count;
+			return true;
+		}
+		pos = (pos + 1) & ht->mask;
+	}
+}
+
+/*
+ * Build the hash table from the collected rows: rows (keys in columns 0..nkeys-1, payload after them)
+ * with their hashes.  Rows are grouped by equal keys, then reordered group by group.
+ */
+static TmCpuHash *
+ht_build(MemoryContext cxt, const TmHashTable *def, TmStore *rows, const uint64 *hashes,
+		 const char **reason)
+{
+	TmCpuHash  *ht = MemoryContextAllocZero(cxt, sizeof(TmCpuHash));
+	int64		n = rows->nrows;
+	int32	   *dir;			/* pass 1 directory: group id or -1 */
+	uint64		dirmask;
+	uint64	   *ghash;			/* per group: hash */
+	int64	   *grep;			/* per group: representative row, later its start */
+	int32	   *gid;			/* per row: group, later its destination */
+	int64	   *cursor;
+	int64		r,
+				g;
+	int			c;
+
+	ht->nkeys = def->nkeys;
+	ht->keytypes = def->keytypes;
+	ht->npay = def->npayload;
+	ht->nrows = n;
+
+	if (n >= PG_INT32_MAX / 2)
+	{
+		*reason = "hash table build side has too many rows for the CPU executor";
+		return NULL;
+	}
+
+	dirmask = pow2_at_least((uint64) n * 2) - 1;
+	dir = huge_alloc(cxt, sizeof(int32) * (dirmask + 1));
+	memset(dir, 0xff, sizeof(int32) * (dirmask + 1));
+	ghash = huge_alloc(cxt, sizeof(uint64) * Max(n, 1));
+	grep = huge_alloc(cxt, sizeof(int64) * (n + 1));
+	gid = huge_alloc(cxt, sizeof(int32) * Max(n, 1));
+
+	/* pass 1: find or create each row's group */
+	for (r = 0; r < n; r++)
+	{
+		uint64		h = hashes[r];
+		uint64		pos = mix64(h) & dirmask;
+
+		for (;;)
+		{
+			int32		e = dir[pos];
+
+			if (e < 0)
+			{
+				e = (int32) ht->ngroups++;
+				dir[pos] = e;
+				ghash[e] = h;
+				grep[e] = r;
+				gid[r] = e;
+				break;
+			}
+			if (ghash[e] == h)
+			{
+				int64		rep = grep[e];
+				int			k;
+				bool		eq = true;
+
+				for (k = 0; k < ht->nkeys; k++)
+					if (!tm_values_equal(&rows->vals[k][r], &rows->vals[k][rep], &ht->keytypes[k]))
+					{
+						eq = false;
+						break;
+					}
+				if (eq)
+				{
+					gid[r] = e;
+					break;
+				}
+			}
+			pos = (pos + 1) & dirmask;
+		}
+		if ((r & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	pfree(dir);
+
+	/* pass 2: group sizes -> start offsets (grep[] becomes the start of each group) */
+	cursor = huge_alloc(cxt, sizeof(int64) * (ht->ngroups + 1));
+	memset(cursor, 0, sizeof(int64) * (ht->ngroups + 1));
+	for (r = 0; r < n; r++)
+		cursor[gid[r]]++;
+	{
+		int64		sum = 0;
+
+		for (g = 0; g < ht->ngroups; g++)
+		{
+			int64		cnt = cursor[g];
+
+			grep[g] = sum;
+			cursor[g] = sum;
+			sum += cnt;
+		}
+		grep[ht->ngroups] = sum;
+	}
+
+	/* the final directory: one entry per group */
+	ht->mask = pow2_at_least((uint64) ht->ngroups * 2) - 1;
+	ht->entries = huge_alloc(cxt, sizeof(TmHashEntry) * (ht->mask + 1));
+	memset(ht->entries, 0, sizeof(TmHashEntry) * (ht->mask + 1));
+	for (g = 0; g < ht->ngroups; g++)
+	{
+		uint64		pos = mix64(ghash[g]) & ht->mask;
+
+		while (ht->entries[pos].count != 0)
+			pos = (pos + 1) & ht->mask;
+		ht->entries[pos].hash = ghash[g];
+		ht->entries[pos].start = (int32) grep[g];
+		ht->entries[pos].count = (int32) (grep[g + 1] - grep[g]);
+	}
+	pfree(ghash);
+	pfree(grep);
+
+	/* pass 3: destination of each row (gid[] is reused for it), then move every column there */
+	for (r = 0; r < n; r++)
+		gid[r] = (int32) cursor[gid[r]]++;
+	pfree(cursor);
+
+	ht->keys = MemoryContextAllocZero(cxt, sizeof(TmValue *) * Max(ht->nkeys, 1));
+	ht->pay = MemoryContextAllocZero(cxt, sizeof(TmValue *) * Max(ht->npay, 1));
+	ht->paynulls = MemoryContextAllocZero(cxt, sizeof(bool *) * Max(ht->npay, 1));
+	for (c = 0; c < rows->ncols; c++)
+	{
+		TmValue    *src = rows->vals[c];
+		TmValue    *dst = values_alloc(cxt, n);
+
+		/* text bytes stay where they are: in the rows' arena, which lives on */
+		for (r = 0; r < n; r++)
+			dst[gid[r]] = src[r];
+		values_free(src);
+		rows->vals[c] = NULL;
+		if (c < ht->nkeys)
+			ht->keys[c] = dst;
+		else
+		{
+			bool	   *nsrc = rows->nulls[c];
+			bool	   *ndst = huge_alloc(cxt, n);
+
+			for (r = 0; r < n; r++)
+				ndst[gid[r]] = nsrc[r];
+			ht->pay[c - ht->nkeys] = dst;
+			ht->paynulls[c - ht->nkeys] = ndst;
+		}
+		pfree(rows->nulls[c]);
+		rows->nulls[c] = NULL;
+	}
+	pfree(gid);
+	return ht;
+}
+
+/* ----------------------------------------------------------------
+ *		TmDistinct: (group, value) pairs seen by a DISTINCT aggregate
+ * ----------------------------------------------------------------
+ */
+typedef struct TmDistinctEntry
+{
+	uint64		hash;
+	int64		g;				/* group */
+	int64		idx;			/* index into vals, -1 = empty entry */
+} TmDistinctEntry;
+
+typedef struct TmDistinct
+{
+	const TmType *type;
+	int64		n;
+	int64		cap;			/* values; the directory has 2 * cap entries */
+	TmValue    *vals;
+	TmDistinctEntry *dir;
+	uint64		mask;
+	MemoryContext cxt;
+	TmArena		arena;
+} TmDistinct;
+
+static void
+distinct_alloc(TmDistinct *d, int64 cap)
+{
+	uint64		dirsize = pow2_at_least((uint64) cap * 2);
+	TmValue    *vals = values_alloc(d->cxt, cap);
+	TmDistinctEntry *old = d->dir;
+	uint64		oldsize = old ? d->mask + 1 : 0;
+	uint64		i;
+
+	if (d->n > 0)
+		memcpy(vals, d->vals, sizeof(TmValue) * d->n);
+	if (d->vals)
+		values_free(d->vals);
+	d->vals = vals;
+	d->cap = cap;
+	d->mask = dirsize - 1;
+	d->dir = huge_alloc(d->cxt, sizeof(TmDistinctEntry) * dirsize);
+	memset(d->dir, 0xff, sizeof(TmDistinctEntry) * dirsize);
+	for (i = 0; i < oldsize; i++)
+	{
+		uint64		pos;
+
+		if (old[i].idx < 0)
+			continue;
+		pos = mix64(old[i].hash) & d->mask;
+		while (d->dir[pos].idx >= 0)
+			pos = (pos + 1) & d->mask;
+		d->dir[pos] = old[i];
+	}
+	if (old)
+		pfree(old);
+}
+
+static TmDistinct *
+distinct_create(MemoryContext cxt, const TmType *type)
+{
+	TmDistinct *d = MemoryContextAllocZero(cxt, sizeof(TmDistinct));
+
+	d->type = type;
+	d->cxt = cxt;
+	arena_init(&d->arena, cxt);
+	distinct_alloc(d, TM_STORE_INITCAP);
+	return d;
+}
+
+/* add (g, v); true if it was not there yet */
+static bool
+distinct_add(TmDistinct *d, int64 g, const TmValue *v)
+{
+	uint64		h = tm_hash_combine(tm_hash_value(v, d->type), (uint64) g);
+	uint64		pos = mix64(h) & d->mask;
+	TmDistinctEntry *e;
+	int64		i;
+
+	for (;;)
+	{
+		e = &d->dir[pos];
+		if (e->idx < 0)
+			break;
+		if (e->hash == h && e->g == g && tm_values_equal(&d->vals[e->idx], v, d->type))
+			return false;
+		pos = (pos + 1) & d->mask;
+	}
+	i = d->n++;
+	d->vals[i] = *v;
+	if (kind_is_text(d->type->kind))
+		arena_own(&d->arena, &d->vals[i]);
+	e->hash = h;
+	e->g = g;
+	e->idx = i;
+	if (d->n >= d->cap)
+		distinct_alloc(d, d->cap * 2);
+	return true;
+}
+
+/* ----------------------------------------------------------------
+ *		TmAggExec: hash aggregation into a result store
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * The result store's columns are the group keys, then one column per aggregate holding its running
+ * state: COUNT(*) / COUNT: .i = count (never NULL); SUM: the accumulator of tm_sum_add; MIN / MAX: the
+ * current extreme value (NULL while no input).  So nothing is left to finalize at the end.
+ */
+typedef struct TmAggEntry
+{
+	uint64		hash;
+	int64		g;				/* group (row of the result), -1 = empty entry */
+} TmAggEntry;
+
+typedef struct TmAggExec
+{
+	const TmSink *sink;
+	TmStore    *out;
+	int			nkeys;
+	TmAggEntry *dir;			/* open addressing over groups */
+	uint64		mask;
+	TmDistinct **distinct;		/* per aggregate, or NULL */
+	TmValue    *keyvals;		/* scratch: the current row's keys */
+	bool	   *keynulls;
+	MemoryContext cxt;
+} TmAggExec;
+
+static void
+agg_init_group(TmAggExec *ag, int64 g)
+{
+	int			a;
+
+	for (a = 0; a < ag->sink->naggs; a++)
+	{
+		int			col = ag->nkeys + a;
+		int			kind = ag->sink->aggs[a].kind;
+
+		memset(&ag->out->vals[col][g], 0, sizeof(TmValue));
+		ag->out->nulls[col][g] = !(kind == TM_AGG_COUNT_STAR || kind == TM_AGG_COUNT);
+	}
+}
+
+static void
+agg_resize_dir(TmAggExec *ag, uint64 dirsize)
+{
+	TmAggEntry *old = ag->dir;
+	uint64		oldsize = old ? ag->mask + 1 : 0;
+	uint64		i;
+
+	ag->dir = huge_alloc(ag->cxt, sizeof(TmAggEntry) * dirsize);
+	memset(ag->dir, 0xff, sizeof(TmAggEntry) * dirsize);
+	ag->mask = dirsize - 1;
+	for (i = 0; i < oldsize; i++)
+	{
+		uint64		pos;
+
+		if (old[i].g < 0)
+			continue;
+		pos = mix64(old[i].hash) & ag->mask;
+		while (ag->dir[pos].g >= 0)
+			pos = (pos + 1) & ag->mask;
+		ag->dir[pos] = old[i];
+	}
+	if (old)
+		pfree(old);
+}
+
+static TmAggExec *
+agg_create(MemoryContext cxt, MemoryContext outcxt, const TmSink *sink, const TmResult *res)
+{
+	TmAggExec  *ag = MemoryContextAllocZero(cxt, sizeof(TmAggExec));
+	int			a;
+
+	ag->sink = sink;
+	ag->cxt = cxt;
+	ag->nkeys = sink->nkeys;
+	ag->out = store_create(outcxt, res->ncols, res->coltypes);
+	ag->keyvals = values_alloc(cxt, Max(sink->nkeys, 1));
+	ag->keynulls = palloc0(sizeof(bool) * Max(sink->nkeys, 1));
+	ag->distinct = palloc0(sizeof(TmDistinct *) * Max(sink->naggs, 1));
+	for (a = 0; a < sink->naggs; a++)
+		if (sink->aggs[a].distinct && sink->aggs[a].arg != NULL)
+			ag->distinct[a] = distinct_create(cxt, &sink->aggs[a].arg->result);
+
+	if (sink->nkeys == 0)
+	{
+		/* exactly one group, even without input */
+		store_add_row(ag->out);
+		agg_init_group(ag, 0);
+	}
+	else
+	{
+		agg_resize_dir(ag, pow2_at_least(TM_STORE_INITCAP * 2));
+	}
+	return ag;
+}
+
+/* the group of the current keys (ag->keyvals / keynulls), created if new */
+static int64
+agg_find_group(TmAggExec *ag)
+{
+	TmStore    *out = ag->out;
+	uint64		h = 0;
+	uint64		pos;
+	int64		g;
+	int			k;
+
+	for (k = 0; k < ag->nkeys; k++)
+		h = tm_hash_combine(h, ag->keynulls[k] ? TM_NULL_HASH :
+							tm_hash_value(&ag->keyvals[k], &out->types[k]));
+	pos = mix64(h) & ag->mask;
+	for (;;)
+	{
+		const TmAggEntry *e = &ag->dir[pos];
+
+		g = e->g;
+		if (g < 0)
+			break;
+		if (e->hash == h)
+		{
+			bool		eq = true;
+
+			for (k = 0; k < ag->nkeys && eq; k++)
+			{
+				bool		gn = out->nulls[k][g];
+
+				if (gn != ag->keynulls[k])
+					eq = false;
+				else if (!gn)
+					eq = tm_values_equal(&ag->keyvals[k], &out->vals[k][g], &out->types[k]);
+			}
+			if (eq)
+				return g;
+		}
+		pos = (pos + 1) & ag->mask;
+	}
+
+	/* new group */
+	g = store_add_row(out);
+	for (k = 0; k < ag->nkeys; k++)
+		store_set(out, k, g, &ag->keyvals[k], ag->keynulls[k]);
+	agg_init_group(ag, g);
+	ag->dir[pos].hash = h;
+	ag->dir[pos].g = g;
+	if ((uint64) out->nrows * 2 > ag->mask + 1)
+		agg_resize_dir(ag, (ag->mask + 1) * 2);
+	return g;
+}
+
+/* replace a MIN/MAX state by v, reusing the state's text bytes where they are long enough */
+static inline void
+agg_set_extreme(TmStore *out, int col, int64 g, const TmValue *v)
+{
+	TmValue    *st = &out->vals[col][g];
+
+	if (kind_is_text(out->types[col].kind) && !out->nulls[col][g] && st->s.len >= v->s.len &&
+		st->s.len > 0)
+	{
+		memcpy((char *) st->s.p, v->s.p, v->s.len);
+		st->s.len = v->s.len;
+	}
+	else
+		store_set(out, col, g, v, false);
+	out->nulls[col][g] = false;
+}
+
+/* ----------------------------------------------------------------
+ *		pipeline execution
+ * ----------------------------------------------------------------
+ */
+
+/* the whole execution */
+typedef struct TmCpuExec
+{
+	const TmPlan *plan;
+	EState	   *estate;
+	MemoryContext outcxt;		/* caller's: the output result */
+	MemoryContext workcxt;		/* everything else */
+	MemoryContext rowcxt;		/* per source row: detoasted values */
+	TmStore   **results;		/* per result id, NULL until made */
+	TmCpuHash **hts;			/* per hash table id, NULL until built */
+	const TmValue *params;
+	const bool *paramnulls;
+	const char *reason;			/* fallback reason, if known */
+} TmCpuExec;
+
+/* one running pipeline */
+typedef struct TmPipeExec
+{
+	TmCpuExec  *ex;
+	const TmPipeline *pl;
+	TmValue    *vals;			/* slot values of the current tree path */
+	bool	   *nulls;
+	int		   *lvcount;		/* per level + 1: number of slots of that level */
+	int		  **lvslots;		/* per level + 1: slot numbers */
+	TmValue   **opkeys;			/* per op: scratch for probe keys */
+	TmCpuHash **opht;			/* per op: the probed hash table */
+	int64		sink_rows;
+	uint32		tick;			/* interrupt check counter for large fan-outs */
+	/* sink state */
+	TmStore    *store;			/* EMIT: the result; HASH_BUILD: collected rows */
+	uint64	   *hashes;			/* HASH_BUILD: hash of each collected row */
+	int64		hashcap;
+	TmValue    *scratch;		/* HASH_BUILD: keys and payload of the current row */
+	bool	   *scratchnulls;
+	TmAggExec  *agg;
+} TmPipeExec;
+
+static TmStatus run_ops(TmPipeExec *pe, int k);
+
+/* fill the slots of level lv (>= 1) from build row r of the probed hash table, or NULLs */
+static inline void
+fill_level(TmPipeExec *pe, int lv, const TmCpuHash *ht, int64 r)
+{
+	int			i;
+	int			n = pe->lvcount[lv + 1];
+	const int  *sl = pe->lvslots[lv + 1];
+
+	for (i = 0; i < n; i++)
+	{
+		int			s = sl[i];
+		int			col = pe->pl->slots[s].col;
+
+		if (ht == NULL)
+		{
+			pe->nulls[s] = true;
+			memset(&pe->vals[s], 0, sizeof(TmValue));
+		}
+		else
+		{
+			pe->nulls[s] = ht->paynulls[col][r];
+			pe->vals[s] = ht->pay[col][r];
+		}
+	}
+}
+
+static TmStatus
+sink_row(TmPipeExec *pe)
+{
+	const TmSink *sink = &pe->pl->sink;
+	TmStatus	st;
+	int			i;
+
+	pe->sink_rows++;
+	switch (sink->kind)
+	{
+		case TM_SINK_EMIT:
+			{
+				TmStore    *out = pe->store;
+				int64		r = store_add_row(out);
+
+				for (i = 0; i < sink->nvals; i++)
+				{
+					TmValue		v;
+					bool		isnull;
+
+					st = tm_eval(sink->vals[i], pe->vals, pe->nulls, &v, &isnull);
+					if (st != TM_OK)
+					{
+						out->nrows--;
+						return st;
+					}
+					store_set(out, i, r, &v, isnull);
+				}
+				return TM_OK;
+			}
+
+		case TM_SINK_HASH_BUILD:
+			{
+				TmStore    *rows = pe->store;
+				int64		r;
+				uint64		h = 0;
+
+				for (i = 0; i < sink->nkeys; i++)
+				{
+					st = tm_eval(sink->keys[i], pe->vals, pe->nulls,
+								 &pe->scratch[i], &pe->scratchnulls[i]);
+					if (st != TM_OK)
+						return st;
+					if (pe->scratchnulls[i])
+						return TM_OK;	/* a NULL key never matches: drop the row */
+					h = tm_hash_combine(h, tm_hash_value(&pe->scratch[i], &rows->types[i]));
+				}
+				for (i = 0; i < sink->nvals; i++)
+				{
+					int			c = sink->nkeys + i;
+
+					st = tm_eval(sink->vals[i], pe->vals, pe->nulls,
+								 &pe->scratch[c], &pe->scratchnulls[c]);
+					if (st != TM_OK)
+						return st;
+				}
+				r = store_add_row(rows);
+				for (i = 0; i < rows->ncols; i++)
+					store_set(rows, i, r, &pe->scratch[i], pe->scratchnulls[i]);
+				if (r >= pe->hashcap)
+				{
+					uint64	   *nh = huge_alloc(pe->ex->workcxt, sizeof(uint64) * pe->hashcap * 2);
+
+					memcpy(nh, pe->hashes, sizeof(uint64) * pe->hashcap);
+					pfree(pe->hashes);
+					pe->hashes = nh;
+					pe->hashcap *= 2;
+				}
+				pe->hashes[r] = h;
+				return TM_OK;
+			}
+
+		case TM_SINK_AGG:
+			{
+				TmAggExec  *ag = pe->agg;
+				TmStore    *out = ag->out;
+				int64		g = 0;
+
+				if (ag->nkeys > 0)
+				{
+					for (i = 0; i < ag->nkeys; i++)
+					{
+						st = tm_eval(sink->keys[i], pe->vals, pe->nulls,
+									 &ag->keyvals[i], &ag->keynulls[i]);
+						if (st != TM_OK)
+							return st;
+					}
+					g = agg_find_group(ag);
+				}
+				for (i = 0; i < sink->naggs; i++)
+				{
+					const TmAgg *agg = &sink->aggs[i];
+					int			col = ag->nkeys + i;
+					TmValue		v;
+					bool		isnull;
+
+					if (agg->filter != NULL)
+					{
+						bool		pass;
+
+						st = tm_eval_qual(agg->filter, pe->vals, pe->nulls, &pass);
+						if (st != TM_OK)
+							return st;
+						if (!pass)
+							continue;
+					}
+					if (agg->kind == TM_AGG_COUNT_STAR)
+					{
+						out->vals[col][g].i++;
+						continue;
+					}
+					st = tm_eval(agg->arg, pe->vals, pe->nulls, &v, &isnull);
+					if (st != TM_OK)
+						return st;
+					if (isnull)
+						continue;
+					if (ag->distinct[i] != NULL && !distinct_add(ag->distinct[i], g, &v))
+						continue;
+					switch (agg->kind)
+					{
+						case TM_AGG_COUNT:
+							out->vals[col][g].i++;
+							break;
+						case TM_AGG_SUM:
+							st = tm_sum_add(&out->vals[col][g], &out->nulls[col][g], &v,
+											&agg->arg->result, &agg->restype);
+							if (st != TM_OK)
+								return st;
+							break;
+						case TM_AGG_MIN:
+						case TM_AGG_MAX:
+							if (out->nulls[col][g])
+								agg_set_extreme(out, col, g, &v);
+							else
+							{
+								int			cmp = tm_values_cmp(&v, &out->vals[col][g],
+																&out->types[col]);
+
+								if (agg->kind == TM_AGG_MIN ? cmp < 0 : cmp > 0)
+									agg_set_extreme(out, col, g, &v);
+							}
+							break;
+						default:
+							return TM_ERR_INTERNAL;
+					}
+				}
+				return TM_OK;
+			}
+	}
+	return TM_ERR_INTERNAL;
+}
+
+/* push the current tree path through ops[k..] and into the sink */
+static TmStatus
+run_ops(TmPipeExec *pe, int k)
+{
+	const TmOp *op;
+	TmStatus	st;
+
+	if (k == pe->pl->nops)
+		return sink_row(pe);
+
+	op = &pe->pl->ops[k];
+	if (op->kind == TM_OP_FILTER)
+	{
+		bool		pass;
+
+		st = tm_eval_qual(op->qual, pe->vals, pe->nulls, &pass);
+		if (st != TM_OK)
+			return st;
+		return pass ? run_ops(pe, k + 1) : TM_OK;
+	}
+	else if (op->kind == TM_OP_PROBE)
+	{
+		const TmCpuHash *ht = pe->opht[k];
+		TmValue    *keys = pe->opkeys[k];
+		uint64		h = 0;
+		int64		start = 0,
+					end = 0,
+					r;
+		bool		found = false;
+		int			i;
+
+		for (i = 0; i < op->nkeys; i++)
+		{
+			bool		isnull;
+
+			st = tm_eval(op->keys[i], pe->vals, pe->nulls, &keys[i], &isnull);
+			if (st != TM_OK)
+				return st;
+			if (isnull)
+				break;
+			h = tm_hash_combine(h, tm_hash_value(&keys[i], &ht->keytypes[i]));
+		}
+		/* NULL keys never match */
+		if (i == op->nkeys && !ht_lookup(ht, h, keys, &start, &end))
+			start = end = 0;
+
+		for (r = start; r < end; r++)
+		{
+			bool		pass = true;
+
+			if ((++pe->tick & 0x3fff) == 0)
+				CHECK_FOR_INTERRUPTS();
+			fill_level(pe, k + 1, ht, r);
+			if (op->qual != NULL)
+			{
+				st = tm_eval_qual(op->qual, pe->vals, pe->nulls, &pass);
+				if (st != TM_OK)
+					return st;
+			}
+			if (!pass)
+				continue;
+			found = true;
+			if (op->jointype == TM_JOIN_INNER || op->jointype == TM_JOIN_LEFT)
+			{
+				st = run_ops(pe, k + 1);
+				if (st != TM_OK)
+					return st;
+			}
+			else
+				break;			/* SEMI / ANTI: one passing match decides */
+		}
+
+		switch (op->jointype)
+		{
+			case TM_JOIN_INNER:
+				return TM_OK;
+			case TM_JOIN_LEFT:
+				if (found)
+					return TM_OK;
+				fill_level(pe, k + 1, NULL, 0);
+				return run_ops(pe, k + 1);
+			case TM_JOIN_SEMI:
+				return found ? run_ops(pe, k + 1) : TM_OK;
+			case TM_JOIN_ANTI:
+				return found ? TM_OK : run_ops(pe, k + 1);
+		}
+	}
+	return TM_ERR_INTERNAL;
+}
+
+/* set up slot bookkeeping, sink state and level -1 slots of pipeline pl */
+static void
+pipe_init(TmPipeExec *pe, TmCpuExec *ex, const TmPipeline *pl)
+{
+	const TmPlan *plan = ex->plan;
+	const TmSink *sink = &pl->sink;
+	int			nlevels = pl->nops + 2;	/* levels -1 .. nops */
+	int			s,
+				k;
+
+	memset(pe, 0, sizeof(TmPipeExec));
+	pe->ex = ex;
+	pe->pl = pl;
+	pe->vals = values_alloc(ex->workcxt, Max(pl->nslots, 1));
+	pe->nulls = palloc0(sizeof(bool) * Max(pl->nslots, 1));
+	pe->lvcount = palloc0(sizeof(int) * nlevels);
+	pe->lvslots = palloc0(sizeof(int *) * nlevels);
+	for (k = 0; k < nlevels; k++)
+		pe->lvslots[k] = palloc(sizeof(int) * Max(pl->nslots, 1));
+	for (s = 0; s < pl->nslots; s++)
+	{
+		int			lv = pl->slots[s].level;
+
+		if (lv < -1 || lv > pl->nops ||
+			(lv >= 1 && pl->ops[lv - 1].kind != TM_OP_PROBE))
+			elog(ERROR, "themis: slot %d has an invalid level %d", s, lv);
+		pe->lvslots[lv + 1][pe->lvcount[lv + 1]++] = s;
+		memset(&pe->vals[s], 0, sizeof(TmValue));
+		pe->nulls[s] = true;
+		if (lv == -1)
+		{
+			int			p = pl->slots[s].col;
+
+			if (p < 0 || p >= plan->nparams)
+				elog(ERROR, "themis: slot %d refers to parameter %d of %d", s, p, plan->nparams);
+			pe->nulls[s] = ex->paramnulls ? ex->paramnulls[p] : true;
+			if (!pe->nulls[s])
+				pe->vals[s] = ex->params[p];
+		}
+	}
+
+	pe->opkeys = palloc0(sizeof(TmValue *) * Max(pl->nops, 1));
+	pe->opht = palloc0(sizeof(TmCpuHash *) * Max(pl->nops, 1));
+	for (k = 0; k < pl->nops; k++)
+	{
+		const TmOp *op = &pl->ops[k];
+
+		if (op->kind != TM_OP_PROBE)
+			continue;
+		if (op->ht < 0 || op->ht >= plan->nhashtables || ex->hts[op->ht] == NULL)
+			elog(ERROR, "themis: hash table %d is probed before it is built", op->ht);
+		if (op->nkeys != ex->hts[op->ht]->nkeys)
+			elog(ERROR, "themis: probe of hash table %d has %d keys, the table has %d",
+				 op->ht, op->nkeys, ex->hts[op->ht]->nkeys);
+		pe->opht[k] = ex->hts[op->ht];
+		pe->opkeys[k] = values_alloc(ex->workcxt, Max(op->nkeys, 1));
+	}
+
+	switch (sink->kind)
+	{
+		case TM_SINK_EMIT:
+			if (sink->target < 0 || sink->target >= plan->nresults ||
+				plan->results[sink->target].ncols != sink->nvals)
+				elog(ERROR, "themis: EMIT sink does not match result %d", sink->target);
+			if (ex->results[sink->target] == NULL)
+				ex->results[sink->target] =
+					store_create(sink->target == plan->output_result ? ex->outcxt : ex->workcxt,
+								 sink->nvals, plan->results[sink->target].coltypes);
+			pe->store = ex->results[sink->target];
+			break;
+		case TM_SINK_HASH_BUILD:
+			{
+				const TmHashTable *def;
+				TmType	   *types;
+				int			ncols;
+
+				if (sink->target < 0 || sink->target >= plan->nhashtables)
+					elog(ERROR, "themis: HASH_BUILD sink has an invalid hash table %d", sink->target);
+				def = &plan->hashtables[sink->target];
+				if (def->nkeys != sink->nkeys || def->npayload != sink->nvals)
+					elog(ERROR, "themis: HASH_BUILD sink does not match hash table %d", sink->target);
+				ncols = def->nkeys + def->npayload;
+				types = palloc(sizeof(TmType) * Max(ncols, 1));
+				memcpy(types, def->keytypes, sizeof(TmType) * def->nkeys);
+				memcpy(types + def->nkeys, def->payloadtypes, sizeof(TmType) * def->npayload);
+				pe->store = store_create(ex->workcxt, ncols, types);
+				pe->hashcap = TM_STORE_INITCAP;
+				pe->hashes = huge_alloc(ex->workcxt, sizeof(uint64) * pe->hashcap);
+				pe->scratch = values_alloc(ex->workcxt, Max(ncols, 1));
+				pe->scratchnulls = palloc0(sizeof(bool) * Max(ncols, 1));
+				break;
+			}
+		case TM_SINK_AGG:
+			if (sink->target < 0 || sink->target >= plan->nresults ||
+				plan->results[sink->target].ncols != sink->nkeys + sink->naggs)
+				elog(ERROR, "themis: AGG sink does not match result %d", sink->target);
+			if (ex->results[sink->target] != NULL)
+				elog(ERROR, "themis: result %d is made twice", sink->target);
+			pe->agg = agg_create(ex->workcxt,
+								 sink->target == plan->output_result ? ex->outcxt : ex->workcxt,
+								 sink, &plan->results[sink->target]);
+			break;
+		default:
+			elog(ERROR, "themis: unknown sink kind %d", sink->kind);
+	}
+}
+
+/* finish the sink: publish the hash table or result; returns the sink's output row count */
+static int64
+pipe_finish(TmPipeExec *pe, TmStatus *st)
+{
+	TmCpuExec  *ex = pe->ex;
+	const TmSink *sink = &pe->pl->sink;
+
+	*st = TM_OK;
+	switch (sink->kind)
+	{
+		case TM_SINK_EMIT:
+			return pe->store->nrows;
+		case TM_SINK_HASH_BUILD:
+			{
+				TmCpuHash  *ht = ht_build(ex->workcxt, &ex->plan->hashtables[sink->target],
+										  pe->store, pe->hashes, &ex->reason);
+
+				if (ht == NULL)
+				{
+					*st = TM_ERR_FALLBACK;
+					return 0;
+				}
+				ex->hts[sink->target] = ht;
+				return ht->nrows;
+			}
+		case TM_SINK_AGG:
+			ex->results[sink->target] = pe->agg->out;
+			return pe->agg->out->nrows;
+	}
+	return 0;
+}
+
+/* convert the level-0 slots of a heap row */
+static bool
+fill_from_heap(TmPipeExec *pe, TupleTableSlot *slot)
+{
+	const TmPipeline *pl = pe->pl;
+	int			n = pe->lvcount[1];
+	const int  *sl = pe->lvslots[1];
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		int			s = sl[i];
+		int			attno = pl->src_attnos[pl->slots[s].col];
+		Datum		d;
+		bool		isnull;
+
+		if (attno > 0)
+		{
+			d = slot->tts_values[attno - 1];
+			isnull = slot->tts_isnull[attno - 1];
+		}
+		else
+			d = slot_getsysattr(slot, attno, &isnull);
+		pe->nulls[s] = isnull;
+		if (!isnull && !tm_datum_to_value(d, &pl->slots[s].type, &pe->vals[s]))
+			return false;
+	}
+	return true;
+}
+
+/* run a pipeline whose source is a heap table */
+static TmStatus
+run_table_source(TmPipeExec *pe, TmPipelineStats *stats)
+{
+	TmCpuExec  *ex = pe->ex;
+	const TmPipeline *pl = pe->pl;
+	Relation	rel;
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	TmStatus	st = TM_OK;
+	int			maxattno = 0;
+	int			i;
+
+	for (i = 0; i < pe->lvcount[1]; i++)
+	{
+		int			col = pl->slots[pe->lvslots[1][i]].col;
+
+		if (col < 0 || col >= pl->nsrccols)
+			elog(ERROR, "themis: slot refers to source column %d of %d", col, pl->nsrccols);
+		maxattno = Max(maxattno, pl->src_attnos[col]);
+	}
+
+	rel = table_open(pl->relid, AccessShareLock);
+	if (maxattno > RelationGetDescr(rel)->natts)
+		elog(ERROR, "themis: attribute %d of relation \"%s\" does not exist",
+			 maxattno, RelationGetRelationName(rel));
+	scan = table_beginscan(rel, ex->estate->es_snapshot, 0, NULL);
+	slot = table_slot_create(rel, NULL);
+
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		MemoryContext old;
+		bool		ok;
+
+		CHECK_FOR_INTERRUPTS();
+		stats->source_rows++;
+		if (maxattno > 0)
+			slot_getsomeattrs(slot, maxattno);
+		old = MemoryContextSwitchTo(ex->rowcxt);
+		ok = fill_from_heap(pe, slot);
+		MemoryContextSwitchTo(old);
+		if (!ok)
+		{
+			ex->reason = psprintf("a value of \"%s\" is not representable by themis",
+								  RelationGetRelationName(rel));
+			st = TM_ERR_FALLBACK;
+			break;
+		}
+		st = run_ops(pe, 0);
+		MemoryContextReset(ex->rowcxt);
+		if (st != TM_OK)
+			break;
+	}
+
+	ExecDropSingleTupleTableSlot(slot);
+	table_endscan(scan);
+	table_close(rel, NoLock);
+	return st;
+}
+
+/* run a pipeline whose source is an earlier result */
+static TmStatus
+run_result_source(TmPipeExec *pe, TmPipelineStats *stats)
+{
+	const TmPipeline *pl = pe->pl;
+	const TmStore *src;
+	int			n = pe->lvcount[1];
+	const int  *sl = pe->lvslots[1];
+	int64		r;
+	int			i;
+
+	if (pl->src_result < 0 || pl->src_result >= pe->ex->plan->nresults ||
+		pe->ex->results[pl->src_result] == NULL)
+		elog(ERROR, "themis: result %d is read before it is made", pl->src_result);
+	src = pe->ex->results[pl->src_result];
+	for (i = 0; i < n; i++)
+		if (pl->slots[sl[i]].col < 0 || pl->slots[sl[i]].col >= src->ncols)
+			elog(ERROR, "themis: slot refers to column %d of result %d", pl->slots[sl[i]].col,
+				 pl->src_result);
+
+	for (r = 0; r < src->nrows; r++)
+	{
+		TmStatus	st;
+
+		if ((r & 0xfff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		stats->source_rows++;
+		for (i = 0; i < n; i++)
+		{
+			int			s = sl[i];
+			int			col = pl->slots[s].col;
+
+			pe->nulls[s] = src->nulls[col][r];
+			pe->vals[s] = src->vals[col][r];
+		}
+		st = run_ops(pe, 0);
+		if (st != TM_OK)
+			return st;
+	}
+	return TM_OK;
+}
+
+TmResultSet *
+tm_cpu_execute(const TmPlan *plan, EState *estate, const TmValue *params, const bool *paramnulls,
+			   TmPipelineStats *stats, const char **fallback_reason)
+{
+	TmCpuExec	ex;
+	TmResultSet *rs;
+	TmStore    *out;
+	MemoryContext old;
+	int			p;
+
+	*fallback_reason = NULL;
+	if (plan->output_result < 0 || plan->output_result >= plan->nresults)
+		elog(ERROR, "themis: plan has an invalid output result %d", plan->output_result);
+
+	memset(&ex, 0, sizeof(ex));
+	ex.plan = plan;
+	ex.estate = estate;
+	ex.params = params;
+	ex.paramnulls = paramnulls;
+	ex.outcxt = CurrentMemoryContext;
+	ex.workcxt = AllocSetContextCreate(CurrentMemoryContext, "themis cpu executor",
+									   ALLOCSET_DEFAULT_SIZES);
+	ex.rowcxt = AllocSetContextCreate(ex.workcxt, "themis cpu executor row",
+									  ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(ex.workcxt);
+	ex.results = palloc0(sizeof(TmStore *) * Max(plan->nresults, 1));
+	ex.hts = palloc0(sizeof(TmCpuHash *) * Max(plan->nhashtables, 1));
+
+	for (p = 0; p < plan->npipelines; p++)
+	{
+		const TmPipeline *pl = &plan->pipelines[p];
+		TmPipelineStats *ps = &stats[p];
+		TmPipeExec	pe;
+		TmStatus	st;
+		instr_time	t0,
+					t1;
+
+		INSTR_TIME_SET_CURRENT(t0);
+		memset(ps, 0, sizeof(TmPipelineStats));
+		pipe_init(&pe, &ex, pl);
+
+		if (pl->srckind == TM_SRC_TABLE)
+			st = run_table_source(&pe, ps);
+		else if (pl->srckind == TM_SRC_RESULT)
+			st = run_result_source(&pe, ps);
+		else
+		{
+			elog(ERROR, "themis: unknown source kind %d", pl->srckind);
+			st = TM_ERR_INTERNAL;	/* keep compiler quiet */
+		}
+		ps->sink_rows = pe.sink_rows;
+		if (st == TM_OK)
+			ps->out_rows = pipe_finish(&pe, &st);
+
+		INSTR_TIME_SET_CURRENT(t1);
+		INSTR_TIME_SUBTRACT(t1, t0);
+		ps->time_ms = INSTR_TIME_GET_MILLISEC(t1);
+
+		if (st == TM_ERR_FALLBACK)
+		{
+			MemoryContextSwitchTo(old);
+			*fallback_reason = psprintf("%s (pipeline %d)",
+										ex.reason ? ex.reason :
+										"a value is not representable by themis", p);
+			MemoryContextDelete(ex.workcxt);
+			return NULL;
+		}
+		if (st != TM_OK)
+			tm_raise_status(st);
+	}
+
+	/* the output result (empty if no pipeline made it) */
+	out = ex.results[plan->output_result];
+	MemoryContextSwitchTo(ex.outcxt);
+	if (out == NULL)
+		out = store_create(ex.outcxt, plan->results[plan->output_result].ncols,
+						   plan->results[plan->output_result].coltypes);
+	rs = palloc0(sizeof(TmResultSet));
+	rs->ncols = out->ncols;
+	rs->types = out->types;
+	rs->nrows = out->nrows;
+	rs->values = out->vals;
+	rs->nulls = out->nulls;
+
+	MemoryContextDelete(ex.workcxt);
+	MemoryContextSwitchTo(old);
+	return rs;
+}

@@ -1,0 +1,356 @@
+/*
+ * exec_node.c — the executor node of Custom Scan (Themis).
+ *
+ * On the first fetch the node evaluates its parameters with PostgreSQL, runs its TmPlan (today: on the
+ * CPU executor, cpu_exec.c) into a materialized result and returns the result's rows through ExecScan,
+ * i.e. with the node's own projection and qual over the scan tuple (described by custom_scan_tlist).
+ * When themis cannot run the plan (no GPU executor for themis.device = gpu, a value themis cannot
+ * represent), it falls back to the CPU subtree it replaced (custom_plans), initialized lazily, whose
+ * tuples are already in the node's output format; with themis.fallback = off that is an ERROR instead.
+ *
+ * All memory of a run lives in a context below es_query_cxt, so nothing survives the query, errors
+ * included.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/memutils.h"
+
+#include "themis.h"
+#include "exec_node.h"
+
+static Node *themis_create_scan_state(CustomScan *cscan);
+static void themis_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *themis_exec(CustomScanState *node);
+static void themis_end(CustomScanState *node);
+static void themis_rescan(CustomScanState *node);
+
+CustomScanMethods themis_scan_methods = {
+	"Themis",
+	themis_create_scan_state
+};
+
+static CustomExecMethods themis_exec_methods = {
+	.CustomName = "Themis",
+	.BeginCustomScan = themis_begin,
+	.ExecCustomScan = themis_exec,
+	.EndCustomScan = themis_end,
+	.ReScanCustomScan = themis_rescan,
+	.ExplainCustomScan = themis_explain
+};
+
+void
+themis_register_exec(void)
+{
+	RegisterCustomScanMethods(&themis_scan_methods);
+}
+
+static Node *
+themis_create_scan_state(CustomScan *cscan)
+{
+	ThemisScanState *ts = (ThemisScanState *) newNode(sizeof(ThemisScanState), T_CustomScanState);
+
+	ts->css.methods = &themis_exec_methods;
+	return (Node *) ts;
+}
+
+/* collect the PARAM_EXEC ids read by the parameter expressions; SubPlans make that unreliable */
+typedef struct ParamWalkContext
+{
+	Bitmapset  *ids;
+	bool		has_subplan;
+} ParamWalkContext;
+
+static bool
+param_walker(Node *node, ParamWalkContext *cxt)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+	{
+		Param	   *p = (Param *) node;
+
+		if (p->paramkind == PARAM_EXEC)
+			cxt->ids = bms_add_member(cxt->ids, p->paramid);
+		return false;
+	}
+	if (IsA(node, SubPlan) || IsA(node, AlternativeSubPlan))
+		cxt->has_subplan = true;
+	return expression_tree_walker(node, param_walker, (void *) cxt);
+}
+
+static void
+themis_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	ThemisScanState *ts = (ThemisScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	Const	   *blob;
+	ParamWalkContext pwc;
+	TupleDesc	scandesc;
+	const TmResult *out;
+	int			i;
+
+	ts->eflags = eflags;
+
+	if (list_length(cscan->custom_private) < 1 || !IsA(linitial(cscan->custom_private), Const))
+		elog(ERROR, "themis: custom scan has no plan");
+	blob = (Const *) linitial(cscan->custom_private);
+	if (blob->constisnull || blob->consttype != BYTEAOID)
+		elog(ERROR, "themis: custom scan has no plan");
+	ts->plan = tm_plan_deserialize(DatumGetByteaPP(blob->constvalue));
+
+	if (ts->plan->nparams != list_length(cscan->custom_exprs))
+		elog(ERROR, "themis: plan has %d parameters but the node has %d expressions",
+			 ts->plan->nparams, list_length(cscan->custom_exprs));
+	if (ts->plan->output_result < 0 || ts->plan->output_result >= ts->plan->nresults)
+		elog(ERROR, "themis: plan has an invalid output result");
+	out = &ts->plan->results[ts->plan->output_result];
+	scandesc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	if (scandesc->natts != out->ncols)
+		elog(ERROR, "themis: scan tuple has %d columns but the plan's output has %d",
+			 scandesc->natts, out->ncols);
+	for (i = 0; i < out->ncols; i++)
+		if (TupleDescAttr(scandesc, i)->atttypid != out->coltypes[i].pgtype)
+			elog(ERROR, "themis: column %d of the scan tuple has type %u but the plan's output has %u",
+				 i + 1, TupleDescAttr(scandesc, i)->atttypid, out->coltypes[i].pgtype);
+
+	ts->param_exprs = ExecInitExprList(cscan->custom_exprs, &node->ss.ps);
+	memset(&pwc, 0, sizeof(pwc));
+	param_walker((Node *) cscan->custom_exprs, &pwc);
+	ts->param_ids = pwc.ids;
+	ts->recompute_always = pwc.has_subplan ||
+		(!bms_is_empty(pwc.ids) && !bms_is_subset(pwc.ids, cscan->scan.plan.allParam));
+
+	ts->runcxt = AllocSetContextCreate(estate->es_query_cxt, "themis run", ALLOCSET_DEFAULT_SIZES);
+	ts->stats = palloc0(sizeof(TmPipelineStats) * Max(ts->plan->npipelines, 1));
+
+	/*
+	 * Tuples of the fallback plan are returned as they come, in whatever slot type it uses: parents must
+	 * not assume our result slot is always virtual.
+	 */
+	node->ss.ps.resultopsset = true;
+	node->ss.ps.resultopsfixed = false;
+}
+
+/* evaluate the parameters (level -1 slots) into runcxt; false with *why if one is not representable */
+static bool
+themis_eval_params(ThemisScanState *ts, TmValue **vals, bool **nulls, const char **why)
+{
+	ExprContext *econtext = ts->css.ss.ps.ps_ExprContext;
+	int			n = ts->plan->nparams;
+	char	   *raw;
+	ListCell   *lc;
+	int			i = 0;
+
+	/* TmValue holds an __int128: 16-byte alignment */
+	raw = palloc0(sizeof(TmValue) * Max(n, 1) + 16);
+	*vals = (TmValue *) TYPEALIGN(16, raw);
+	*nulls = palloc0(sizeof(bool) * Max(n, 1));
+
+	foreach(lc, ts->param_exprs)
+	{
+		ExprState  *state = (ExprState *) lfirst(lc);
+		const TmType *t = &ts->plan->paramtypes[i];
+		bool		isnull;
+		Datum		d;
+
+		d = ExecEvalExpr(state, econtext, &isnull);
+		(*nulls)[i] = isnull;
+		if (!isnull)
+		{
+			if (!tm_datum_to_value(d, t, &(*vals)[i]))
+			{
+				*why = psprintf("the value of parameter %d is not representable by themis", i + 1);
+				return false;
+			}
+			if ((t->kind == TM_K_TEXT || t->kind == TM_K_BPCHAR) && (*vals)[i].s.len > 0)
+			{
+				/* the datum may live in memory that is reset before the plan runs */
+				char	   *p = palloc((*vals)[i].s.len);
+
+				memcpy(p, (*vals)[i].s.p, (*vals)[i].s.len);
+				(*vals)[i].s.p = p;
+			}
+		}
+		i++;
+	}
+	return true;
+}
+
+/* switch to the kept CPU subtree, or ERROR if themis.fallback is off */
+static void
+themis_start_fallback(ThemisScanState *ts, const char *reason)
+{
+	CustomScan *cscan = (CustomScan *) ts->css.ss.ps.plan;
+	EState	   *estate = ts->css.ss.ps.state;
+	MemoryContext old;
+
+	if (!themis_fallback)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("themis: cannot run this plan: %s", reason),
+				 errhint("Set themis.fallback to on to run the PostgreSQL plan instead.")));
+	if (cscan->custom_plans == NIL)
+		elog(ERROR, "themis: cannot run this plan (%s) and there is no fallback plan", reason);
+
+	old = MemoryContextSwitchTo(estate->es_query_cxt);
+	ts->fallback_reason = pstrdup(reason);
+	ts->fallback_ps = ExecInitNode((Plan *) linitial(cscan->custom_plans), estate, ts->eflags);
+	/* as a child in custom_ps, EXPLAIN ANALYZE shows it and ExecShutdownNode reaches it */
+	ts->css.custom_ps = list_make1(ts->fallback_ps);
+	MemoryContextSwitchTo(old);
+	ts->fallback = true;
+	ts->result = NULL;
+	MemoryContextReset(ts->runcxt);
+}
+
+/* run the plan: materialize ts->result, or fall back */
+static void
+themis_compute(ThemisScanState *ts)
+{
+	EState	   *estate = ts->css.ss.ps.state;
+	TmResultSet *rs = NULL;
+	const char *reason = NULL;
+	MemoryContext old;
+
+	MemoryContextReset(ts->runcxt);
+	ts->result = NULL;
+	ts->cursor = 0;
+	old = MemoryContextSwitchTo(ts->runcxt);
+
+	if (themis_device == THEMIS_DEVICE_GPU)
+		reason = "GPU executor not available";
+	else
+	{
+		TmValue    *params;
+		bool	   *paramnulls;
+
+		/* auto and cpu: the CPU executor (the GPU executor does not exist yet) */
+		if (themis_eval_params(ts, &params, &paramnulls, &reason))
+		{
+			TmPipelineStats *stats = palloc0(sizeof(TmPipelineStats) *
+											 Max(ts->plan->npipelines, 1));
+			int			p;
+
+			rs = tm_cpu_execute(ts->plan, estate, params, paramnulls, stats, &reason);
+			for (p = 0; p < ts->plan->npipelines; p++)
+			{
+				ts->stats[p].source_rows += stats[p].source_rows;
+				ts->stats[p].sink_rows += stats[p].sink_rows;
+				ts->stats[p].out_rows += stats[p].out_rows;
+				ts->stats[p].time_ms += stats[p].time_ms;
+			}
+			ts->nruns++;
+			ts->device = "cpu";
+		}
+	}
+	MemoryContextSwitchTo(old);
+
+	if (rs == NULL)
+		themis_start_fallback(ts, reason ? reason : "unknown reason");
+	else
+		ts->result = rs;
+}
+
+/* ExecScan access method: the next result row as a virtual scan tuple */
+static TupleTableSlot *
+themis_next(ScanState *ss)
+{
+	ThemisScanState *ts = (ThemisScanState *) ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	TmResultSet *rs = ts->result;
+	MemoryContext old;
+	int64		row;
+	int			c;
+
+	ExecClearTuple(slot);
+	if (rs == NULL || ts->cursor >= rs->nrows)
+		return slot;
+	row = ts->cursor++;
+
+	/* by-reference datums live until ExecScan resets the per-tuple context for the next row */
+	old = MemoryContextSwitchTo(ss->ps.ps_ExprContext->ecxt_per_tuple_memory);
+	for (c = 0; c < rs->ncols; c++)
+	{
+		if (rs->nulls[c][row])
+		{
+			slot->tts_values[c] = (Datum) 0;
+			slot->tts_isnull[c] = true;
+		}
+		else
+		{
+			slot->tts_values[c] = tm_value_to_datum(&rs->values[c][row], &rs->types[c]);
+			slot->tts_isnull[c] = false;
+		}
+	}
+	MemoryContextSwitchTo(old);
+	return ExecStoreVirtualTuple(slot);
+}
+
+/* ExecScan recheck method (EvalPlanQual): a Themis node cannot recompute one joined row */
+static bool
+themis_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	elog(ERROR, "themis: EvalPlanQual recheck is not supported by Custom Scan (Themis)");
+	return false;				/* keep compiler quiet */
+}
+
+static TupleTableSlot *
+themis_exec(CustomScanState *node)
+{
+	ThemisScanState *ts = (ThemisScanState *) node;
+
+	if (!ts->fallback && ts->result == NULL)
+		themis_compute(ts);
+	if (ts->fallback)
+		return ExecProcNode(ts->fallback_ps);
+	return ExecScan(&node->ss, themis_next, themis_recheck);
+}
+
+static void
+themis_end(CustomScanState *node)
+{
+	ThemisScanState *ts = (ThemisScanState *) node;
+
+	if (ts->fallback_ps != NULL)
+		ExecEndNode(ts->fallback_ps);
+	ts->result = NULL;
+	if (ts->runcxt != NULL)
+	{
+		MemoryContextDelete(ts->runcxt);
+		ts->runcxt = NULL;
+	}
+}
+
+static void
+themis_rescan(CustomScanState *node)
+{
+	ThemisScanState *ts = (ThemisScanState *) node;
+	Bitmapset  *chg = node->ss.ps.chgParam;
+
+	if (ts->fallback)
+	{
+		PlanState  *child = ts->fallback_ps;
+
+		if (chg != NULL)
+			UpdateChangedParamSet(child, chg);
+		/* with changed parameters, the child rescans itself on its next fetch */
+		if (child->chgParam == NULL)
+			ExecReScan(child);
+		return;
+	}
+
+	ExecScanReScan(&node->ss);
+	if (ts->result == NULL)
+		return;					/* not computed yet: the next fetch does it */
+	if (ts->recompute_always || bms_overlap(chg, ts->param_ids))
+	{
+		ts->result = NULL;		/* parameters changed: run again on the next fetch */
+		MemoryContextReset(ts->runcxt);
+	}
+	else
+		ts->cursor = 0;			/* same parameters: rewind the materialized result */
+}

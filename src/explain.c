@@ -1,0 +1,205 @@
+/*
+ * explain.c — EXPLAIN output of Custom Scan (Themis): the pipelines of its plan, their estimates and,
+ * under ANALYZE, what each pipeline did (rows, time), the device and the fallback reason if any.
+ *
+ * Text format:
+ *     Device: cpu
+ *     Pipeline 0: orders o  (rows=1500)
+ *       Filter: (o_orderdate < '1995-01-01')  (rows=700)
+ *       Hash Build ht 0
+ *       Actual: source rows=1500 sink rows=700 output rows=700 time=0.412 ms
+ *     Fallback: <reason>
+ * Other formats: "Device", a "Pipelines" array of objects, "Fallback".
+ */
+#include "postgres.h"
+
+#include "lib/stringinfo.h"
+#include "utils/lsyscache.h"
+
+#include "themis.h"
+#include "exec_node.h"
+
+static const char *
+join_name(int jointype)
+{
+	switch (jointype)
+	{
+		case TM_JOIN_INNER:
+			return "inner";
+		case TM_JOIN_SEMI:
+			return "semi";
+		case TM_JOIN_ANTI:
+			return "anti";
+		case TM_JOIN_LEFT:
+			return "left";
+	}
+	return "?";
+}
+
+static char *
+source_text(const TmPipeline *pl)
+{
+	if (pl->source_label != NULL)
+		return pl->source_label;
+	if (pl->srckind == TM_SRC_TABLE)
+	{
+		char	   *relname = get_rel_name(pl->relid);
+
+		return psprintf("table %s", relname ? relname : "?");
+	}
+	return psprintf("result %d", pl->src_result);
+}
+
+static char *
+op_text(const TmOp *op)
+{
+	if (op->label != NULL)
+		return op->label;
+	if (op->kind == TM_OP_FILTER)
+		return "Filter";
+	return psprintf("Hash Probe (%s) ht %d%s", join_name(op->jointype), op->ht,
+					op->qual ? " with residual qual" : "");
+}
+
+static char *
+sink_text(const TmSink *sink)
+{
+	if (sink->label != NULL)
+		return sink->label;
+	switch (sink->kind)
+	{
+		case TM_SINK_HASH_BUILD:
+			return psprintf("Hash Build ht %d (%d keys, %d payload)",
+							sink->target, sink->nkeys, sink->nvals);
+		case TM_SINK_AGG:
+			return psprintf("Aggregate into result %d (%d keys, %d aggregates)",
+							sink->target, sink->nkeys, sink->naggs);
+		case TM_SINK_EMIT:
+			return psprintf("Emit result %d (%d columns)", sink->target, sink->nvals);
+	}
+	return "?";
+}
+
+/* one indented line of text format */
+static void
+text_line(ExplainState *es, int extra_indent, const char *text)
+{
+	appendStringInfoSpaces(es->str, (es->indent + extra_indent) * 2);
+	appendStringInfoString(es->str, text);
+}
+
+static void
+explain_pipeline_text(ThemisScanState *ts, int p, ExplainState *es)
+{
+	const TmPipeline *pl = &ts->plan->pipelines[p];
+	int			k;
+
+	text_line(es, 0, psprintf("Pipeline %d: %s", p, source_text(pl)));
+	if (es->costs)
+		appendStringInfo(es->str, "  (rows=%.0f)", pl->est_source_rows);
+	appendStringInfoChar(es->str, '\n');
+
+	for (k = 0; k < pl->nops; k++)
+	{
+		text_line(es, 1, op_text(&pl->ops[k]));
+		if (es->costs)
+			appendStringInfo(es->str, "  (rows=%.0f)", pl->ops[k].est_rows);
+		appendStringInfoChar(es->str, '\n');
+	}
+	text_line(es, 1, sink_text(&pl->sink));
+	if (es->costs)
+		appendStringInfo(es->str, "  (rows=%.0f)", pl->est_rows);
+	appendStringInfoChar(es->str, '\n');
+
+	if (es->analyze && ts->nruns > 0)
+	{
+		const TmPipelineStats *st = &ts->stats[p];
+
+		text_line(es, 1, "Actual:");
+		appendStringInfo(es->str, " source rows=" INT64_FORMAT " sink rows=" INT64_FORMAT
+						 " output rows=" INT64_FORMAT,
+						 st->source_rows, st->sink_rows, st->out_rows);
+		if (es->timing)
+			appendStringInfo(es->str, " time=%.3f ms", st->time_ms);
+		if (ts->nruns > 1)
+			appendStringInfo(es->str, " runs=%d", ts->nruns);
+		appendStringInfoChar(es->str, '\n');
+	}
+}
+
+static void
+explain_pipeline_structured(ThemisScanState *ts, int p, ExplainState *es)
+{
+	const TmPipeline *pl = &ts->plan->pipelines[p];
+	int			k;
+
+	ExplainOpenGroup("Pipeline", NULL, true, es);
+	ExplainPropertyInteger("Pipeline Number", NULL, p, es);
+	ExplainPropertyText("Source", source_text(pl), es);
+	if (es->costs)
+		ExplainPropertyFloat("Plan Source Rows", NULL, pl->est_source_rows, 0, es);
+
+	ExplainOpenGroup("Operators", "Operators", false, es);
+	for (k = 0; k < pl->nops; k++)
+	{
+		ExplainOpenGroup("Operator", NULL, true, es);
+		ExplainPropertyText("Operator", op_text(&pl->ops[k]), es);
+		if (es->costs)
+			ExplainPropertyFloat("Plan Rows", NULL, pl->ops[k].est_rows, 0, es);
+		ExplainCloseGroup("Operator", NULL, true, es);
+	}
+	ExplainCloseGroup("Operators", "Operators", false, es);
+
+	ExplainPropertyText("Sink", sink_text(&pl->sink), es);
+	if (es->costs)
+		ExplainPropertyFloat("Plan Sink Rows", NULL, pl->est_rows, 0, es);
+
+	if (es->analyze && ts->nruns > 0)
+	{
+		const TmPipelineStats *st = &ts->stats[p];
+
+		ExplainPropertyInteger("Actual Source Rows", NULL, st->source_rows, es);
+		ExplainPropertyInteger("Actual Sink Rows", NULL, st->sink_rows, es);
+		ExplainPropertyInteger("Actual Output Rows", NULL, st->out_rows, es);
+		if (es->timing)
+			ExplainPropertyFloat("Actual Time", "ms", st->time_ms, 3, es);
+		ExplainPropertyInteger("Runs", NULL, ts->nruns, es);
+	}
+	ExplainCloseGroup("Pipeline", NULL, true, es);
+}
+
+void
+themis_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	ThemisScanState *ts = (ThemisScanState *) node;
+	const char *device = "cpu";
+	int			p;
+
+	if (ts->plan == NULL)
+		return;
+
+	/* the device it is meant to run on; under ANALYZE, the one that ran it */
+	if (es->analyze && ts->nruns > 0 && ts->device != NULL)
+		device = ts->device;
+	else if (es->analyze && ts->fallback)
+		device = "none (fallback)";
+	else if (themis_device == THEMIS_DEVICE_GPU)
+		device = "gpu";
+	ExplainPropertyText("Device", device, es);
+
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		for (p = 0; p < ts->plan->npipelines; p++)
+			explain_pipeline_text(ts, p, es);
+	}
+	else
+	{
+		ExplainOpenGroup("Pipelines", "Pipelines", false, es);
+		for (p = 0; p < ts->plan->npipelines; p++)
+			explain_pipeline_structured(ts, p, es);
+		ExplainCloseGroup("Pipelines", "Pipelines", false, es);
+	}
+
+	if (ts->fallback && ts->fallback_reason != NULL)
+		ExplainPropertyText("Fallback", ts->fallback_reason, es);
+}

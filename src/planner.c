@@ -1,0 +1,352 @@
+/*
+ * planner.c — the planner hook: after standard_planner has made the final plan, walk it top-down and
+ * replace each maximal subtree that themis can run (and where it pays) with one Custom Scan (Themis)
+ * node.  The replaced subtree is kept in custom_plans: it is the fallback when themis cannot run.
+ *
+ * Rules the walk keeps:
+ *   - nothing below a Gather / Gather Merge is replaced on its own (the node would run once per worker);
+ *     the Gather itself may be absorbed, and the Custom Scan then reads whole tables;
+ *   - a Hash node is never replaced (its Hash Join parent needs it), its input may be;
+ *   - where the parent relies on the order of a subtree's output (Merge Join, sorted aggregation,
+ *     ORDER BY satisfied by the plan), the translation reproduces it with a Sort above the node;
+ *   - initplans attached inside the replaced subtree move to the Custom Scan, which evaluates the
+ *     parameters they set.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include <math.h>
+
+#include "miscadmin.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/planner.h"
+#include "utils/lsyscache.h"
+
+#include "themis.h"
+
+void		themis_install_planner_hook(void);
+
+static planner_hook_type prev_planner_hook = NULL;
+
+typedef struct RewriteCtx
+{
+	PlannedStmt *pstmt;
+	int			next_node_id;
+} RewriteCtx;
+
+static Plan *rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel);
+
+/* ---------------------------------------------------------------- helpers */
+
+static bool
+max_node_id_walker(Plan *plan, int *max)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return false;
+	*max = Max(*max, plan->plan_node_id);
+	max_node_id_walker(plan->lefttree, max);
+	max_node_id_walker(plan->righttree, max);
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			foreach(lc, ((Append *) plan)->appendplans)
+				max_node_id_walker(lfirst(lc), max);
+			break;
+		case T_MergeAppend:
+			foreach(lc, ((MergeAppend *) plan)->mergeplans)
+				max_node_id_walker(lfirst(lc), max);
+			break;
+		case T_SubqueryScan:
+			max_node_id_walker(((SubqueryScan *) plan)->subplan, max);
+			break;
+		case T_CustomScan:
+			foreach(lc, ((CustomScan *) plan)->custom_plans)
+				max_node_id_walker(lfirst(lc), max);
+			break;
+		case T_BitmapAnd:
+			foreach(lc, ((BitmapAnd *) plan)->bitmapplans)
+				max_node_id_walker(lfirst(lc), max);
+			break;
+		case T_BitmapOr:
+			foreach(lc, ((BitmapOr *) plan)->bitmapplans)
+				max_node_id_walker(lfirst(lc), max);
+			break;
+		default:
+			break;
+	}
+	return false;
+}
+
+/* Detach the initplans of every node of a subtree the translation walks (lefttree / righttree / subplan). */
+static List *
+take_initplans(Plan *plan)
+{
+	List	   *res;
+
+	if (plan == NULL)
+		return NIL;
+	res = plan->initPlan;
+	plan->initPlan = NIL;
+	res = list_concat(res, take_initplans(plan->lefttree));
+	res = list_concat(res, take_initplans(plan->righttree));
+	if (IsA(plan, SubqueryScan))
+		res = list_concat(res, take_initplans(((SubqueryScan *) plan)->subplan));
+	return res;
+}
+
+static bool
+is_candidate(Plan *plan)
+{
+	switch (nodeTag(plan))
+	{
+		case T_SeqScan:
+		case T_HashJoin:
+		case T_MergeJoin:
+		case T_NestLoop:
+		case T_Agg:
+		case T_Gather:
+		case T_GatherMerge:
+		case T_Sort:
+		case T_IncrementalSort:
+		case T_Material:
+		case T_SubqueryScan:
+		case T_Result:
+			return true;
+		default:
+			return false;		/* Hash is never replaced: its Hash Join needs it */
+	}
+}
+
+static double
+themis_cost(TmTranslation *tr)
+{
+	return themis_startup_cost + themis_tuple_cost * tr->source_rows;
+}
+
+static bool
+offload_pays(TmTranslation *tr, Plan *plan)
+{
+	if (themis_min_rows == 0)
+		return true;
+	if (tr->max_source_rows < (double) themis_min_rows)
+		return false;
+	return themis_cost(tr) < plan->total_cost;
+}
+
+static Bitmapset *
+plan_relids(TmPlan *plan)
+{
+	Bitmapset  *b = NULL;
+
+	for (int i = 0; i < plan->npipelines; i++)
+		if (plan->pipelines[i].srckind == TM_SRC_TABLE)
+			b = bms_add_member(b, plan->pipelines[i].rtindex);
+	return b;
+}
+
+static Plan *
+make_themis_node(RewriteCtx *ctx, TmTranslation *tr, Plan *orig)
+{
+	CustomScan *cs = makeNode(CustomScan);
+	bytea	   *blob = tm_plan_serialize(tr->plan);
+	double		cost = Min(themis_cost(tr), orig->total_cost);
+
+	cs->scan.plan.startup_cost = cost;
+	cs->scan.plan.total_cost = cost;
+	cs->scan.plan.plan_rows = orig->plan_rows;
+	cs->scan.plan.plan_width = orig->plan_width;
+	cs->scan.plan.parallel_aware = false;
+	cs->scan.plan.parallel_safe = false;
+	cs->scan.plan.async_capable = false;
+	cs->scan.plan.plan_node_id = ctx->next_node_id++;
+	cs->scan.plan.targetlist = tr->tlist;
+	cs->scan.plan.qual = tr->qual;
+	cs->scan.plan.extParam = bms_copy(orig->extParam);
+	cs->scan.plan.allParam = bms_copy(orig->allParam);
+	cs->scan.plan.initPlan = take_initplans(orig);
+	cs->scan.scanrelid = 0;
+	cs->flags = 0;
+	cs->custom_plans = list_make1(orig);
+	cs->custom_exprs = tr->params;
+	cs->custom_private = list_make1(makeConst(BYTEAOID, -1, InvalidOid, -1,
+											  PointerGetDatum(blob), false, false));
+	cs->custom_scan_tlist = tr->scan_tlist;
+	cs->custom_relids = plan_relids(tr->plan);
+	cs->methods = &themis_scan_methods;
+
+	if (themis_debug_ir)
+		ereport(NOTICE,
+				(errmsg("themis: %s", tm_plan_to_string(tr->plan))));
+
+	if (tr->nsortkeys > 0)
+	{
+		/* reproduce the order the parent relies on */
+		Sort	   *sort = makeNode(Sort);
+		List	   *tl = NIL;
+		ListCell   *lc;
+
+		foreach(lc, cs->scan.plan.targetlist)
+		{
+			TargetEntry *tle = lfirst_node(TargetEntry, lc);
+			TargetEntry *n = flatCopyTargetEntry(tle);
+
+			n->expr = (Expr *) makeVarFromTargetEntry(OUTER_VAR, tle);
+			tl = lappend(tl, n);
+		}
+		sort->plan.targetlist = tl;
+		sort->plan.lefttree = (Plan *) cs;
+		sort->plan.plan_rows = orig->plan_rows;
+		sort->plan.plan_width = orig->plan_width;
+		sort->plan.startup_cost = cost;
+		sort->plan.total_cost = cost + 2.0 * cpu_operator_cost * Max(orig->plan_rows, 1.0) *
+			Max(1.0, log(Max(orig->plan_rows, 2.0)) / log(2.0));
+		sort->plan.plan_node_id = ctx->next_node_id++;
+		sort->plan.extParam = bms_copy(orig->extParam);
+		sort->plan.allParam = bms_copy(orig->allParam);
+		sort->plan.parallel_safe = false;
+		sort->numCols = tr->nsortkeys;
+		sort->sortColIdx = tr->sortcols;
+		sort->sortOperators = tr->sortops;
+		sort->collations = tr->sortcolls;
+		sort->nullsFirst = tr->nullsfirst;
+		return (Plan *) sort;
+	}
+	return (Plan *) cs;
+}
+
+/* ---------------------------------------------------------------- the walk */
+
+static List *
+rewrite_list(RewriteCtx *ctx, List *plans, bool need_order, bool in_parallel)
+{
+	ListCell   *lc;
+
+	foreach(lc, plans)
+		lfirst(lc) = rewrite_plan(ctx, (Plan *) lfirst(lc), need_order, in_parallel);
+	return plans;
+}
+
+static Plan *
+rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel)
+{
+	bool		outer_order = true,
+				inner_order = true,
+				child_parallel = in_parallel;
+
+	if (plan == NULL)
+		return NULL;
+	check_stack_depth();
+
+	if (!in_parallel && is_candidate(plan))
+	{
+		const char *why = NULL;
+		TmTranslation *tr = tm_translate(ctx->pstmt, plan, need_order, &why);
+
+		if (tr != NULL && offload_pays(tr, plan))
+			return make_themis_node(ctx, tr, plan);
+		if (themis_debug_ir)
+			ereport(NOTICE,
+					(errmsg("themis: plan node %d not offloaded: %s",
+							plan->plan_node_id, tr ? "does not pay" : why)));
+	}
+
+	switch (nodeTag(plan))
+	{
+		case T_Sort:
+		case T_Hash:
+			outer_order = false;
+			break;
+		case T_Agg:
+			outer_order = ((Agg *) plan)->aggstrategy == AGG_SORTED ||
+				((Agg *) plan)->aggstrategy == AGG_MIXED;
+			break;
+		case T_HashJoin:
+		case T_NestLoop:
+			outer_order = need_order;
+			inner_order = false;
+			break;
+		case T_Gather:
+			outer_order = false;
+			child_parallel = true;
+			break;
+		case T_GatherMerge:
+			child_parallel = true;
+			break;
+		case T_Material:
+		case T_Memoize:
+		case T_Result:
+		case T_ProjectSet:
+			outer_order = need_order;
+			break;
+		default:
+			break;
+	}
+
+	plan->lefttree = rewrite_plan(ctx, plan->lefttree, outer_order, child_parallel);
+	plan->righttree = rewrite_plan(ctx, plan->righttree, inner_order, child_parallel);
+
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			rewrite_list(ctx, ((Append *) plan)->appendplans, need_order, child_parallel);
+			break;
+		case T_MergeAppend:
+			rewrite_list(ctx, ((MergeAppend *) plan)->mergeplans, true, child_parallel);
+			break;
+		case T_SubqueryScan:
+			((SubqueryScan *) plan)->subplan =
+				rewrite_plan(ctx, ((SubqueryScan *) plan)->subplan, need_order, child_parallel);
+			break;
+		case T_CustomScan:
+			/* another extension's node: leave its children alone */
+			break;
+		default:
+			break;
+	}
+	return plan;
+}
+
+static PlannedStmt *
+themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams)
+{
+	PlannedStmt *stmt;
+	RewriteCtx	ctx;
+	ListCell   *lc;
+	int			maxid = 0;
+
+	if (prev_planner_hook)
+		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	else
+		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
+
+	if (!themis_enabled || stmt->commandType == CMD_UTILITY)
+		return stmt;
+	/* backward scans of the whole result are not supported */
+	if (cursorOptions & CURSOR_OPT_SCROLL)
+		return stmt;
+	/* row marks (UPDATE / DELETE / FOR UPDATE) mean EvalPlanQual rechecks, which themis cannot do */
+	if (stmt->rowMarks != NIL)
+		return stmt;
+
+	max_node_id_walker(stmt->planTree, &maxid);
+	foreach(lc, stmt->subplans)
+		max_node_id_walker((Plan *) lfirst(lc), &maxid);
+	ctx.pstmt = stmt;
+	ctx.next_node_id = maxid + 1;
+
+	stmt->planTree = rewrite_plan(&ctx, stmt->planTree, true, false);
+	foreach(lc, stmt->subplans)
+		lfirst(lc) = rewrite_plan(&ctx, (Plan *) lfirst(lc), true, false);
+	return stmt;
+}
+
+void
+themis_install_planner_hook(void)
+{
+	prev_planner_hook = planner_hook;
+	planner_hook = themis_planner;
+}

@@ -1,0 +1,107 @@
+/*
+ * themis.c — module entry point: settings (GUCs), the planner hook and the executor node registration.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "optimizer/planner.h"
+#include "utils/guc.h"
+
+#include "themis.h"
+
+PG_MODULE_MAGIC;
+
+bool		themis_enabled = true;
+int			themis_device = THEMIS_DEVICE_AUTO;
+int			themis_min_rows = 100000;
+double		themis_startup_cost = 10000.0;
+double		themis_tuple_cost = 0.001;
+bool		themis_fallback = true;
+bool		themis_debug_ir = false;
+
+static const struct config_enum_entry device_options[] = {
+	{"auto", THEMIS_DEVICE_AUTO, false},
+	{"gpu", THEMIS_DEVICE_GPU, false},
+	{"cpu", THEMIS_DEVICE_CPU, false},
+	{NULL, 0, false}
+};
+
+extern void themis_install_planner_hook(void);
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	DefineCustomBoolVariable("themis.enabled",
+							 "Runs eligible parts of query plans with themis.",
+							 NULL,
+							 &themis_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("themis.device",
+							 "Where themis runs its plans: auto (GPU if usable, else CPU), gpu, or cpu.",
+							 NULL,
+							 &themis_device,
+							 THEMIS_DEVICE_AUTO,
+							 device_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("themis.min_rows",
+							"Smallest estimated source table size that themis takes; 0 takes every eligible subtree.",
+							NULL,
+							&themis_min_rows,
+							100000,
+							0, INT_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomRealVariable("themis.startup_cost",
+							 "Planner's estimate of the fixed cost of running a Themis node.",
+							 NULL,
+							 &themis_startup_cost,
+							 10000.0,
+							 0.0, 1e12,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("themis.tuple_cost",
+							 "Planner's estimate of the cost per source row scanned by a Themis node.",
+							 NULL,
+							 &themis_tuple_cost,
+							 0.001,
+							 0.0, 1e6,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("themis.fallback",
+							 "Runs the kept PostgreSQL plan when themis cannot run a node (off: raise an error).",
+							 NULL,
+							 &themis_fallback,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("themis.debug_ir",
+							 "Prints the themis IR of every Themis node planned (NOTICE).",
+							 NULL,
+							 &themis_debug_ir,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("themis");
+
+	themis_register_exec();
+	themis_install_planner_hook();
+}

@@ -1,0 +1,172 @@
+/*
+ * themis.h — declarations shared by the PostgreSQL-side modules of themis (the files in src/).
+ *
+ * Who owns what:
+ *   themis.c        _PG_init, GUCs
+ *   planner.c       planner_hook: finds eligible subtrees, builds Custom Scan (Themis) nodes
+ *   translate.c     plan subtree -> TmPlan (pipelines), used by planner.c
+ *   ir_serialize.c  TmPlan <-> flat blob kept in custom_private
+ *   expr_compile.c  PostgreSQL Expr -> TmExpr bytecode
+ *   datum_conv.c    Datum <-> TmValue, PostgreSQL types <-> TmType, status -> ereport
+ *   cpu_exec.c      the CPU executor of a TmPlan
+ *   exec_node.c     the Custom Scan executor node (run, fallback, tuples, rescan)
+ *   explain.c       EXPLAIN output of the node
+ *   device.c        GPU presence (libcuda found at run time)
+ */
+#ifndef THEMIS_H
+#define THEMIS_H
+
+#include "postgres.h"
+#include "nodes/extensible.h"
+#include "nodes/execnodes.h"
+#include "nodes/plannodes.h"
+#include "nodes/primnodes.h"
+#include "commands/explain.h"
+
+#include "themis/tm_types.h"
+#include "themis/tm_expr.h"
+#include "themis/tm_ir.h"
+
+/* ---- themis.c: settings ---- */
+typedef enum ThemisDevice
+{
+	THEMIS_DEVICE_AUTO,
+	THEMIS_DEVICE_GPU,
+	THEMIS_DEVICE_CPU
+} ThemisDevice;
+
+extern bool themis_enabled;
+extern int	themis_device;			/* ThemisDevice */
+extern int	themis_min_rows;		/* 0: take every eligible subtree */
+extern double themis_startup_cost;	/* fixed cost of running a Themis node */
+extern double themis_tuple_cost;	/* cost per source row scanned by a Themis node */
+extern bool themis_fallback;
+extern bool themis_debug_ir;		/* print the IR (NOTICE) when a plan is made */
+
+/* ---- translate.c / expr_compile.c: slot references ---- */
+
+/*
+ * While a subtree is translated, expressions are rewritten so that their inputs are slots of the
+ * pipeline under construction: Var(varno = TM_SLOT_VARNO, varattno = slot + 1) with the slot's
+ * PostgreSQL type in vartype / vartypmod / varcollid.  No PostgreSQL code ever sees these Vars.
+ */
+#define TM_SLOT_VARNO (-100)
+
+/*
+ * Compile expr (whose Vars are slot Vars) to bytecode.  slottypes[nslots] give the TmType of each slot.
+ * If coerce_to is not NULL, the result is converted to that type (used for hash keys: integer widening,
+ * numeric rescaling, float4 -> float8, bpchar/varchar -> text, date -> timestamp); the conversion must be
+ * exact and order preserving, else compile fails.
+ * Returns a palloc'd TmExpr, or NULL with *why set to a short reason ("function foo is not supported").
+ */
+extern TmExpr *tm_compile_expr(Expr *expr, const TmType *slottypes, int nslots,
+							   const TmType *coerce_to, const char **why);
+
+/*
+ * The type in which a hash/merge join's key pair (left type a, right type b, equality operator eqop)
+ * is compared: both sides are compiled with coerce_to = *out.  False (with *why) if themis cannot
+ * compare these exactly.
+ */
+extern bool tm_join_key_type(const TmType *a, const TmType *b, Oid eqop, TmType *out, const char **why);
+
+/* Human-readable bytecode (debug output of themis.debug_ir). */
+extern char *tm_expr_to_string(const TmExpr *e);
+
+/* ---- datum_conv.c ---- */
+
+/* The TmType for a PostgreSQL type (typmod, collation), or false with *why set. */
+extern bool tm_type_from_pg(Oid typid, int32 typmod, Oid collid, TmType *out, const char **why);
+
+/*
+ * Datum -> TmValue of type t.  Text kinds: the datum is detoasted into CurrentMemoryContext if needed
+ * and v->s points into it (the caller copies the bytes where they must live longer).  Numeric: the
+ * value is scaled to t->scale; returns false if it does not fit exactly (caller falls back).
+ */
+extern bool tm_datum_to_value(Datum d, const TmType *t, TmValue *v);
+
+/* TmValue of type t -> Datum of type t->pgtype (palloc'd in CurrentMemoryContext where by reference). */
+extern Datum tm_value_to_datum(const TmValue *v, const TmType *t);
+
+/* ereport(ERROR) with PostgreSQL's own SQLSTATE and message for an error status (not TM_OK/FALLBACK). */
+extern void tm_raise_status(TmStatus st) pg_attribute_noreturn();
+
+/* Short name of a type for EXPLAIN / debug ("int4", "numeric(2)", "text"). */
+extern const char *tm_type_name(const TmType *t);
+
+/* ---- ir_serialize.c ---- */
+extern bytea *tm_plan_serialize(const TmPlan *plan);
+extern TmPlan *tm_plan_deserialize(const bytea *blob);	/* palloc'd in CurrentMemoryContext */
+extern char *tm_plan_to_string(const TmPlan *plan);	/* debug dump */
+
+/* ---- translate.c ---- */
+typedef struct TmTranslation
+{
+	TmPlan	   *plan;
+	List	   *scan_tlist;			/* custom_scan_tlist: one TargetEntry per output result column */
+	List	   *params;				/* Param expressions for level -1 slots (custom_exprs) */
+	List	   *tlist;				/* the node's targetlist over INDEX_VAR Vars */
+	List	   *qual;				/* the node's qual over INDEX_VAR Vars */
+	double		source_rows;		/* sum of estimated source rows of all pipelines (cost) */
+	double		max_source_rows;	/* largest single source (min_rows check) */
+	/* ordering the replaced subtree produced and its parent needs: a Sort goes on top */
+	int			nsortkeys;
+	AttrNumber *sortcols;			/* positions in tlist */
+	Oid		   *sortops;
+	Oid		   *sortcolls;
+	bool	   *nullsfirst;
+} TmTranslation;
+
+/*
+ * Translate the subtree rooted at `root` (a node of pstmt's final plan) into a TmTranslation.
+ * need_order: the parent relies on the order of root's output.  Returns NULL with *why set when some
+ * part of the subtree cannot run in themis.
+ */
+extern TmTranslation *tm_translate(PlannedStmt *pstmt, Plan *root, bool need_order, const char **why);
+
+/* ---- exec_node.c ---- */
+extern CustomScanMethods themis_scan_methods;
+extern void themis_register_exec(void);
+
+/*
+ * custom_private of a Themis Custom Scan: list_make1(Const of type bytea holding tm_plan_serialize()).
+ * custom_plans: list_make1(the replaced CPU subtree) — the fallback.
+ * custom_exprs: the parameter expressions (level -1 slots), in order.
+ */
+
+/* ---- cpu_exec.c ---- */
+
+/* A materialized result: ncols columns of nrows values each. */
+typedef struct TmResultSet
+{
+	int			ncols;
+	const TmType *types;
+	int64		nrows;
+	TmValue   **values;			/* values[col][row] */
+	bool	  **nulls;			/* nulls[col][row] */
+} TmResultSet;
+
+typedef struct TmPipelineStats
+{
+	int64		source_rows;		/* rows read from the source */
+	int64		sink_rows;			/* rows that reached the sink */
+	int64		out_rows;			/* rows the sink produced (hash table rows, groups, emitted rows) */
+	double		time_ms;
+} TmPipelineStats;
+
+/*
+ * Run all pipelines of plan on the CPU and return the output result.  Tables are read with
+ * estate->es_snapshot.  params/paramnulls hold the level -1 values.  Memory is allocated in
+ * CurrentMemoryContext.  Errors of expressions are raised with tm_raise_status; TM_ERR_FALLBACK makes it
+ * return NULL with *fallback_reason set (the caller runs the CPU plan).  stats: array of npipelines.
+ */
+extern TmResultSet *tm_cpu_execute(const TmPlan *plan, EState *estate,
+								   const TmValue *params, const bool *paramnulls,
+								   TmPipelineStats *stats, const char **fallback_reason);
+
+/* ---- explain.c ---- */
+extern void themis_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+
+/* ---- device.c ---- */
+extern bool themis_gpu_available(const char **why);	/* a CUDA device can be used now */
+
+#endif							/* THEMIS_H */

@@ -1,0 +1,2295 @@
+/*
+ * translate.c — turns a subtree of PostgreSQL's final plan into a themis plan (TmPlan): pipelines of
+ * operators over typed slots, with compiled expressions.
+ *
+ * The walk is bottom-up.  Each plan node yields a "stream": the pipeline under construction plus one
+ * expression per output column of the node, written over the pipeline's slots (Var nodes with
+ * varno TM_SLOT_VARNO).  A parent substitutes its OUTER_VAR / INNER_VAR references with those
+ * expressions.  Pipeline breakers (the build side of a join, an aggregation) finish a pipeline with a
+ * sink and start a new one.  At the end, unused slots and payload columns are pruned, slots are
+ * renumbered and all expressions are compiled to bytecode.
+ *
+ * Nodes: Seq Scan (also parallel), Hash / Merge / Nested Loop joins with equality keys (inner, left,
+ * right as left with swapped sides, semi, anti), Agg (plain, hashed, sorted; Finalize over Partial
+ * counts as one), and the nodes that only move or order rows: Hash, Sort, Incremental Sort, Material,
+ * Gather, Gather Merge, projection-only Result, Subquery Scan.  Anything else fails the translation of
+ * the subtree (the planner then tries its children).
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "miscadmin.h"
+#include "utils/pg_locale.h"
+#include "utils/regproc.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+#include "rewrite/rewriteManip.h"
+
+#include "themis.h"
+
+#define TM_BAD_VARNO (-101)		/* marks an output column themis cannot provide */
+
+typedef struct BSlot
+{
+	TmType		type;
+	Oid			pgtype;
+	int32		typmod;
+	Oid			collid;
+	int			level;
+	int			col;			/* TABLE level 0: attno until pruning; else column index */
+	Expr	   *origin;			/* expression over real relations, for EXPLAIN */
+} BSlot;
+
+typedef struct BOp
+{
+	TmOpKind	kind;
+	TmJoinKind	jointype;
+	int			ht;
+	List	   *keys;			/* Expr over slots */
+	TmType	   *keytypes;		/* coerce_to per key */
+	Expr	   *qual;
+	double		est_rows;
+	char	   *label;
+} BOp;
+
+typedef struct BAgg
+{
+	TmAggKind	kind;
+	bool		distinct;
+	Expr	   *arg;
+	Expr	   *filter;
+	TmType		restype;
+	TmType		argcoerce;		/* kind 0: none */
+	Aggref	   *origin;			/* for EXPLAIN */
+} BAgg;
+
+typedef struct BPipeline
+{
+	TmSourceKind srckind;
+	Oid			relid;
+	int			rtindex;
+	int			src_result;
+	int			nslots;
+	int			maxslots;
+	BSlot	   *slots;
+	List	   *ops;			/* BOp */
+	bool		finished;
+	TmSinkKind	sinkkind;
+	int			target;
+	List	   *sinkkeys;		/* Expr */
+	TmType	   *sinkkeytypes;	/* HASH_BUILD: coerce_to per key */
+	List	   *sinkvals;		/* Expr (HASH_BUILD payload, EMIT values) */
+	List	   *aggs;			/* BAgg */
+	char	   *source_label;
+	char	   *sink_label;
+	double		est_source_rows;
+	double		est_rows;
+} BPipeline;
+
+typedef struct BHash
+{
+	int			nkeys;
+	TmType	   *keytypes;
+	List	   *payload_types;	/* TmType * per payload column (before pruning) */
+	BPipeline  *build;
+} BHash;
+
+typedef struct OrderKey
+{
+	Expr	   *expr;
+	Oid			sortop;
+	Oid			coll;
+	bool		nullsfirst;
+} OrderKey;
+
+typedef struct Stream
+{
+	BPipeline  *pl;
+	List	   *out;			/* Expr per output column of the node */
+	List	   *order;			/* OrderKey: order of the node's output, if any */
+	List	   *pending_qual;	/* HAVING quals not applied yet (implicit AND, over slots) */
+	double		rows;
+} Stream;
+
+typedef struct TState
+{
+	PlannedStmt *pstmt;
+	List	   *pipelines;		/* BPipeline, finished, in execution order */
+	List	   *hashes;			/* BHash */
+	List	   *results;		/* List of TmType * per result */
+	List	   *params;			/* Param */
+	List	   *dpcontext;		/* deparse context for labels */
+	double		source_rows;
+	double		max_source_rows;
+	const char *why;
+} TState;
+
+static Stream *translate_node(TState *ts, Plan *plan);
+
+/* ---------------------------------------------------------------- helpers */
+
+static void *
+fail(TState *ts, const char *why)
+{
+	if (ts->why == NULL)
+		ts->why = why;
+	return NULL;
+}
+
+static BPipeline *
+new_pipeline(TmSourceKind kind)
+{
+	BPipeline  *pl = palloc0(sizeof(BPipeline));
+
+	pl->srckind = kind;
+	pl->maxslots = 16;
+	pl->slots = palloc0(sizeof(BSlot) * pl->maxslots);
+	pl->target = -1;
+	pl->src_result = -1;
+	return pl;
+}
+
+static int
+add_slot(BPipeline *pl, int level, int col, Oid pgtype, int32 typmod, Oid collid,
+		 const TmType *type, Expr *origin)
+{
+	BSlot	   *s;
+
+	if (pl->nslots == pl->maxslots)
+	{
+		pl->maxslots *= 2;
+		pl->slots = repalloc(pl->slots, sizeof(BSlot) * pl->maxslots);
+	}
+	s = &pl->slots[pl->nslots];
+	memset(s, 0, sizeof(BSlot));
+	s->type = *type;
+	s->pgtype = pgtype;
+	s->typmod = typmod;
+	s->collid = collid;
+	s->level = level;
+	s->col = col;
+	s->origin = origin;
+	return pl->nslots++;
+}
+
+static Var *
+slot_var(BPipeline *pl, int s)
+{
+	BSlot	   *sl = &pl->slots[s];
+
+	return makeVar(TM_SLOT_VARNO, s + 1, sl->pgtype, sl->typmod, sl->collid, 0);
+}
+
+static Var *
+bad_var(Oid type, int32 typmod, Oid coll)
+{
+	return makeVar(TM_BAD_VARNO, 1, type, typmod, coll, 0);
+}
+
+static bool
+has_bad_var_walker(Node *node, void *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varno == TM_BAD_VARNO)
+		return true;
+	return expression_tree_walker(node, has_bad_var_walker, ctx);
+}
+
+static bool
+has_bad_var(Node *node)
+{
+	return has_bad_var_walker(node, NULL);
+}
+
+static TmType *
+slot_types(BPipeline *pl)
+{
+	TmType	   *t = palloc0(sizeof(TmType) * Max(pl->nslots, 1));
+
+	for (int i = 0; i < pl->nslots; i++)
+		t[i] = pl->slots[i].type;
+	return t;
+}
+
+/* Compile check (and result type) of an expression over pl's current slots. */
+static bool
+expr_type(TState *ts, BPipeline *pl, Expr *e, const TmType *coerce, TmType *out)
+{
+	const char *why = NULL;
+	TmExpr	   *c;
+
+	if (has_bad_var((Node *) e))
+		return fail(ts, "uses a column themis cannot provide"), false;
+	c = tm_compile_expr(e, slot_types(pl), pl->nslots, coerce, &why);
+	if (c == NULL)
+		return fail(ts, why ? why : "expression not supported"), false;
+	if (out)
+		*out = c->result;
+	pfree(c);
+	return true;
+}
+
+/* ---------------------------------------------------------------- origins and labels */
+
+typedef struct OriginCtx
+{
+	BPipeline  *pl;
+} OriginCtx;
+
+static Node *
+origin_mutator(Node *node, OriginCtx *c)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == TM_SLOT_VARNO)
+	{
+		int			s = ((Var *) node)->varattno - 1;
+
+		if (s >= 0 && s < c->pl->nslots && c->pl->slots[s].origin)
+			return copyObject((Node *) c->pl->slots[s].origin);
+		return node;
+	}
+	return expression_tree_mutator(node, origin_mutator, (void *) c);
+}
+
+static Expr *
+origin_of(BPipeline *pl, Expr *e)
+{
+	OriginCtx	c;
+
+	c.pl = pl;
+	return (Expr *) origin_mutator((Node *) copyObject(e), &c);
+}
+
+/* Deparse for EXPLAIN; never fails the planning. */
+static char *
+deparse(TState *ts, BPipeline *pl, Expr *e)
+{
+	MemoryContext oldcxt = CurrentMemoryContext;
+	char	   *s;
+
+	if (e == NULL)
+		return pstrdup("");
+	PG_TRY();
+	{
+		s = deparse_expression((Node *) origin_of(pl, e), ts->dpcontext, true, false);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(oldcxt);
+		FlushErrorState();
+		s = pstrdup("?");
+	}
+	PG_END_TRY();
+	return s;
+}
+
+static char *
+deparse_list(TState *ts, BPipeline *pl, List *l, const char *sep)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, l)
+	{
+		if (buf.len > 0)
+			appendStringInfoString(&buf, sep);
+		appendStringInfoString(&buf, deparse(ts, pl, (Expr *) lfirst(lc)));
+	}
+	return buf.data;
+}
+
+/* ---------------------------------------------------------------- mapping plan expressions */
+
+typedef struct MapCtx
+{
+	TState	   *ts;
+	BPipeline  *pl;
+	Index		scanrelid;		/* Vars of this range table entry are scan columns */
+	List	   *outer;			/* OUTER_VAR attno -> Expr */
+	List	   *inner;			/* INNER_VAR attno -> Expr */
+	bool		failed;
+} MapCtx;
+
+static int
+scan_slot(MapCtx *c, Var *v)
+{
+	TmType		t;
+	const char *why = NULL;
+	BPipeline  *pl = c->pl;
+
+	for (int i = 0; i < pl->nslots; i++)
+		if (pl->slots[i].level == 0 && pl->slots[i].col == v->varattno)
+			return i;
+	if (!tm_type_from_pg(v->vartype, v->vartypmod, v->varcollid, &t, &why))
+		return -1;
+	return add_slot(pl, 0, v->varattno, v->vartype, v->vartypmod, v->varcollid, &t,
+					(Expr *) copyObject(v));
+}
+
+static int
+param_slot(MapCtx *c, Param *p)
+{
+	TmType		t;
+	const char *why = NULL;
+	BPipeline  *pl = c->pl;
+	int			idx = -1;
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, c->ts->params)
+	{
+		if (equal(lfirst(lc), p))
+		{
+			idx = i;
+			break;
+		}
+		i++;
+	}
+	if (idx < 0)
+	{
+		c->ts->params = lappend(c->ts->params, copyObject(p));
+		idx = list_length(c->ts->params) - 1;
+	}
+	for (i = 0; i < pl->nslots; i++)
+		if (pl->slots[i].level == -1 && pl->slots[i].col == idx)
+			return i;
+	if (!tm_type_from_pg(p->paramtype, p->paramtypmod, p->paramcollid, &t, &why))
+	{
+		fail(c->ts, why);
+		return -1;
+	}
+	return add_slot(pl, -1, idx, p->paramtype, p->paramtypmod, p->paramcollid, &t,
+					(Expr *) copyObject(p));
+}
+
+static Node *
+map_mutator(Node *node, MapCtx *c)
+{
+	if (node == NULL || c->failed)
+		return node;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+		List	   *src = NULL;
+
+		if (v->varno == OUTER_VAR)
+			src = c->outer;
+		else if (v->varno == INNER_VAR)
+			src = c->inner;
+		else if (c->scanrelid > 0 && v->varno == (int) c->scanrelid && v->varlevelsup == 0)
+		{
+			int			s;
+
+			if (v->varattno <= 0)
+			{
+				c->failed = true;
+				fail(c->ts, "system columns and whole-row references are not supported");
+				return node;
+			}
+			s = scan_slot(c, v);
+			if (s < 0)
+				return (Node *) bad_var(v->vartype, v->vartypmod, v->varcollid);
+			return (Node *) slot_var(c->pl, s);
+		}
+		else
+		{
+			c->failed = true;
+			fail(c->ts, "unexpected variable reference");
+			return node;
+		}
+		if (v->varattno < 1 || v->varattno > list_length(src))
+		{
+			c->failed = true;
+			fail(c->ts, "variable reference out of range");
+			return node;
+		}
+		return copyObject(list_nth(src, v->varattno - 1));
+	}
+	if (IsA(node, Param))
+	{
+		Param	   *p = (Param *) node;
+		int			s;
+
+		if (p->paramkind != PARAM_EXTERN && p->paramkind != PARAM_EXEC)
+		{
+			c->failed = true;
+			fail(c->ts, "parameter kind not supported");
+			return node;
+		}
+		s = param_slot(c, p);
+		if (s < 0)
+		{
+			c->failed = true;
+			return node;
+		}
+		return (Node *) slot_var(c->pl, s);
+	}
+	if (IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) || IsA(node, SubLink) ||
+		IsA(node, Aggref) || IsA(node, WindowFunc) || IsA(node, GroupingFunc) ||
+		IsA(node, PlaceHolderVar))
+	{
+		c->failed = true;
+		fail(c->ts, "subplans, aggregates and window functions inside expressions are not supported here");
+		return node;
+	}
+	return expression_tree_mutator(node, map_mutator, (void *) c);
+}
+
+static Expr *
+map_expr(TState *ts, BPipeline *pl, Index scanrelid, List *outer, List *inner, Expr *e, bool *ok)
+{
+	MapCtx		c;
+	Expr	   *r;
+
+	c.ts = ts;
+	c.pl = pl;
+	c.scanrelid = scanrelid;
+	c.outer = outer;
+	c.inner = inner;
+	c.failed = false;
+	r = (Expr *) map_mutator((Node *) e, &c);
+	if (c.failed)
+		*ok = false;
+	return r;
+}
+
+/* Map a targetlist: one Expr per entry (resjunk included). */
+static List *
+map_tlist(TState *ts, BPipeline *pl, Index scanrelid, List *outer, List *inner, List *tlist, bool *ok)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		out = lappend(out, map_expr(ts, pl, scanrelid, outer, inner, tle->expr, ok));
+	}
+	return out;
+}
+
+/* Apply quals (implicit AND, over pl's slots) as a FILTER op. */
+static bool
+add_filter(TState *ts, Stream *s, List *quals, double est_rows)
+{
+	BOp		   *op;
+	Expr	   *q;
+
+	if (quals == NIL)
+		return true;
+	q = make_ands_explicit(quals);
+	if (!expr_type(ts, s->pl, q, NULL, NULL))
+		return false;
+	op = palloc0(sizeof(BOp));
+	op->kind = TM_OP_FILTER;
+	op->qual = q;
+	op->est_rows = est_rows;
+	op->label = psprintf("Filter: %s", deparse(ts, s->pl, q));
+	s->pl->ops = lappend(s->pl->ops, op);
+	return true;
+}
+
+/* A stream handed to a parent: its HAVING quals become a filter first. */
+static bool
+settle(TState *ts, Stream *s)
+{
+	List	   *q = s->pending_qual;
+
+	s->pending_qual = NIL;
+	return add_filter(ts, s, q, s->rows);
+}
+
+static List *
+map_order(List *order, List *from, List *to)
+{
+	/* order keys over `from` exprs -> the matching `to` exprs (positional); stops at first miss */
+	List	   *res = NIL;
+	ListCell   *lc;
+
+	foreach(lc, order)
+	{
+		OrderKey   *k = (OrderKey *) lfirst(lc);
+		int			i = 0;
+		bool		found = false;
+		ListCell   *lc2;
+
+		foreach(lc2, from)
+		{
+			if (equal(lfirst(lc2), k->expr))
+			{
+				OrderKey   *nk = palloc(sizeof(OrderKey));
+
+				*nk = *k;
+				nk->expr = copyObject(list_nth(to, i));
+				res = lappend(res, nk);
+				found = true;
+				break;
+			}
+			i++;
+		}
+		if (!found)
+			break;
+	}
+	return res;
+}
+
+static List *
+sort_order(List *out, int numCols, AttrNumber *cols, Oid *ops, Oid *colls, bool *nf)
+{
+	List	   *order = NIL;
+
+	for (int i = 0; i < numCols; i++)
+	{
+		OrderKey   *k = palloc(sizeof(OrderKey));
+
+		if (cols[i] < 1 || cols[i] > list_length(out))
+			return NIL;
+		k->expr = copyObject(list_nth(out, cols[i] - 1));
+		k->sortop = ops[i];
+		k->coll = colls[i];
+		k->nullsfirst = nf[i];
+		order = lappend(order, k);
+	}
+	return order;
+}
+
+/* ---------------------------------------------------------------- scans */
+
+static double
+rel_tuples(Oid relid, double fallback)
+{
+	Relation	rel = table_open(relid, NoLock);
+	double		n = rel->rd_rel->reltuples;
+
+	table_close(rel, NoLock);
+	return n >= 0 ? Max(n, fallback) : fallback;
+}
+
+static Stream *
+translate_seqscan(TState *ts, SeqScan *scan)
+{
+	Index		rti = scan->scan.scanrelid;
+	RangeTblEntry *rte = rt_fetch(rti, ts->pstmt->rtable);
+	char		relkind;
+	Stream	   *s;
+	bool		ok = true;
+	List	   *quals;
+
+	if (rte->rtekind != RTE_RELATION)
+		return fail(ts, "scan of something other than a table");
+	relkind = get_rel_relkind(rte->relid);
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW)
+		return fail(ts, "scan of a relation that is not a plain table");
+
+	s = palloc0(sizeof(Stream));
+	s->pl = new_pipeline(TM_SRC_TABLE);
+	s->pl->relid = rte->relid;
+	s->pl->rtindex = rti;
+	s->pl->est_source_rows = rel_tuples(rte->relid, scan->scan.plan.plan_rows);
+	s->pl->source_label = psprintf("Seq Scan on %s%s%s", get_rel_name(rte->relid),
+								   (rte->eref && strcmp(rte->eref->aliasname, get_rel_name(rte->relid)) != 0) ? " " : "",
+								   (rte->eref && strcmp(rte->eref->aliasname, get_rel_name(rte->relid)) != 0) ? rte->eref->aliasname : "");
+	s->rows = scan->scan.plan.plan_rows;
+	ts->source_rows += s->pl->est_source_rows;
+	ts->max_source_rows = Max(ts->max_source_rows, s->pl->est_source_rows);
+
+	quals = (List *) map_expr(ts, s->pl, rti, NIL, NIL, (Expr *) scan->scan.plan.qual, &ok);
+	if (!ok)
+		return NULL;
+	if (!add_filter(ts, s, quals, s->rows))
+		return NULL;
+	s->out = map_tlist(ts, s->pl, rti, NIL, NIL, scan->scan.plan.targetlist, &ok);
+	if (!ok)
+		return NULL;
+	return s;
+}
+
+/* ---------------------------------------------------------------- joins */
+
+static bool
+only_varno(Node *node, int varno)
+{
+	List	   *vars = pull_var_clause(node, PVC_RECURSE_PLACEHOLDERS);
+	ListCell   *lc;
+
+	if (vars == NIL)
+		return false;
+	foreach(lc, vars)
+		if (((Var *) lfirst(lc))->varno != varno)
+			return false;
+	return true;
+}
+
+/*
+ * Finish build stream b with a HASH_BUILD sink on the given keys; returns the hash table id and in
+ * *payload_slots the mapping output column -> payload column (-1 if unavailable).
+ */
+static int
+finish_build(TState *ts, Stream *b, List *keys, TmType *keytypes, int **payload_cols)
+{
+	BHash	   *h = palloc0(sizeof(BHash));
+	int			n = list_length(b->out);
+	int		   *pc = palloc(sizeof(int) * Max(n, 1));
+	int			i = 0;
+	ListCell   *lc;
+	int			id = list_length(ts->hashes);
+
+	b->pl->finished = true;
+	b->pl->sinkkind = TM_SINK_HASH_BUILD;
+	b->pl->target = id;
+	b->pl->sinkkeys = keys;
+	b->pl->sinkkeytypes = keytypes;
+	b->pl->est_rows = b->rows;
+	h->nkeys = list_length(keys);
+	h->keytypes = keytypes;
+	h->build = b->pl;
+	foreach(lc, b->out)
+	{
+		Expr	   *e = (Expr *) lfirst(lc);
+		TmType		t;
+
+		pc[i] = -1;
+		if (!has_bad_var((Node *) e))
+		{
+			const char *save = ts->why;
+
+			if (expr_type(ts, b->pl, e, NULL, &t))
+			{
+				TmType	   *tp = palloc(sizeof(TmType));
+
+				*tp = t;
+				pc[i] = list_length(b->pl->sinkvals);
+				b->pl->sinkvals = lappend(b->pl->sinkvals, e);
+				h->payload_types = lappend(h->payload_types, tp);
+			}
+			ts->why = save;
+		}
+		i++;
+	}
+	b->pl->sink_label = psprintf("Hash Build %d on (%s)", id, deparse_list(ts, b->pl, keys, ", "));
+	ts->hashes = lappend(ts->hashes, h);
+	ts->pipelines = lappend(ts->pipelines, b->pl);
+	*payload_cols = pc;
+	return id;
+}
+
+static Stream *
+translate_join(TState *ts, Join *join, List *keyclauses, List *residual)
+{
+	Plan	   *outerp = outerPlan(join);
+	Plan	   *innerp = innerPlan(join);
+	JoinType	jt = join->jointype;
+	TmJoinKind	tk;
+	bool		swap = false;
+	Stream	   *probe,
+			   *build;
+	List	   *pkeys = NIL,
+			   *bkeys = NIL;
+	TmType	   *keytypes;
+	int		   *pc;
+	int			ht,
+				level,
+				nk;
+	List	   *payload = NIL;
+	List	   *outer_out,
+			   *inner_out;
+	ListCell   *lc;
+	BOp		   *op;
+	bool		ok = true;
+	Expr	   *res = NULL;
+	List	   *quals;
+	Stream	   *s;
+	char	   *reslabel;
+
+	switch (jt)
+	{
+		case JOIN_INNER:
+			tk = TM_JOIN_INNER;
+			break;
+		case JOIN_LEFT:
+			tk = TM_JOIN_LEFT;
+			break;
+		case JOIN_RIGHT:
+			tk = TM_JOIN_LEFT;
+			swap = true;
+			break;
+		case JOIN_SEMI:
+			tk = TM_JOIN_SEMI;
+			break;
+		case JOIN_ANTI:
+			tk = TM_JOIN_ANTI;
+			break;
+		default:
+			return fail(ts, "join type not supported");
+	}
+	if (keyclauses == NIL)
+		return fail(ts, "join without an equality clause");
+
+	/* a Hash node above the build side only passes rows through */
+	build = translate_node(ts, swap ? outerp : innerp);
+	if (build == NULL || !settle(ts, build))
+		return NULL;
+	probe = translate_node(ts, swap ? innerp : outerp);
+	if (probe == NULL || !settle(ts, probe))
+		return NULL;
+
+	/* keys: clause args are (outer expr, inner expr) */
+	nk = list_length(keyclauses);
+	keytypes = palloc0(sizeof(TmType) * nk);
+	nk = 0;
+	foreach(lc, keyclauses)
+	{
+		OpExpr	   *clause = (OpExpr *) lfirst(lc);
+		Expr	   *l,
+				   *r,
+				   *pe,
+				   *be;
+		TmType		pt,
+					bt;
+		const char *why = NULL;
+
+		if (!IsA(clause, OpExpr) || list_length(clause->args) != 2)
+			return fail(ts, "join key clause is not a binary operator");
+		l = linitial(clause->args);
+		r = lsecond(clause->args);
+		if (swap)
+		{
+			pe = map_expr(ts, probe->pl, 0, NIL, probe->out, r, &ok);	/* inner refs */
+			be = map_expr(ts, build->pl, 0, build->out, NIL, l, &ok);
+		}
+		else
+		{
+			pe = map_expr(ts, probe->pl, 0, probe->out, NIL, l, &ok);
+			be = map_expr(ts, build->pl, 0, NIL, build->out, r, &ok);
+		}
+		if (!ok)
+			return NULL;
+		if (!expr_type(ts, probe->pl, pe, NULL, &pt) || !expr_type(ts, build->pl, be, NULL, &bt))
+			return NULL;
+		if (swap ? !tm_join_key_type(&bt, &pt, clause->opno, &keytypes[nk], &why)
+			: !tm_join_key_type(&pt, &bt, clause->opno, &keytypes[nk], &why))
+			return fail(ts, why ? why : "join key types not supported");
+		if (!expr_type(ts, probe->pl, pe, &keytypes[nk], NULL) ||
+			!expr_type(ts, build->pl, be, &keytypes[nk], NULL))
+			return NULL;
+		pkeys = lappend(pkeys, pe);
+		bkeys = lappend(bkeys, be);
+		nk++;
+	}
+
+	ht = finish_build(ts, build, bkeys, keytypes, &pc);
+
+	/* the probe: payload columns become slots of a new level */
+	op = palloc0(sizeof(BOp));
+	op->kind = TM_OP_PROBE;
+	op->jointype = tk;
+	op->ht = ht;
+	op->keys = pkeys;
+	op->keytypes = keytypes;
+	op->est_rows = join->plan.plan_rows;
+	probe->pl->ops = lappend(probe->pl->ops, op);
+	level = list_length(probe->pl->ops);
+	for (int i = 0; i < list_length(build->out); i++)
+	{
+		Expr	   *e = (Expr *) list_nth(build->out, i);
+
+		if (pc[i] >= 0)
+		{
+			TmType	   *t = (TmType *) list_nth(ts->hashes ? ((BHash *) list_nth(ts->hashes, ht))->payload_types : NIL, pc[i]);
+			int			s = add_slot(probe->pl, level, pc[i], exprType((Node *) e),
+									 exprTypmod((Node *) e), exprCollation((Node *) e), t,
+									 origin_of(build->pl, e));
+
+			payload = lappend(payload, slot_var(probe->pl, s));
+		}
+		else
+			payload = lappend(payload, bad_var(exprType((Node *) e), exprTypmod((Node *) e),
+											   exprCollation((Node *) e)));
+	}
+	outer_out = swap ? payload : probe->out;
+	inner_out = swap ? probe->out : payload;
+
+	/* residual join quals, evaluated per key match */
+	if (residual != NIL)
+	{
+		List	   *r = (List *) map_expr(ts, probe->pl, 0, outer_out, inner_out, (Expr *) residual, &ok);
+
+		if (!ok)
+			return NULL;
+		res = make_ands_explicit(r);
+		if (!expr_type(ts, probe->pl, res, NULL, NULL))
+			return NULL;
+		op->qual = res;
+	}
+	reslabel = res ? psprintf(" Join Filter: %s", deparse(ts, probe->pl, res)) : "";
+	{
+		static const char *const names[] = {"?", "Inner", "Semi", "Anti", "Left"};
+		StringInfoData kb;
+
+		initStringInfo(&kb);
+		for (int i = 0; i < list_length(pkeys); i++)
+			appendStringInfo(&kb, "%s%s = %s", i ? " AND " : "",
+							 deparse(ts, probe->pl, list_nth(pkeys, i)),
+							 deparse(ts, build->pl, list_nth(bkeys, i)));
+		op->label = psprintf("Hash Probe %d (%s) on (%s)%s", ht, names[tk], kb.data, reslabel);
+	}
+
+	s = palloc0(sizeof(Stream));
+	s->pl = probe->pl;
+	s->rows = join->plan.plan_rows;
+	if (!swap)
+		s->order = probe->order;
+
+	/* quals after the join, then the output */
+	quals = (List *) map_expr(ts, s->pl, 0, outer_out, inner_out, (Expr *) join->plan.qual, &ok);
+	if (!ok || !add_filter(ts, s, quals, s->rows))
+		return NULL;
+	s->out = map_tlist(ts, s->pl, 0, outer_out, inner_out, join->plan.targetlist, &ok);
+	if (!ok)
+		return NULL;
+	return s;
+}
+
+static Stream *
+translate_nestloop(TState *ts, NestLoop *nl)
+{
+	List	   *keys = NIL,
+			   *rest = NIL;
+	ListCell   *lc;
+
+	if (nl->nestParams != NIL)
+		return fail(ts, "parameterized nested loop");
+	foreach(lc, nl->join.joinqual)
+	{
+		Node	   *q = lfirst(lc);
+
+		if (IsA(q, OpExpr) && list_length(((OpExpr *) q)->args) == 2)
+		{
+			OpExpr	   *op = (OpExpr *) q;
+			Node	   *l = linitial(op->args);
+			Node	   *r = lsecond(op->args);
+
+			if ((op_hashjoinable(op->opno, exprType(l)) || op_mergejoinable(op->opno, exprType(l))) &&
+				!contain_volatile_functions(q))
+			{
+				if (only_varno(l, OUTER_VAR) && only_varno(r, INNER_VAR))
+				{
+					keys = lappend(keys, op);
+					continue;
+				}
+				if (only_varno(l, INNER_VAR) && only_varno(r, OUTER_VAR))
+				{
+					OpExpr	   *c = (OpExpr *) copyObject(op);
+					Oid			comm = get_commutator(op->opno);
+
+					if (OidIsValid(comm))
+					{
+						c->opno = comm;
+						c->opfuncid = get_opcode(comm);
+						c->args = list_make2(r, l);
+						keys = lappend(keys, c);
+						continue;
+					}
+				}
+			}
+		}
+		rest = lappend(rest, q);
+	}
+	return translate_join(ts, &nl->join, keys, rest);
+}
+
+/* ---------------------------------------------------------------- aggregation */
+
+typedef struct AggCollect
+{
+	TState	   *ts;
+	Agg		   *top;			/* the (Finalize or simple) Agg */
+	Agg		   *bottom;			/* the Partial Agg, or top */
+	Stream	   *in;				/* input stream of bottom */
+	List	   *groups;			/* Expr over in's slots */
+	List	   *group_src;		/* bottom-input column index (1-based) per group, 0 if none */
+	List	   *aggs;			/* BAgg */
+	List	   *aggrefs;		/* the Aggref (from top) per BAgg (avg: two entries point to one) */
+	bool		failed;
+} AggCollect;
+
+static bool
+is_partial(Agg *a)
+{
+	return DO_AGGSPLIT_SKIPFINAL(a->aggsplit);
+}
+
+/* expression of bottom's input column attno (1-based) */
+static Expr *
+input_col(AggCollect *ac, int attno)
+{
+	if (attno < 1 || attno > list_length(ac->in->out))
+		return NULL;
+	return (Expr *) list_nth(ac->in->out, attno - 1);
+}
+
+static int
+group_index_for_input(AggCollect *ac, int attno)
+{
+	int			i = 0;
+	ListCell   *lc;
+	Expr	   *e;
+
+	foreach(lc, ac->group_src)
+	{
+		if (lfirst_int(lc) == attno)
+			return i;
+		i++;
+	}
+	/* a column functionally dependent on the group keys: group by it too */
+	e = input_col(ac, attno);
+	if (e == NULL)
+		return -1;
+	ac->groups = lappend(ac->groups, e);
+	ac->group_src = lappend_int(ac->group_src, attno);
+	return list_length(ac->groups) - 1;
+}
+
+static bool
+sum_restype(TState *ts, const TmType *arg, TmType *res)
+{
+	const char *why = NULL;
+
+	switch (arg->kind)
+	{
+		case TM_K_INT2:
+		case TM_K_INT4:
+			return tm_type_from_pg(INT8OID, -1, InvalidOid, res, &why);
+		case TM_K_INT8:
+			memset(res, 0, sizeof(TmType));
+			res->kind = TM_K_NUMERIC;
+			res->scale = 0;
+			res->typmod = -1;
+			res->pgtype = NUMERICOID;
+			return true;
+		case TM_K_NUMERIC:
+			*res = *arg;
+			res->typmod = -1;
+			return true;
+		case TM_K_FLOAT4:
+		case TM_K_FLOAT8:
+			*res = *arg;
+			return true;
+		default:
+			return false;
+	}
+}
+
+static int
+add_agg(AggCollect *ac, TmAggKind kind, Aggref *ref, Expr *arg, Expr *filter, bool distinct,
+		const TmType *restype, const TmType *coerce)
+{
+	BAgg	   *a = palloc0(sizeof(BAgg));
+	ListCell   *lc;
+	int			i = 0;
+
+	a->kind = kind;
+	a->arg = arg;
+	a->filter = filter;
+	a->distinct = distinct;
+	a->restype = *restype;
+	if (coerce)
+		a->argcoerce = *coerce;
+	a->origin = ref;
+	/* share identical aggregates */
+	foreach(lc, ac->aggs)
+	{
+		BAgg	   *o = (BAgg *) lfirst(lc);
+
+		if (o->kind == a->kind && o->distinct == a->distinct && equal(o->arg, a->arg) &&
+			equal(o->filter, a->filter) && memcmp(&o->restype, &a->restype, sizeof(TmType)) == 0 &&
+			memcmp(&o->argcoerce, &a->argcoerce, sizeof(TmType)) == 0)
+			return i;
+		i++;
+	}
+	ac->aggs = lappend(ac->aggs, a);
+	return list_length(ac->aggs) - 1;
+}
+
+/*
+ * Analyze one Aggref of the top Agg.  Returns an expression over "agg placeholders":
+ * Var(varno = TM_BAD_VARNO - 1, varattno = agg index + 1) that are later replaced by result slots.
+ */
+#define TM_AGGREF_VARNO (TM_BAD_VARNO - 1)
+
+static Expr *
+agg_placeholder(int idx, Oid type, int32 typmod)
+{
+	return (Expr *) makeVar(TM_AGGREF_VARNO, idx + 1, type, typmod, InvalidOid, 0);
+}
+
+static Expr *
+analyze_aggref(AggCollect *ac, Aggref *ref)
+{
+	TState	   *ts = ac->ts;
+	Aggref	   *src = ref;
+	Expr	   *arg = NULL;
+	Expr	   *filter = NULL;
+	TmType		argt,
+				rest;
+	bool		ok = true;
+	bool		distinct;
+	Oid			fn;
+	const char *why = NULL;
+
+	if (DO_AGGSPLIT_COMBINE(ref->aggsplit))
+	{
+		/* Finalize: the argument is the bottom Agg's output column holding the partial Aggref */
+		Var		   *v;
+		TargetEntry *tle;
+
+		if (list_length(ref->args) != 1)
+			return fail(ts, "unexpected combining aggregate");
+		v = (Var *) ((TargetEntry *) linitial(ref->args))->expr;
+		if (!IsA(v, Var) || v->varno != OUTER_VAR)
+			return fail(ts, "unexpected combining aggregate argument");
+		/* the child of top may be Gather / Sort over bottom: they pass columns through unchanged */
+		tle = list_nth(ac->bottom->plan.targetlist, v->varattno - 1);
+		if (!IsA(tle->expr, Aggref))
+			return fail(ts, "unexpected partial aggregate");
+		src = (Aggref *) tle->expr;
+	}
+	if (src->aggorder != NIL && src->aggdistinct == NIL)
+		;						/* ORDER BY inside count/sum/min/max does not change them */
+	if (src->aggdistinct != NIL && list_length(src->args) != 1)
+		return fail(ts, "DISTINCT aggregate over several arguments");
+	if (src->aggvariadic || src->aggkind != AGGKIND_NORMAL || src->agglevelsup != 0)
+		return fail(ts, "aggregate form not supported");
+	distinct = src->aggdistinct != NIL;
+	fn = src->aggfnoid;
+
+	if (src->args != NIL)
+	{
+		if (list_length(src->args) != 1)
+			return fail(ts, "aggregate with several arguments");
+		arg = map_expr(ts, ac->in->pl, 0, ac->in->out, NIL, ((TargetEntry *) linitial(src->args))->expr, &ok);
+		if (!ok || !expr_type(ts, ac->in->pl, arg, NULL, &argt))
+			return NULL;
+	}
+	if (src->aggfilter)
+	{
+		filter = map_expr(ts, ac->in->pl, 0, ac->in->out, NIL, src->aggfilter, &ok);
+		if (!ok || !expr_type(ts, ac->in->pl, filter, NULL, NULL))
+			return NULL;
+	}
+
+	switch (fn)
+	{
+		case F_COUNT_:
+			{
+				TmType		t;
+
+				tm_type_from_pg(INT8OID, -1, InvalidOid, &t, &why);
+				return agg_placeholder(add_agg(ac, TM_AGG_COUNT_STAR, ref, NULL, filter, false, &t, NULL),
+									   INT8OID, -1);
+			}
+		case F_COUNT_ANY:
+			{
+				TmType		t;
+
+				tm_type_from_pg(INT8OID, -1, InvalidOid, &t, &why);
+				return agg_placeholder(add_agg(ac, TM_AGG_COUNT, ref, arg, filter, distinct, &t, NULL),
+									   INT8OID, -1);
+			}
+		case F_SUM_INT2:
+		case F_SUM_INT4:
+		case F_SUM_INT8:
+		case F_SUM_NUMERIC:
+		case F_SUM_FLOAT4:
+		case F_SUM_FLOAT8:
+			if (!sum_restype(ts, &argt, &rest))
+				return fail(ts, "sum() over this type is not supported");
+			return agg_placeholder(add_agg(ac, TM_AGG_SUM, ref, arg, filter, distinct, &rest, NULL),
+								   ref->aggtype, -1);
+		case F_MIN_INT2:
+		case F_MIN_INT4:
+		case F_MIN_INT8:
+		case F_MIN_NUMERIC:
+		case F_MIN_FLOAT4:
+		case F_MIN_FLOAT8:
+		case F_MIN_DATE:
+		case F_MIN_TIMESTAMP:
+		case F_MIN_TEXT:
+		case F_MIN_BPCHAR:
+		case F_MAX_INT2:
+		case F_MAX_INT4:
+		case F_MAX_INT8:
+		case F_MAX_NUMERIC:
+		case F_MAX_FLOAT4:
+		case F_MAX_FLOAT8:
+		case F_MAX_DATE:
+		case F_MAX_TIMESTAMP:
+		case F_MAX_TEXT:
+		case F_MAX_BPCHAR:
+			{
+				bool		ismin = (fn == F_MIN_INT2 || fn == F_MIN_INT4 || fn == F_MIN_INT8 ||
+									 fn == F_MIN_NUMERIC || fn == F_MIN_FLOAT4 || fn == F_MIN_FLOAT8 ||
+									 fn == F_MIN_DATE || fn == F_MIN_TIMESTAMP || fn == F_MIN_TEXT ||
+									 fn == F_MIN_BPCHAR);
+
+				if ((argt.kind == TM_K_TEXT || argt.kind == TM_K_BPCHAR) &&
+					!lc_collate_is_c(src->inputcollid))
+					return fail(ts, "min/max of text in a non-C collation");
+				rest = argt;
+				/* output typmod: PostgreSQL's min/max keep the type but not the typmod */
+				rest.typmod = -1;
+				return agg_placeholder(add_agg(ac, ismin ? TM_AGG_MIN : TM_AGG_MAX, ref, arg, filter,
+											   distinct, &rest, NULL),
+									   ref->aggtype, -1);
+			}
+		case F_AVG_INT2:
+		case F_AVG_INT4:
+		case F_AVG_INT8:
+		case F_AVG_NUMERIC:
+		case F_AVG_FLOAT4:
+		case F_AVG_FLOAT8:
+			{
+				TmType		cnt;
+				TmType		f8;
+				int			si,
+							ci;
+				Expr	   *sumv,
+						   *cntv;
+
+				tm_type_from_pg(INT8OID, -1, InvalidOid, &cnt, &why);
+				if (fn == F_AVG_FLOAT4 || fn == F_AVG_FLOAT8)
+				{
+					tm_type_from_pg(FLOAT8OID, -1, InvalidOid, &f8, &why);
+					if (!expr_type(ts, ac->in->pl, arg, &f8, NULL))
+						return NULL;
+					si = add_agg(ac, TM_AGG_SUM, ref, arg, filter, distinct, &f8,
+								 fn == F_AVG_FLOAT4 ? &f8 : NULL);
+					ci = add_agg(ac, TM_AGG_COUNT, ref, arg, filter, distinct, &cnt, NULL);
+					sumv = agg_placeholder(si, FLOAT8OID, -1);
+					cntv = agg_placeholder(ci, INT8OID, -1);
+					/* float8_avg: Sx / N */
+					return (Expr *) makeFuncExpr(F_FLOAT8DIV, FLOAT8OID,
+												 list_make2(sumv,
+															makeFuncExpr(F_FLOAT8_INT8, FLOAT8OID,
+																		 list_make1(cntv), InvalidOid,
+																		 InvalidOid, COERCE_EXPLICIT_CALL)),
+												 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+				}
+				if (!sum_restype(ts, &argt, &rest))
+					return fail(ts, "avg() over this type is not supported");
+				si = add_agg(ac, TM_AGG_SUM, ref, arg, filter, distinct, &rest, NULL);
+				ci = add_agg(ac, TM_AGG_COUNT, ref, arg, filter, distinct, &cnt, NULL);
+				sumv = agg_placeholder(si, rest.pgtype, -1);
+				cntv = agg_placeholder(ci, INT8OID, -1);
+				if (rest.pgtype == INT8OID)
+					sumv = (Expr *) makeFuncExpr(F_NUMERIC_INT8, NUMERICOID, list_make1(sumv),
+												 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+				/* int8_avg / numeric_avg / numeric_poly_avg: numeric_div(sum, count) */
+				return (Expr *) makeFuncExpr(F_NUMERIC_DIV, NUMERICOID,
+											 list_make2(sumv,
+														makeFuncExpr(F_NUMERIC_INT8, NUMERICOID,
+																	 list_make1(cntv), InvalidOid,
+																	 InvalidOid, COERCE_EXPLICIT_CALL)),
+											 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+			}
+		default:
+			return fail(ts, psprintf("aggregate %s is not supported", format_procedure(fn)));
+	}
+}
+
+/* Mutator over the top Agg's tlist / qual: group columns and Aggrefs -> placeholders. */
+#define TM_GROUP_VARNO (TM_BAD_VARNO - 2)
+
+static Node *
+agg_mutator(Node *node, AggCollect *ac)
+{
+	if (node == NULL || ac->failed)
+		return node;
+	if (IsA(node, Aggref))
+	{
+		Expr	   *e = analyze_aggref(ac, (Aggref *) node);
+
+		if (e == NULL)
+			ac->failed = true;
+		return (Node *) e;
+	}
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+		int			attno;
+		int			g;
+
+		if (v->varno != OUTER_VAR)
+		{
+			ac->failed = true;
+			return fail(ac->ts, "unexpected variable in aggregate output");
+		}
+		attno = v->varattno;
+		if (ac->top != ac->bottom)
+		{
+			/* Finalize: column of the bottom Agg's output, which must be a plain input column */
+			TargetEntry *tle = list_nth(ac->bottom->plan.targetlist, attno - 1);
+			Var		   *iv = (Var *) tle->expr;
+
+			if (!IsA(iv, Var) || iv->varno != OUTER_VAR)
+			{
+				ac->failed = true;
+				return fail(ac->ts, "unexpected partial aggregate output");
+			}
+			attno = iv->varattno;
+		}
+		g = group_index_for_input(ac, attno);
+		if (g < 0)
+		{
+			ac->failed = true;
+			return fail(ac->ts, "unexpected aggregate input column");
+		}
+		return (Node *) makeVar(TM_GROUP_VARNO, g + 1, v->vartype, v->vartypmod, v->varcollid, 0);
+	}
+	if (IsA(node, Param))
+	{
+		ac->failed = true;
+		return fail(ac->ts, "parameters above an aggregate are not supported");
+	}
+	if (IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) || IsA(node, GroupingFunc))
+	{
+		ac->failed = true;
+		return fail(ac->ts, "subplans and grouping functions in aggregate output are not supported");
+	}
+	return expression_tree_mutator(node, agg_mutator, (void *) ac);
+}
+
+typedef struct FinalCtx
+{
+	int			ngroups;
+	int		   *agg_slot;		/* agg index -> slot */
+	int		   *group_slot;		/* group index -> slot */
+	BPipeline  *pl;
+} FinalCtx;
+
+static Node *
+final_mutator(Node *node, FinalCtx *c)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		if (v->varno == TM_GROUP_VARNO)
+			return (Node *) slot_var(c->pl, c->group_slot[v->varattno - 1]);
+		if (v->varno == TM_AGGREF_VARNO)
+			return (Node *) slot_var(c->pl, c->agg_slot[v->varattno - 1]);
+	}
+	return expression_tree_mutator(node, final_mutator, (void *) c);
+}
+
+static Stream *
+translate_agg(TState *ts, Agg *top)
+{
+	AggCollect	ac;
+	Plan	   *below;
+	List	   *tl,
+			   *ql;
+	BPipeline  *in,
+			   *pl;
+	int			rid,
+				ng,
+				na,
+				i;
+	List	   *coltypes = NIL;
+	FinalCtx	fc;
+	ListCell   *lc;
+	Stream	   *s;
+	Plan	   *sorter = NULL;
+	StringInfoData lb;
+
+	if (top->groupingSets != NIL || top->aggstrategy == AGG_MIXED)
+		return fail(ts, "grouping sets are not supported");
+	if (is_partial(top))
+		return fail(ts, "a partial aggregate alone cannot be offloaded");
+
+	memset(&ac, 0, sizeof(ac));
+	ac.ts = ts;
+	ac.top = top;
+	ac.bottom = top;
+	below = outerPlan(top);
+	if (DO_AGGSPLIT_COMBINE(top->aggsplit))
+	{
+		Plan	   *p = below;
+
+		/* Finalize Agg <- Gather / Gather Merge / Sort ... <- Partial Agg */
+		while (p && !IsA(p, Agg))
+		{
+			if (IsA(p, Sort) || IsA(p, IncrementalSort) || IsA(p, GatherMerge))
+			{
+				if (sorter == NULL)
+					sorter = p;
+			}
+			else if (!IsA(p, Gather) && !IsA(p, Material))
+				return fail(ts, "unexpected node between Finalize and Partial Aggregate");
+			p = outerPlan(p);
+		}
+		if (p == NULL || !is_partial((Agg *) p) || ((Agg *) p)->groupingSets != NIL)
+			return fail(ts, "Finalize Aggregate without its Partial Aggregate");
+		ac.bottom = (Agg *) p;
+		below = outerPlan(p);
+	}
+	else if (below && (IsA(below, Sort) || IsA(below, IncrementalSort) || IsA(below, GatherMerge)))
+		sorter = below;
+
+	ac.in = translate_node(ts, below);
+	if (ac.in == NULL || !settle(ts, ac.in))
+		return NULL;
+
+	/* group keys of the bottom Agg, over its input */
+	for (i = 0; i < ac.bottom->numCols; i++)
+	{
+		Expr	   *e = input_col(&ac, ac.bottom->grpColIdx[i]);
+
+		if (e == NULL)
+			return fail(ts, "bad group column");
+		ac.groups = lappend(ac.groups, e);
+		ac.group_src = lappend_int(ac.group_src, ac.bottom->grpColIdx[i]);
+	}
+
+	tl = NIL;
+	foreach(lc, top->plan.targetlist)
+		tl = lappend(tl, agg_mutator((Node *) lfirst_node(TargetEntry, lc)->expr, &ac));
+	ql = (List *) agg_mutator((Node *) top->plan.qual, &ac);
+	if (ac.failed)
+		return NULL;
+
+	/* finish the input pipeline with the AGG sink */
+	in = ac.in->pl;
+	rid = list_length(ts->results);
+	ng = list_length(ac.groups);
+	na = list_length(ac.aggs);
+	initStringInfo(&lb);
+	appendStringInfoString(&lb, "Aggregate");
+	if (ng > 0)
+		appendStringInfo(&lb, " by (%s)", deparse_list(ts, in, ac.groups, ", "));
+	foreach(lc, ac.groups)
+	{
+		TmType	   *t = palloc(sizeof(TmType));
+
+		if (!expr_type(ts, in, (Expr *) lfirst(lc), NULL, t))
+			return NULL;
+		coltypes = lappend(coltypes, t);
+	}
+	i = 0;
+	foreach(lc, ac.aggs)
+	{
+		BAgg	   *a = (BAgg *) lfirst(lc);
+		TmType	   *t = palloc(sizeof(TmType));
+		static const char *const names[] = {"?", "count(*)", "count", "sum", "min", "max"};
+
+		*t = a->restype;
+		coltypes = lappend(coltypes, t);
+		if (a->arg && !expr_type(ts, in, a->arg, a->argcoerce.kind ? &a->argcoerce : NULL, NULL))
+			return NULL;
+		if (a->kind == TM_AGG_COUNT_STAR)
+			appendStringInfo(&lb, "%scount(*)", i ? ", " : ": ");
+		else
+			appendStringInfo(&lb, "%s%s(%s%s)", i ? ", " : ": ", names[a->kind],
+							 a->distinct ? "DISTINCT " : "", deparse(ts, in, a->arg));
+		i++;
+	}
+	in->finished = true;
+	in->sinkkind = TM_SINK_AGG;
+	in->target = rid;
+	in->sinkkeys = ac.groups;
+	in->aggs = ac.aggs;
+	in->est_rows = ac.in->rows;
+	in->sink_label = lb.data;
+	ts->pipelines = lappend(ts->pipelines, in);
+	ts->results = lappend(ts->results, coltypes);
+
+	/* the next pipeline reads the groups */
+	pl = new_pipeline(TM_SRC_RESULT);
+	pl->src_result = rid;
+	pl->est_source_rows = top->plan.plan_rows;
+	pl->source_label = psprintf("Aggregate result %d", rid);
+	fc.pl = pl;
+	fc.ngroups = ng;
+	fc.group_slot = palloc(sizeof(int) * Max(ng, 1));
+	fc.agg_slot = palloc(sizeof(int) * Max(na, 1));
+	i = 0;
+	foreach(lc, ac.groups)
+	{
+		Expr	   *e = (Expr *) lfirst(lc);
+
+		fc.group_slot[i] = add_slot(pl, 0, i, exprType((Node *) e), exprTypmod((Node *) e),
+									exprCollation((Node *) e), (TmType *) list_nth(coltypes, i),
+									origin_of(in, e));
+		i++;
+	}
+	i = 0;
+	foreach(lc, ac.aggs)
+	{
+		BAgg	   *a = (BAgg *) lfirst(lc);
+		Aggref	   *o = makeNode(Aggref);
+		Oid			t = a->restype.pgtype;
+
+		/* display form: the aggregate over its origin arguments */
+		*o = *a->origin;
+		o->aggsplit = AGGSPLIT_SIMPLE;
+		o->aggtype = t;
+		o->aggtranstype = InvalidOid;
+		o->aggargtypes = NIL;
+		o->aggdirectargs = NIL;
+		o->aggorder = NIL;
+		o->aggdistinct = NIL;
+		o->aggfilter = NULL;
+		if (a->kind == TM_AGG_COUNT_STAR)
+		{
+			o->aggfnoid = F_COUNT_;
+			o->args = NIL;
+			o->aggstar = true;
+		}
+		else
+		{
+			o->aggfnoid = a->kind == TM_AGG_COUNT ? F_COUNT_ANY : o->aggfnoid;
+			o->args = list_make1(makeTargetEntry(origin_of(in, a->arg), 1, NULL, false));
+			o->aggstar = false;
+		}
+		fc.agg_slot[i] = add_slot(pl, 0, ng + i, t, -1, InvalidOid, &a->restype, (Expr *) o);
+		i++;
+	}
+
+	s = palloc0(sizeof(Stream));
+	s->pl = pl;
+	s->rows = top->plan.plan_rows;
+	s->out = (List *) final_mutator((Node *) tl, &fc);
+	s->pending_qual = (List *) final_mutator((Node *) ql, &fc);
+
+	/* sorted aggregation keeps its input's order on the group keys */
+	if (top->aggstrategy == AGG_SORTED && ng > 0)
+	{
+		List	   *group_vars = NIL;
+
+		for (i = 0; i < ng; i++)
+			group_vars = lappend(group_vars, slot_var(pl, fc.group_slot[i]));
+		if (sorter != NULL)
+		{
+			/* the sorter's columns are those of the bottom Agg's input (or output, for Finalize) */
+			int			numCols;
+			AttrNumber *cols;
+			Oid		   *ops,
+					   *colls;
+			bool	   *nf;
+
+			if (IsA(sorter, Sort))
+			{
+				Sort	   *so = (Sort *) sorter;
+
+				numCols = so->numCols;
+				cols = so->sortColIdx;
+				ops = so->sortOperators;
+				colls = so->collations;
+				nf = so->nullsFirst;
+			}
+			else if (IsA(sorter, IncrementalSort))
+			{
+				Sort	   *so = &((IncrementalSort *) sorter)->sort;
+
+				numCols = so->numCols;
+				cols = so->sortColIdx;
+				ops = so->sortOperators;
+				colls = so->collations;
+				nf = so->nullsFirst;
+			}
+			else
+			{
+				GatherMerge *gm = (GatherMerge *) sorter;
+
+				numCols = gm->numCols;
+				cols = gm->sortColIdx;
+				ops = gm->sortOperators;
+				colls = gm->collations;
+				nf = gm->nullsFirst;
+			}
+			for (i = 0; i < numCols; i++)
+			{
+				int			attno = cols[i];
+				int			g = -1;
+				int			j = 0;
+				OrderKey   *k;
+				ListCell   *lc2;
+
+				if (ac.top != ac.bottom)
+				{
+					TargetEntry *tle = list_nth(ac.bottom->plan.targetlist, attno - 1);
+
+					if (!IsA(tle->expr, Var))
+						break;
+					attno = ((Var *) tle->expr)->varattno;
+				}
+				foreach(lc2, ac.group_src)
+				{
+					if (lfirst_int(lc2) == attno)
+					{
+						g = j;
+						break;
+					}
+					j++;
+				}
+				if (g < 0)
+					break;
+				k = palloc(sizeof(OrderKey));
+				k->expr = (Expr *) slot_var(pl, fc.group_slot[g]);
+				k->sortop = ops[i];
+				k->coll = colls[i];
+				k->nullsfirst = nf[i];
+				s->order = lappend(s->order, k);
+			}
+		}
+		else
+			s->order = map_order(ac.in->order, ac.groups, group_vars);
+		/* the parent may rely on the order of every group key: all or nothing */
+		if (list_length(s->order) < ac.bottom->numCols)
+			s->order = NIL;
+	}
+	return s;
+}
+
+/* ---------------------------------------------------------------- pass-through nodes */
+
+static Stream *
+translate_passthrough(TState *ts, Plan *plan, Plan *child, bool keep_order)
+{
+	Stream	   *c = translate_node(ts, child);
+	Stream	   *s;
+	bool		ok = true;
+	List	   *quals;
+
+	if (c == NULL)
+		return NULL;
+	s = palloc0(sizeof(Stream));
+	s->pl = c->pl;
+	s->rows = plan->plan_rows;
+	s->pending_qual = c->pending_qual;
+	if (plan->qual != NIL)
+	{
+		if (!settle(ts, c))
+			return NULL;
+		s->pending_qual = NIL;
+		quals = (List *) map_expr(ts, s->pl, 0, c->out, NIL, (Expr *) plan->qual, &ok);
+		if (!ok || !add_filter(ts, s, quals, s->rows))
+			return NULL;
+	}
+	s->out = map_tlist(ts, s->pl, 0, c->out, NIL, plan->targetlist, &ok);
+	if (!ok)
+		return NULL;
+	/* order keys and pending quals are over slots: still valid, the pipeline did not change */
+	if (keep_order)
+		s->order = c->order;
+	return s;
+}
+
+static Stream *
+translate_sort(TState *ts, Plan *plan, Sort *so)
+{
+	Stream	   *s = translate_passthrough(ts, plan, outerPlan(plan), false);
+
+	if (s == NULL)
+		return NULL;
+	s->order = sort_order(s->out, so->numCols, so->sortColIdx, so->sortOperators,
+						  so->collations, so->nullsFirst);
+	return s;
+}
+
+static Stream *
+translate_subqueryscan(TState *ts, SubqueryScan *sq)
+{
+	Stream	   *c = translate_node(ts, sq->subplan);
+	Stream	   *s;
+	bool		ok = true;
+	List	   *quals;
+	List	   *tlist;
+	List	   *qual;
+
+	if (c == NULL || !settle(ts, c))
+		return NULL;
+	s = palloc0(sizeof(Stream));
+	s->pl = c->pl;
+	s->rows = sq->scan.plan.plan_rows;
+	/* Vars of the subquery's range table entry refer to the subplan's output columns */
+	tlist = copyObject(sq->scan.plan.targetlist);
+	qual = copyObject(sq->scan.plan.qual);
+	ChangeVarNodes((Node *) tlist, sq->scan.scanrelid, OUTER_VAR, 0);
+	ChangeVarNodes((Node *) qual, sq->scan.scanrelid, OUTER_VAR, 0);
+	quals = (List *) map_expr(ts, s->pl, 0, c->out, NIL, (Expr *) qual, &ok);
+	if (!ok || !add_filter(ts, s, quals, s->rows))
+		return NULL;
+	s->out = map_tlist(ts, s->pl, 0, c->out, NIL, tlist, &ok);
+	if (!ok)
+		return NULL;
+	s->order = c->order;
+	return s;
+}
+
+/* ---------------------------------------------------------------- dispatcher */
+
+static Stream *
+translate_node(TState *ts, Plan *plan)
+{
+	if (plan == NULL)
+		return fail(ts, "missing input");
+	if (plan->initPlan != NIL)
+	{
+		/* initplans below the root are moved to the Custom Scan by the planner */
+	}
+	check_stack_depth();
+	switch (nodeTag(plan))
+	{
+		case T_SeqScan:
+			return translate_seqscan(ts, (SeqScan *) plan);
+		case T_HashJoin:
+			{
+				HashJoin   *hj = (HashJoin *) plan;
+
+				return translate_join(ts, &hj->join, hj->hashclauses, hj->join.joinqual);
+			}
+		case T_MergeJoin:
+			{
+				MergeJoin  *mj = (MergeJoin *) plan;
+
+				if (mj->skip_mark_restore && false)
+					return NULL;
+				return translate_join(ts, &mj->join, mj->mergeclauses, mj->join.joinqual);
+			}
+		case T_NestLoop:
+			return translate_nestloop(ts, (NestLoop *) plan);
+		case T_Agg:
+			return translate_agg(ts, (Agg *) plan);
+		case T_Hash:
+		case T_Material:
+		case T_Gather:
+			return translate_passthrough(ts, plan, outerPlan(plan), !IsA(plan, Gather));
+		case T_Sort:
+			return translate_sort(ts, plan, (Sort *) plan);
+		case T_IncrementalSort:
+			return translate_sort(ts, plan, &((IncrementalSort *) plan)->sort);
+		case T_GatherMerge:
+			{
+				GatherMerge *gm = (GatherMerge *) plan;
+				Stream	   *s = translate_passthrough(ts, plan, outerPlan(plan), false);
+
+				if (s)
+					s->order = sort_order(s->out, gm->numCols, gm->sortColIdx, gm->sortOperators,
+										  gm->collations, gm->nullsFirst);
+				return s;
+			}
+		case T_Result:
+			{
+				Result	   *r = (Result *) plan;
+
+				if (r->resconstantqual != NULL || outerPlan(plan) == NULL)
+					return fail(ts, "Result node with a constant qual or without input");
+				return translate_passthrough(ts, plan, outerPlan(plan), true);
+			}
+		case T_SubqueryScan:
+			return translate_subqueryscan(ts, (SubqueryScan *) plan);
+		default:
+			return fail(ts, "plan node not supported");
+	}
+}
+
+/* ---------------------------------------------------------------- finalization */
+
+typedef struct SlotWalk
+{
+	bool	   *used;
+	int			nslots;
+} SlotWalk;
+
+static bool
+used_walker(Node *node, SlotWalk *w)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varno == TM_SLOT_VARNO)
+	{
+		int			s = ((Var *) node)->varattno - 1;
+
+		if (s >= 0 && s < w->nslots)
+			w->used[s] = true;
+		return false;
+	}
+	return expression_tree_walker(node, used_walker, (void *) w);
+}
+
+static Node *
+renum_mutator(Node *node, int *map)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == TM_SLOT_VARNO)
+	{
+		Var		   *v = (Var *) copyObject(node);
+
+		v->varattno = map[v->varattno - 1] + 1;
+		return (Node *) v;
+	}
+	return expression_tree_mutator(node, renum_mutator, (void *) map);
+}
+
+/* result column of a slot of the output pipeline -> INDEX_VAR reference */
+typedef struct IndexCtx
+{
+	BPipeline  *pl;
+	int		   *colmap;			/* slot -> output column (0-based) */
+	bool		failed;
+} IndexCtx;
+
+static Node *
+index_mutator(Node *node, IndexCtx *c)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		if (v->varno == TM_SLOT_VARNO)
+		{
+			int			s = v->varattno - 1;
+
+			if (c->colmap[s] < 0)
+			{
+				c->failed = true;
+				return node;
+			}
+			return (Node *) makeVar(INDEX_VAR, c->colmap[s] + 1, v->vartype, v->vartypmod,
+									v->varcollid, 0);
+		}
+		if (v->varno < 0 && v->varno != INDEX_VAR)
+			c->failed = true;
+		return node;
+	}
+	return expression_tree_mutator(node, index_mutator, (void *) c);
+}
+
+static TmExpr *
+compile_final(TState *ts, TmType *types, int nslots, Expr *e, const TmType *coerce)
+{
+	const char *why = NULL;
+	TmExpr	   *c;
+
+	if (e == NULL)
+		return NULL;
+	c = tm_compile_expr(e, types, nslots, coerce, &why);
+	if (c == NULL)
+		fail(ts, why ? why : "expression not supported");
+	return c;
+}
+
+static bool
+plan_ordered(Plan *p)
+{
+	if (p == NULL)
+		return false;
+	switch (nodeTag(p))
+	{
+		case T_Sort:
+		case T_IncrementalSort:
+		case T_GatherMerge:
+		case T_MergeJoin:
+			return true;
+		case T_Agg:
+			return ((Agg *) p)->aggstrategy == AGG_SORTED && ((Agg *) p)->numCols > 0;
+		case T_HashJoin:
+		case T_NestLoop:
+		case T_Material:
+		case T_Memoize:
+		case T_Result:
+		case T_Hash:
+			return plan_ordered(outerPlan(p));
+		case T_SubqueryScan:
+			return plan_ordered(((SubqueryScan *) p)->subplan);
+		case T_SeqScan:
+		case T_Gather:
+			return false;
+		default:
+			return true;
+	}
+}
+
+TmTranslation *
+tm_translate(PlannedStmt *pstmt, Plan *root, bool need_order, const char **why)
+{
+	TState		ts;
+	Stream	   *s;
+	TmTranslation *tr;
+	TmPlan	   *plan;
+	BPipeline  *last;
+	List	   *pipelines;
+	int			npl,
+				p,
+				i;
+	int		   *colmap;
+	List	   *order = NIL;
+	Bitmapset  *rels = NULL;
+	bool	  **ht_used;
+	int		  **ht_remap;
+	int			nht;
+	ListCell   *lc;
+	IndexCtx	ic;
+	int			ntl;
+
+	memset(&ts, 0, sizeof(ts));
+	ts.pstmt = pstmt;
+	for (i = 1; i <= list_length(pstmt->rtable); i++)
+		rels = bms_add_member(rels, i);
+	ts.dpcontext = deparse_context_for_plan_tree(pstmt,
+												 select_rtable_names_for_explain(pstmt->rtable, rels));
+
+	s = translate_node(&ts, root);
+	if (s == NULL)
+		goto failed;
+
+	if (need_order && plan_ordered(root))
+	{
+		if (s->order == NIL)
+		{
+			fail(&ts, "the order of the output cannot be reproduced");
+			goto failed;
+		}
+		order = s->order;
+	}
+
+	/* ---- the output: a result read as it is, or an EMIT sink ---- */
+	last = s->pl;
+	colmap = palloc(sizeof(int) * Max(last->nslots, 1));
+	for (i = 0; i < last->nslots; i++)
+		colmap[i] = -1;
+	if (last->srckind == TM_SRC_RESULT && last->ops == NIL)
+	{
+		for (i = 0; i < last->nslots; i++)
+			if (last->slots[i].level == 0)
+				colmap[i] = last->slots[i].col;
+		pipelines = ts.pipelines;
+	}
+	else
+	{
+		SlotWalk	w;
+		List	   *coltypes = NIL;
+
+		w.nslots = last->nslots;
+		w.used = palloc0(sizeof(bool) * Max(last->nslots, 1));
+		used_walker((Node *) s->out, &w);
+		used_walker((Node *) s->pending_qual, &w);
+		foreach(lc, order)
+			used_walker((Node *) ((OrderKey *) lfirst(lc))->expr, &w);
+		for (i = 0; i < last->nslots; i++)
+		{
+			TmType	   *t;
+
+			if (!w.used[i])
+				continue;
+			colmap[i] = list_length(last->sinkvals);
+			last->sinkvals = lappend(last->sinkvals, slot_var(last, i));
+			t = palloc(sizeof(TmType));
+			*t = last->slots[i].type;
+			coltypes = lappend(coltypes, t);
+		}
+		last->finished = true;
+		last->sinkkind = TM_SINK_EMIT;
+		last->target = list_length(ts.results);
+		last->est_rows = s->rows;
+		last->sink_label = pstrdup("Emit rows");
+		ts.results = lappend(ts.results, coltypes);
+		pipelines = lappend(list_copy(ts.pipelines), last);
+	}
+
+	tr = palloc0(sizeof(TmTranslation));
+
+	/* node targetlist / qual over INDEX_VAR */
+	ic.pl = last;
+	ic.colmap = colmap;
+	ic.failed = false;
+	i = 0;
+	foreach(lc, root->targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		TargetEntry *n = flatCopyTargetEntry(tle);
+
+		n->expr = (Expr *) index_mutator((Node *) list_nth(s->out, i), &ic);
+		tr->tlist = lappend(tr->tlist, n);
+		i++;
+	}
+	tr->qual = (List *) index_mutator((Node *) s->pending_qual, &ic);
+	ntl = list_length(tr->tlist);
+	if (order != NIL)
+	{
+		int			k = 0;
+
+		tr->nsortkeys = list_length(order);
+		tr->sortcols = palloc(sizeof(AttrNumber) * tr->nsortkeys);
+		tr->sortops = palloc(sizeof(Oid) * tr->nsortkeys);
+		tr->sortcolls = palloc(sizeof(Oid) * tr->nsortkeys);
+		tr->nullsfirst = palloc(sizeof(bool) * tr->nsortkeys);
+		foreach(lc, order)
+		{
+			OrderKey   *ok = (OrderKey *) lfirst(lc);
+
+			tr->tlist = lappend(tr->tlist,
+								makeTargetEntry((Expr *) index_mutator((Node *) ok->expr, &ic),
+												++ntl, NULL, true));
+			tr->sortcols[k] = ntl;
+			tr->sortops[k] = ok->sortop;
+			tr->sortcolls[k] = ok->coll;
+			tr->nullsfirst[k] = ok->nullsfirst;
+			k++;
+		}
+	}
+	if (ic.failed || has_bad_var((Node *) tr->tlist) || has_bad_var((Node *) tr->qual))
+	{
+		fail(&ts, "the output uses a column themis cannot provide");
+		goto failed;
+	}
+
+	/* ---- prune unused slots and payload columns, last pipeline first ---- */
+	npl = list_length(pipelines);
+	nht = list_length(ts.hashes);
+	ht_used = palloc0(sizeof(bool *) * Max(nht, 1));
+	ht_remap = palloc0(sizeof(int *) * Max(nht, 1));
+	for (i = 0; i < nht; i++)
+	{
+		BHash	   *h = list_nth(ts.hashes, i);
+
+		ht_used[i] = palloc0(sizeof(bool) * Max(list_length(h->payload_types), 1));
+		ht_remap[i] = palloc(sizeof(int) * Max(list_length(h->payload_types), 1));
+	}
+
+	plan = palloc0(sizeof(TmPlan));
+	plan->npipelines = npl;
+	plan->pipelines = palloc0(sizeof(TmPipeline) * npl);
+
+	{
+		bool	  **used = palloc0(sizeof(bool *) * npl);
+
+		for (p = npl - 1; p >= 0; p--)
+		{
+			BPipeline  *pl = list_nth(pipelines, p);
+			SlotWalk	w;
+
+			w.nslots = pl->nslots;
+			w.used = palloc0(sizeof(bool) * Max(pl->nslots, 1));
+			foreach(lc, pl->ops)
+			{
+				BOp		   *op = lfirst(lc);
+
+				used_walker((Node *) op->keys, &w);
+				used_walker((Node *) op->qual, &w);
+			}
+			used_walker((Node *) pl->sinkkeys, &w);
+			if (pl->sinkkind == TM_SINK_HASH_BUILD)
+			{
+				List	   *vals = NIL;
+				BHash	   *h = list_nth(ts.hashes, pl->target);
+				List	   *types = NIL;
+
+				i = 0;
+				foreach(lc, pl->sinkvals)
+				{
+					if (ht_used[pl->target][i])
+					{
+						ht_remap[pl->target][i] = list_length(vals);
+						vals = lappend(vals, lfirst(lc));
+						types = lappend(types, list_nth(h->payload_types, i));
+					}
+					else
+						ht_remap[pl->target][i] = -1;
+					i++;
+				}
+				pl->sinkvals = vals;
+				h->payload_types = types;
+			}
+			used_walker((Node *) pl->sinkvals, &w);
+			foreach(lc, pl->aggs)
+			{
+				BAgg	   *a = lfirst(lc);
+
+				used_walker((Node *) a->arg, &w);
+				used_walker((Node *) a->filter, &w);
+			}
+			for (i = 0; i < pl->nslots; i++)
+			{
+				BSlot	   *sl = &pl->slots[i];
+
+				if (w.used[i] && sl->level > 0)
+				{
+					BOp		   *op = list_nth(pl->ops, sl->level - 1);
+
+					ht_used[op->ht][sl->col] = true;
+				}
+			}
+			used[p] = w.used;
+		}
+
+		/* ---- renumber, compile ---- */
+		for (p = 0; p < npl; p++)
+		{
+			BPipeline  *pl = list_nth(pipelines, p);
+			TmPipeline *tp = &plan->pipelines[p];
+			int		   *map = palloc(sizeof(int) * Max(pl->nslots, 1));
+			TmType	   *types;
+			int			n = 0;
+			List	   *attnos = NIL;
+			int			o;
+
+			tp->slots = palloc0(sizeof(TmSlot) * Max(pl->nslots, 1));
+			for (i = 0; i < pl->nslots; i++)
+			{
+				BSlot	   *sl = &pl->slots[i];
+				TmSlot	   *ns;
+
+				map[i] = -1;
+				if (!used[p][i])
+					continue;
+				map[i] = n;
+				ns = &tp->slots[n++];
+				ns->type = sl->type;
+				ns->level = sl->level;
+				if (sl->level == 0 && pl->srckind == TM_SRC_TABLE)
+				{
+					int			pos = list_length(attnos);
+					int			j = 0;
+					ListCell   *lc2;
+
+					foreach(lc2, attnos)
+					{
+						if (lfirst_int(lc2) == sl->col)
+						{
+							pos = j;
+							break;
+						}
+						j++;
+					}
+					if (pos == list_length(attnos))
+						attnos = lappend_int(attnos, sl->col);
+					ns->col = pos;
+				}
+				else if (sl->level > 0)
+				{
+					BOp		   *op = list_nth(pl->ops, sl->level - 1);
+
+					ns->col = ht_remap[op->ht][sl->col];
+				}
+				else
+					ns->col = sl->col;
+			}
+			tp->nslots = n;
+			types = palloc0(sizeof(TmType) * Max(n, 1));
+			for (i = 0; i < n; i++)
+				types[i] = tp->slots[i].type;
+
+			tp->srckind = pl->srckind;
+			tp->relid = pl->relid;
+			tp->rtindex = pl->rtindex;
+			tp->src_result = pl->src_result;
+			if (pl->srckind == TM_SRC_TABLE)
+			{
+				tp->nsrccols = list_length(attnos);
+				tp->src_attnos = palloc(sizeof(int16) * Max(tp->nsrccols, 1));
+				i = 0;
+				foreach(lc, attnos)
+					tp->src_attnos[i++] = (int16) lfirst_int(lc);
+			}
+			else
+				tp->nsrccols = list_length((List *) list_nth(ts.results, pl->src_result));
+			tp->source_label = pl->source_label;
+			tp->est_source_rows = pl->est_source_rows;
+			tp->est_rows = pl->est_rows;
+
+			tp->nops = list_length(pl->ops);
+			tp->ops = palloc0(sizeof(TmOp) * Max(tp->nops, 1));
+			o = 0;
+			foreach(lc, pl->ops)
+			{
+				BOp		   *bop = lfirst(lc);
+				TmOp	   *op = &tp->ops[o++];
+				int			k = 0;
+				ListCell   *lc2;
+
+				op->kind = bop->kind;
+				op->jointype = bop->jointype;
+				op->ht = bop->ht;
+				op->nkeys = list_length(bop->keys);
+				op->keys = palloc0(sizeof(TmExpr *) * Max(op->nkeys, 1));
+				foreach(lc2, bop->keys)
+				{
+					op->keys[k] = compile_final(&ts, types, n,
+												(Expr *) renum_mutator(lfirst(lc2), map),
+												&bop->keytypes[k]);
+					if (op->keys[k] == NULL)
+						goto failed;
+					k++;
+				}
+				if (bop->qual)
+				{
+					op->qual = compile_final(&ts, types, n, (Expr *) renum_mutator((Node *) bop->qual, map), NULL);
+					if (op->qual == NULL)
+						goto failed;
+				}
+				op->label = bop->label;
+				op->est_rows = bop->est_rows;
+			}
+
+			tp->sink.kind = pl->sinkkind;
+			tp->sink.target = pl->target;
+			tp->sink.label = pl->sink_label;
+			tp->sink.nkeys = list_length(pl->sinkkeys);
+			tp->sink.keys = palloc0(sizeof(TmExpr *) * Max(tp->sink.nkeys, 1));
+			i = 0;
+			foreach(lc, pl->sinkkeys)
+			{
+				tp->sink.keys[i] = compile_final(&ts, types, n, (Expr *) renum_mutator(lfirst(lc), map),
+												 pl->sinkkind == TM_SINK_HASH_BUILD ? &pl->sinkkeytypes[i] : NULL);
+				if (tp->sink.keys[i] == NULL)
+					goto failed;
+				i++;
+			}
+			tp->sink.nvals = list_length(pl->sinkvals);
+			tp->sink.vals = palloc0(sizeof(TmExpr *) * Max(tp->sink.nvals, 1));
+			i = 0;
+			foreach(lc, pl->sinkvals)
+			{
+				tp->sink.vals[i] = compile_final(&ts, types, n, (Expr *) renum_mutator(lfirst(lc), map), NULL);
+				if (tp->sink.vals[i] == NULL)
+					goto failed;
+				i++;
+			}
+			tp->sink.naggs = list_length(pl->aggs);
+			tp->sink.aggs = palloc0(sizeof(TmAgg) * Max(tp->sink.naggs, 1));
+			i = 0;
+			foreach(lc, pl->aggs)
+			{
+				BAgg	   *a = lfirst(lc);
+				TmAgg	   *ta = &tp->sink.aggs[i++];
+
+				ta->kind = a->kind;
+				ta->distinct = a->distinct;
+				ta->restype = a->restype;
+				if (a->arg)
+				{
+					ta->arg = compile_final(&ts, types, n, (Expr *) renum_mutator((Node *) a->arg, map),
+											a->argcoerce.kind ? &a->argcoerce : NULL);
+					if (ta->arg == NULL)
+						goto failed;
+				}
+				if (a->filter)
+				{
+					ta->filter = compile_final(&ts, types, n, (Expr *) renum_mutator((Node *) a->filter, map), NULL);
+					if (ta->filter == NULL)
+						goto failed;
+				}
+			}
+		}
+	}
+
+	/* hash tables and results */
+	plan->nhashtables = nht;
+	plan->hashtables = palloc0(sizeof(TmHashTable) * Max(nht, 1));
+	for (i = 0; i < nht; i++)
+	{
+		BHash	   *h = list_nth(ts.hashes, i);
+		TmHashTable *th = &plan->hashtables[i];
+		int			j = 0;
+
+		th->nkeys = h->nkeys;
+		th->keytypes = h->keytypes;
+		th->npayload = list_length(h->payload_types);
+		th->payloadtypes = palloc0(sizeof(TmType) * Max(th->npayload, 1));
+		foreach(lc, h->payload_types)
+			th->payloadtypes[j++] = *(TmType *) lfirst(lc);
+	}
+	plan->nresults = list_length(ts.results);
+	plan->results = palloc0(sizeof(TmResult) * Max(plan->nresults, 1));
+	for (i = 0; i < plan->nresults; i++)
+	{
+		List	   *cols = list_nth(ts.results, i);
+		int			j = 0;
+
+		plan->results[i].ncols = list_length(cols);
+		plan->results[i].coltypes = palloc0(sizeof(TmType) * Max(list_length(cols), 1));
+		foreach(lc, cols)
+			plan->results[i].coltypes[j++] = *(TmType *) lfirst(lc);
+	}
+	plan->output_result = (last->srckind == TM_SRC_RESULT && last->ops == NIL && !last->finished)
+		? last->src_result : last->target;
+
+	plan->nparams = list_length(ts.params);
+	plan->paramtypes = palloc0(sizeof(TmType) * Max(plan->nparams, 1));
+	i = 0;
+	foreach(lc, ts.params)
+	{
+		Param	   *pm = lfirst(lc);
+		const char *w = NULL;
+
+		if (!tm_type_from_pg(pm->paramtype, pm->paramtypmod, pm->paramcollid, &plan->paramtypes[i], &w))
+		{
+			fail(&ts, w);
+			goto failed;
+		}
+		i++;
+	}
+
+	/* custom_scan_tlist: one entry per output result column, typed as the column */
+	{
+		TmResult   *res = &plan->results[plan->output_result];
+
+		for (i = 0; i < res->ncols; i++)
+		{
+			TmType	   *t = &res->coltypes[i];
+			Expr	   *disp = NULL;
+			int			sl;
+
+			for (sl = 0; sl < last->nslots; sl++)
+				if (colmap[sl] == i)
+					break;
+			if (sl < last->nslots)
+			{
+				BSlot	   *bs = &last->slots[sl];
+
+				/* the scan tuple column has exactly the type the node's Vars expect */
+				t->pgtype = bs->pgtype;
+				t->typmod = bs->typmod;
+				if (bs->origin &&
+					exprType((Node *) bs->origin) == bs->pgtype &&
+					exprTypmod((Node *) bs->origin) == bs->typmod)
+					disp = (Expr *) copyObject(bs->origin);
+			}
+			if (disp == NULL)
+				disp = (Expr *) makeNullConst(t->pgtype, t->typmod,
+											  sl < last->nslots ? last->slots[sl].collid : InvalidOid);
+			tr->scan_tlist = lappend(tr->scan_tlist, makeTargetEntry(disp, i + 1, NULL, false));
+		}
+	}
+
+	tr->plan = plan;
+	tr->params = ts.params;
+	tr->source_rows = ts.source_rows;
+	tr->max_source_rows = ts.max_source_rows;
+	return tr;
+
+failed:
+	*why = ts.why ? ts.why : "not supported";
+	return NULL;
+}

@@ -1,0 +1,88 @@
+#!/bin/sh
+# run.sh PROBE BIN... — runs the engine unit test binaries (make unittest).
+#
+# Each binary prints a closing line "N passed, N failed" and exits non-zero on failure (test/unit/tm_unit.h).
+# gpu_* binaries run only if PROBE (test/unit/bin/probe_gpu) says a GPU is usable; otherwise they count
+# as skipped.  GPU_UNBUILT (environment) names gpu_*.cu tests that were not built (no nvcc, or CUDA=no):
+# skipped too.
+# Prints one row per binary, then the closing line "unit: N passed, N failed[, N skipped]", where N sums
+# the binaries' own counts (a binary that crashes or prints no closing line counts one failure).
+# Exit status: 1 if anything failed.
+#
+# UNIT_TIMEOUT (seconds, default 600) bounds each binary.
+
+probe="$1"
+shift
+
+passed=0
+failed=0
+skipped=0
+gpu_state=""			# "", yes, or no
+gpu_why=""
+timeout_s="${UNIT_TIMEOUT:-600}"
+
+run_timed() {
+	if command -v timeout >/dev/null 2>&1; then
+		timeout "$timeout_s" "$@"
+	else
+		"$@"
+	fi
+}
+
+for name in $GPU_UNBUILT; do
+	echo "  skip  $name (skipped: no GPU: built without CUDA)"
+	skipped=$((skipped + 1))
+done
+
+for bin in "$@"; do
+	name="$(basename "$bin")"
+	case "$name" in
+	gpu_*)
+		if [ -z "$gpu_state" ]; then
+			if [ -n "$probe" ] && [ -x "$probe" ] && gpu_why="$("$probe" 2>&1)"; then
+				gpu_state=yes
+				echo "  GPU: $gpu_why"
+			else
+				gpu_state=no
+				[ -n "$probe" ] || gpu_why="built without CUDA"
+			fi
+		fi
+		if [ "$gpu_state" = no ]; then
+			echo "  skip  $name (skipped: no GPU: $gpu_why)"
+			skipped=$((skipped + 1))
+			continue
+		fi
+		;;
+	esac
+
+	out="$(run_timed "$bin" 2>&1)"
+	rc=$?
+	last="$(printf '%s\n' "$out" | tail -n 1)"
+	p="$(printf '%s\n' "$last" | sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*$/\1/p')"
+	f="$(printf '%s\n' "$last" | sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*$/\2/p')"
+	if [ -z "$p" ] || [ -z "$f" ]; then
+		p=0
+		f=1
+		why="no closing line (exit status $rc)"
+	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		why="exit status $rc"
+	else
+		why=""
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$f" -eq 0 ]; then
+		echo "  ok    $name ($p checks)"
+	else
+		echo "  FAIL  $name ($p ok, $f failed${why:+; $why}); its output:"
+		printf '%s\n' "$out" | sed 's/^/        /'
+	fi
+done
+
+if [ "$skipped" -gt 0 ]; then
+	echo "unit: $passed passed, $failed failed, $skipped skipped"
+else
+	echo "unit: $passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]

@@ -1,0 +1,76 @@
+/*
+ * tm_unit.h — minimal harness for the engine unit tests (test/unit/test_*.c with gcc, gpu_*.cu with nvcc).
+ *
+ *   #include "tm_unit.h"
+ *   static void test_add(void) { TM_CHECK(1 + 1 == 2); TM_CHECK_INT_EQ(2 + 2, 4); }
+ *   int main(void) { TM_RUN(test_add); return tm_unit_done(); }
+ *
+ * Every check counts as one test.  tm_unit_done() prints the closing line "N passed, N failed" that
+ * test/unit/harness/run.sh (make unittest) reads, and returns the exit status (1 if anything failed).
+ */
+#ifndef THEMIS_TM_UNIT_H
+#define THEMIS_TM_UNIT_H
+
+#include <stdio.h>
+#include <string.h>
+#include <inttypes.h>
+
+static int	tm_unit_passed = 0;
+static int	tm_unit_failed = 0;
+static const char *tm_unit_current = "";
+
+/* record one check; on failure print where, what (expr) and the details (printf format and args) */
+#define TM_CHECK_EXPR_MSG(ok, expr, ...) \
+	do { \
+		if (ok) \
+			tm_unit_passed++; \
+		else \
+		{ \
+			tm_unit_failed++; \
+			printf("FAIL %s:%d [%s]: %s: ", __FILE__, __LINE__, tm_unit_current, expr); \
+			printf(__VA_ARGS__); \
+			printf("\n"); \
+		} \
+	} while (0)
+
+#define TM_CHECK_MSG(cond, ...) TM_CHECK_EXPR_MSG((cond), #cond, __VA_ARGS__)
+
+#define TM_CHECK(cond) TM_CHECK_EXPR_MSG((cond), #cond, "false")
+
+#define TM_CHECK_INT_EQ(a, b) \
+	do { \
+		int64_t tm_a_ = (int64_t) (a), tm_b_ = (int64_t) (b); \
+		TM_CHECK_EXPR_MSG(tm_a_ == tm_b_, #a " == " #b, "%" PRId64 " != %" PRId64, tm_a_, tm_b_); \
+	} while (0)
+
+#define TM_CHECK_STR_EQ(a, b) \
+	do { \
+		const char *tm_a_ = (a), *tm_b_ = (b); \
+		TM_CHECK_EXPR_MSG(strcmp(tm_a_, tm_b_) == 0, #a " == " #b, "\"%s\" != \"%s\"", tm_a_, tm_b_); \
+	} while (0)
+
+/* text of len bytes equal to the C string s */
+#define TM_CHECK_BYTES_EQ(p, len, s) \
+	do { \
+		const char *tm_p_ = (const char *) (p), *tm_s_ = (s); \
+		int tm_l_ = (int) (len); \
+		TM_CHECK_EXPR_MSG(tm_l_ == (int) strlen(tm_s_) && memcmp(tm_p_, tm_s_, tm_l_) == 0, \
+						  #p " == " #s, "\"%.*s\" != \"%s\"", tm_l_, tm_p_, tm_s_); \
+	} while (0)
+
+#define TM_RUN(fn) \
+	do { \
+		tm_unit_current = #fn; \
+		fn(); \
+		tm_unit_current = ""; \
+	} while (0)
+
+static inline int
+tm_unit_done(void)
+{
+	printf("%d passed, %d failed\n", tm_unit_passed, tm_unit_failed);
+	fflush(stdout);
+	return tm_unit_failed > 0 ? 1 : 0;
+}
+
+#endif							/* THEMIS_TM_UNIT_H */
