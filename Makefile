@@ -78,6 +78,16 @@ endif
 
 PG_CPPFLAGS += -I$(srcdir)/include -I$(srcdir)/src -I$(srcdir)/cuda
 
+# PostgreSQL unpacked from .deb files into a prefix (scripts/gpu-host.sh): headers that the server
+# headers include (ICU's unicode/*.h, from libicu-dev) may exist only under that prefix.  Searched
+# after the system directories, so the host's own headers win.
+PG_INCDIR_PARENT := $(patsubst %/,%,$(dir $(shell $(PG_CONFIG) --includedir 2>/dev/null)))
+ifneq ($(PG_INCDIR_PARENT),/usr/include)
+ifneq ($(wildcard $(PG_INCDIR_PARENT)/unicode/ucol.h),)
+PG_CPPFLAGS += -idirafter $(PG_INCDIR_PARENT)
+endif
+endif
+
 # ---- pg_regress: every sql/*.sql, in name order, on a temporary instance preloading themis ----
 REGRESS = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
 REGRESS_OPTS = --temp-instance=./tmp_check --temp-config=$(CURDIR)/test/themis.conf \

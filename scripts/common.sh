@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # scripts/common.sh — shared by scripts/demo.sh and scripts/test.sh (sourced, not run).
 #
 # Provides: PGVER, PGBIN, PG_CONFIG, RUN_USER; log, die, as_root, as_pguser, ensure_packages,
@@ -42,7 +43,7 @@ pkg_installed() {
 
 # apt-get install the build and server packages that are missing (nothing if all are there)
 ensure_packages() {
-    local pkgs=(postgresql-$PGVER postgresql-server-dev-$PGVER build-essential)
+    local pkgs=("postgresql-$PGVER" "postgresql-server-dev-$PGVER" build-essential)
     local missing=() p
     if ! command -v dpkg-query >/dev/null 2>&1; then
         [ -x "$PG_CONFIG" ] || die "no dpkg and no $PG_CONFIG: install PostgreSQL $PGVER with its server headers"

@@ -57,12 +57,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-port_free() {
+port_free() {  # nothing listens on TCP port $1
     if command -v ss >/dev/null 2>&1; then
-        ! ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
+        if ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; then return 1; fi
     else
-        ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+        if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 1; fi
     fi
+    return 0
 }
 for _ in $(seq 1 50); do
     p=$((20000 + RANDOM % 40000))
@@ -140,7 +141,7 @@ for f in bench/demo/q*.sql; do
     log "$q: $(sed -n '1s/^-- *//p' "$f")"
     run_query "$f" off "$q.warm" >/dev/null    # warm the buffer cache
     toff=() ; ton=()
-    for i in $(seq 1 "$RUNS"); do
+    for _ in $(seq 1 "$RUNS"); do
         toff+=("$(run_query "$f" off "$q.off")")
         ton+=("$(run_query "$f" on "$q.on")")
     done

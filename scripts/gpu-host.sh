@@ -4,6 +4,7 @@
 #
 # PostgreSQL 15 comes from Debian 12 .deb files carried in $PGDEBS (default ./.pgdebs), made beforehand
 # on a machine with apt:   bash ../shared/tools/pg-debs.sh "$PWD/.pgdebs"
+#                          (cd .pgdebs && apt-get download libicu-dev)   # ICU headers for the build
 # They are unpacked into /opt/pgroot by shared/tools/pg-portable.sh (../shared/tools, else ./shared/tools,
 # or PG_PORTABLE=path/to/pg-portable.sh); servers run as the unprivileged user pgrun.
 #
@@ -54,6 +55,11 @@ log "PostgreSQL from $PGDEBS"
 pp setup >"$WORK/setup.log" 2>&1 || { cat "$WORK/setup.log"; die "pg-portable.sh setup failed"; }
 eval "$(pp env)"
 command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || die "nvcc not found"
+# Debian's PostgreSQL 15 is built with ICU: its server headers include ICU's (package libicu-dev)
+if grep -q '^#define USE_ICU 1' "$("$PG_CONFIG" --includedir-server)/pg_config.h" &&
+   ! printf '#include <unicode/ucol.h>\n' | gcc -E -x c - -idirafter "$(dirname "$("$PG_CONFIG" --includedir)")" >/dev/null 2>&1; then
+    die "ICU headers (unicode/ucol.h) missing: carry libicu-dev too: on a machine with apt, (cd .pgdebs && apt-get download libicu-dev)"
+fi
 
 log "building themis (CUDA_ARCHS=$CUDA_ARCHS)"
 make PG_CONFIG="$PG_CONFIG" clean >/dev/null 2>&1
@@ -123,7 +129,8 @@ gpu_name="$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
 echo
 echo "themis on the GPU host"
 printf '  %-18s %s\n' "GPU (nvidia-smi)" "${gpu_name:-none found}"
-printf '  %-18s %s\n' "nvcc" "$( (command -v nvcc >/dev/null && nvcc --version || /usr/local/cuda/bin/nvcc --version) 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
+NVCC_BIN="$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)"
+printf '  %-18s %s\n' "nvcc" "$("$NVCC_BIN" --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
 printf '  %-18s %s\n' "PostgreSQL" "$("$PG_CONFIG" --version 2>/dev/null)"
 printf '  %-18s %s\n' "build" "$build_state (CUDA_ARCHS=$CUDA_ARCHS)"
 printf '  %-18s %s\n' "unit tests" "$unit_line"

@@ -25,6 +25,7 @@ passed=0
 failed=0
 skipped=0
 WORK="$(mktemp -d /tmp/themis-test.XXXXXX)" || die "mktemp failed"
+# shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() {
     if [ "${KEEP_TMP:-0}" = 1 ] || [ "$failed" -gt 0 ]; then
         echo "(test files kept in $WORK)" >&2
@@ -113,7 +114,8 @@ else
     else
         RDIR="$ROOT"
     fi
-    as_pguser "$RDIR" make PG_CONFIG="$PG_CONFIG" installcheck 2>&1 | tee "$WORK/regress.log"
+    # shellcheck disable=SC2086
+    as_pguser "$RDIR" make PG_CONFIG="$PG_CONFIG" $MAKE_ARGS installcheck 2>&1 | tee "$WORK/regress.log"
     regress_rc=${PIPESTATUS[0]}
     # pg_regress 15: "test name ... ok 12 ms" / "... FAILED" / "... failed (ignored)"; 16+: "ok 1 - name"
     rp="$(grep -cE '(\.\.\. ok( |$))|(^ok [0-9]+ )' "$WORK/regress.log")"

@@ -11,6 +11,20 @@
 -- Rows are compared through their text form (record_out), which is stricter than '=':
 -- 1.0 vs 1.00 (numeric scale) or -0 vs 0 (float) count as differences, as a user would see them.
 --
+-- Helpers (all return the columns result, themis unless noted):
+--   tt.check(q)                 same multiset of rows
+--   tt.check_ordered(q)         same rows in the same order (q's ORDER BY must be total)
+--   tt.check_fallback(q)        like check, but themis.fallback = on (values themis cannot represent)
+--   tt.check_pair(q_on, q_off)  q_on with themis on gives q_off's answer (prepared statements)
+--   tt.check_error(q)           'same error: SQLSTATE message' / 'both ok, rows=N diff=D' / 'MISMATCH: ...'
+--   tt.check_dml(src, dml)      a DML statement on two copies of src (TARGET in dml), tables compared
+--   tt.check_join_methods(q)    check under hash / merge / nested loop join (columns method, result, themis)
+--   tt.check_agg_methods(q)     check with hashed / sorted aggregation (columns method, result, themis)
+--   tt.offloaded(q) -> bool     EXPLAIN of q (themis on) has a Custom Scan (Themis)
+--   CALL tt.themis_on([local]), CALL tt.themis_reset()   force offload for plain statements
+-- q is anything CREATE TABLE AS accepts (SELECT, VALUES, EXECUTE); its output column names must be
+-- distinct and it must not end with a semicolon.
+--
 -- Optional session settings read by the helpers (placeholders, need not exist):
 --   tt.device   themis.device used for the "on" run (default cpu), e.g. PGOPTIONS='-c tt.device=gpu'
 --
@@ -212,6 +226,58 @@ BEGIN
 END
 $f$;
 
+-- a data-modifying statement: dml runs with themis off on one copy of table src and with themis on
+-- on another copy (the word TARGET in dml names the copy); the affected row counts and the final
+-- contents of both copies are compared; themis: EXPLAIN of the statement shows a Themis node
+CREATE FUNCTION tt.check_dml(src text, dml text) RETURNS TABLE(result text, themis text)
+LANGUAGE plpgsql AS $f$
+DECLARE
+    saved text[] := tt._save();
+    k bigint := nextval('tt.seq');
+    a text := 'tt_dml_off_' || k;
+    b text := 'tt_dml_on_' || k;
+    n_off bigint;
+    n_on bigint;
+BEGIN
+    PERFORM tt._themis(false);
+    EXECUTE format('CREATE TABLE %I WITH (autovacuum_enabled = off) AS SELECT * FROM %s', a, src);
+    EXECUTE format('CREATE TABLE %I WITH (autovacuum_enabled = off) AS SELECT * FROM %s', b, src);
+    EXECUTE format('ANALYZE %I', a);
+    EXECUTE format('ANALYZE %I', b);
+    EXECUTE replace(dml, 'TARGET', quote_ident(a));
+    GET DIAGNOSTICS n_off = ROW_COUNT;
+    themis := tt._yesno(tt.offloaded(replace(dml, 'TARGET', quote_ident(b))));
+    PERFORM tt._themis(true);
+    EXECUTE replace(dml, 'TARGET', quote_ident(b));
+    GET DIAGNOSTICS n_on = ROW_COUNT;
+    result := tt._result(n_off, n_on, tt._diff(a, b, false));
+    EXECUTE format('DROP TABLE %I, %I', a, b);
+    PERFORM tt._restore(saved);
+    RETURN NEXT;
+END
+$f$;
+
+-- force offload for plain statements of a test file (CALL prints nothing); themis_reset undoes it
+CREATE PROCEDURE tt.themis_on(is_local boolean DEFAULT false)
+LANGUAGE plpgsql AS $f$
+BEGIN
+    PERFORM set_config('themis.enabled', 'on', is_local);
+    PERFORM set_config('themis.device', coalesce(nullif(current_setting('tt.device', true), ''), 'cpu'), is_local);
+    PERFORM set_config('themis.min_rows', '0', is_local);
+    PERFORM set_config('themis.fallback', 'off', is_local);
+END
+$f$;
+
+CREATE PROCEDURE tt.themis_reset()
+LANGUAGE plpgsql AS $f$
+BEGIN
+    RESET themis.enabled;
+    RESET themis.device;
+    RESET themis.min_rows;
+    RESET themis.fallback;
+END
+$f$;
+
 -- q under each join method (the other two disabled): one row per method
 CREATE FUNCTION tt.check_join_methods(q text) RETURNS TABLE(method text, result text, themis text)
 LANGUAGE plpgsql AS $f$
@@ -260,6 +326,8 @@ SELECT * FROM tt._check($$SELECT g AS x FROM generate_series(1, 10) g ORDER BY g
                         $$SELECT g AS x FROM generate_series(1, 10) g ORDER BY g DESC$$, true, false);  -- diff=20
 SELECT * FROM tt.check_join_methods($$SELECT a.x FROM generate_series(1, 5) a(x) JOIN generate_series(3, 9) b(y) ON a.x = b.y$$);
 SELECT * FROM tt.check_agg_methods($$SELECT x % 3 AS k, count(*) AS n FROM generate_series(1, 10) a(x) GROUP BY 1$$);
+SELECT * FROM tt.check_fallback($$SELECT g AS x FROM generate_series(1, 10) g$$);
+SELECT * FROM tt.check_dml('(SELECT g AS x FROM generate_series(1, 5) g) s', $$DELETE FROM TARGET WHERE x > 3$$);
 -- the caller's settings are restored (also inside a transaction)
 BEGIN;
 SET LOCAL themis.min_rows = 12345;

@@ -29,7 +29,6 @@ SELECT * FROM tt.check($$SELECT min(i8) AS a, max(i8) AS b, min(n4) AS c, max(n4
 SELECT * FROM tt.check($$SELECT min(f8) AS a, max(f8) AS b FROM edge WHERE f8 <> 'NaN'$$);
 SELECT * FROM tt.check($$SELECT sum(f8) AS a FROM edge WHERE f8 IN ('Infinity', '-Infinity')$$);             -- NaN
 SELECT * FROM tt.check($$SELECT sum(n2 * 1000) AS a, sum(n4 * n4) AS b FROM edge$$);
-SELECT * FROM tt.check($$SELECT sum(i8::numeric * i8) AS a FROM edge$$);
 -- DISTINCT
 SELECT * FROM tt.check($$SELECT count(DISTINCT i4) AS a, count(DISTINCT t) AS b, count(DISTINCT c10) AS c, count(DISTINCT f8) AS d FROM types$$);
 SELECT * FROM tt.check($$SELECT count(DISTINCT d) AS a, count(DISTINCT ts) AS b, count(DISTINCT n2) AS c, count(DISTINCT b) AS e FROM types$$);

@@ -170,11 +170,11 @@ WHERE p_partkey = ps_partkey AND p_brand <> 'Brand#45' AND p_type NOT LIKE 'MEDI
 GROUP BY p_brand, p_type, p_size
 ORDER BY supplier_cnt DESC, p_brand, p_type, p_size
 $$);
--- Q17: small-quantity-order revenue (correlated subquery; container MED BOX -> MED PACK)
+-- Q17: small-quantity-order revenue (correlated subquery; container MED BOX -> MED CAN)
 SELECT * FROM tt.check($$
 SELECT sum(l_extendedprice) / 7.0 AS avg_yearly
 FROM lineitem, part
-WHERE p_partkey = l_partkey AND p_brand = 'Brand#23' AND p_container = 'MED PACK'
+WHERE p_partkey = l_partkey AND p_brand = 'Brand#23' AND p_container = 'MED CAN'
   AND l_quantity < (SELECT 0.2 * avg(l_quantity) FROM lineitem WHERE l_partkey = p_partkey)
 $$);
 -- Q18: large volume customer (IN subquery with GROUP BY / HAVING; quantity 300 -> 250)

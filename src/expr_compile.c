@@ -1131,6 +1131,87 @@ compile_nullif(CState *cs, NullIfExpr *ne, CRes *res)
 	return true;
 }
 
+/* a IS DISTINCT FROM b: the operator is an equality; NULLs compare as values */
+static bool
+compile_distinct(CState *cs, DistinctExpr *de, CRes *res)
+{
+	const FnInfo *fi;
+	CRes		r[2];
+
+	make_type(&res->t, TM_K_BOOL);
+	res->nullconst = false;
+	set_opfuncid((OpExpr *) de);
+	fi = lookup_fn(de->opfuncid);
+	if (fi == NULL || fi->cls != FN_CMP || fi->sub != TM_PRED_EQ)
+		return fail(cs, "IS DISTINCT FROM with an unsupported operator");
+	if (list_length(de->args) != 2 || !compile_args(cs, de->args, r, 2) ||
+		!check_kind(cs, &r[0], fi->k1) || !check_kind(cs, &r[1], fi->k2))
+		return false;
+	if ((fi->aux == TM_CMP_TEXT || fi->aux == TM_CMP_BPCHAR) &&
+		!check_text_collation(cs, de->inputcollid, TM_PRED_EQ))
+		return false;
+	emit(cs, TMI_CMP, fi->aux | TMF_DISTINCT, TM_PRED_EQ, r[0].t.scale, r[1].t.scale);
+	return true;
+}
+
+/* GREATEST / LEAST: btree order of the common type; NULLs ignored */
+static bool
+compile_minmax(CState *cs, MinMaxExpr *mm, CRes *res)
+{
+	ListCell   *lc;
+	CRes		acc;
+	bool		have = false;
+	bool		first = true;
+	int			cls = 0;
+	CRes		r;
+
+	memset(&acc, 0, sizeof(acc));
+	foreach(lc, mm->args)
+	{
+		if (!compile_node(cs, (Node *) lfirst(lc), &r, false) || !unify_branch(cs, &acc, &have, &r))
+			return false;
+		if (!first)
+			emit(cs, TMI_MINMAX, 0, mm->op == IS_GREATEST ? 1 : 0, 0, 0);	/* class patched below */
+		first = false;
+	}
+	if (!finish_branches(cs, res, &acc, have, mm->minmaxtype, mm->minmaxcollid))
+		return false;
+	switch (res->t.kind)
+	{
+		case TM_K_BOOL:
+		case TM_K_INT2:
+		case TM_K_INT4:
+		case TM_K_INT8:
+		case TM_K_DATE:
+		case TM_K_TIMESTAMP:
+			cls = TM_CMP_INT;
+			break;
+		case TM_K_FLOAT4:
+		case TM_K_FLOAT8:
+			cls = TM_CMP_FLOAT;
+			break;
+		case TM_K_NUMERIC:
+			cls = TM_CMP_NUMERIC;
+			break;
+		case TM_K_TEXT:
+		case TM_K_BPCHAR:
+			if (!OidIsValid(mm->inputcollid) || !lc_collate_is_c(mm->inputcollid))
+				return fail(cs, "GREATEST / LEAST on text is supported only with the C collation");
+			cls = res->t.kind == TM_K_TEXT ? TM_CMP_TEXT : TM_CMP_BPCHAR;
+			break;
+		default:
+			return fail(cs, "GREATEST / LEAST of an unsupported type");
+	}
+	{
+		int			i;
+
+		for (i = 0; i < cs->ncode; i++)
+			if (cs->code[i].op == TMI_MINMAX && cs->code[i].flags == 0)
+				cs->code[i].flags = (uint16) cls;
+	}
+	return true;
+}
+
 /* ------------------------------------------------------------------------------------------------
  * x op ANY / ALL (array)
  * ------------------------------------------------------------------------------------------------
@@ -1334,6 +1415,8 @@ compile_node(CState *cs, Node *node, CRes *res, bool toplevel)
 					return fail(cs, "reference to a column that is not a pipeline slot");
 				if (slot < 0 || slot >= cs->nslots)
 					return fail(cs, "slot number out of range");
+				if (cs->slottypes[slot].kind == TM_K_INVALID)
+					return fail(cs, "column of an unsupported type");
 				emit(cs, TMI_PUSH_SLOT, 0, slot, 0, 0);
 				res->t = cs->slottypes[slot];
 				return true;
@@ -1461,6 +1544,10 @@ compile_node(CState *cs, Node *node, CRes *res, bool toplevel)
 			return compile_nullif(cs, (NullIfExpr *) node, res);
 		case T_ScalarArrayOpExpr:
 			return compile_saop(cs, (ScalarArrayOpExpr *) node, res);
+		case T_DistinctExpr:
+			return compile_distinct(cs, (DistinctExpr *) node, res);
+		case T_MinMaxExpr:
+			return compile_minmax(cs, (MinMaxExpr *) node, res);
 		case T_Param:
 			return fail(cs, "parameters are not supported here");
 		case T_CoerceViaIO:
@@ -1616,7 +1703,7 @@ tm_join_key_type(const TmType *a, const TmType *b, Oid eqop, TmType *out, const 
 		*why = "join operator is not a supported equality";
 		return false;
 	}
-	if ((fi->k1 != 0 && fi->k1 != a->kind) || (fi->k2 != 0 && fi->k2 != b->kind))
+	if (!(fi->k1 == a->kind && fi->k2 == b->kind) && !(fi->k1 == b->kind && fi->k2 == a->kind))
 	{
 		*why = "join key types do not match the operator";
 		return false;
@@ -1759,10 +1846,14 @@ tm_expr_to_string(const TmExpr *e)
 				appendStringInfo(&buf, " -> %d", in->a);
 				break;
 			case TMI_CMP:
-				appendStringInfo(&buf, " %s %s", cmp_class_name(in->flags),
+				appendStringInfo(&buf, " %s %s", cmp_class_name(in->flags & TMF_CLASS_MASK),
+								 (in->flags & TMF_DISTINCT) ? "is distinct from" :
 								 (in->a >= 0 && in->a <= 5) ? preds[in->a] : "?");
-				if (in->flags == TM_CMP_NUMERIC)
+				if ((in->flags & TMF_CLASS_MASK) == TM_CMP_NUMERIC)
 					appendStringInfo(&buf, " (scales %d, %d)", in->b, in->c);
+				break;
+			case TMI_MINMAX:
+				appendStringInfo(&buf, " %s %s", in->a ? "greatest" : "least", cmp_class_name(in->flags));
 				break;
 			case TMI_IN:
 				{

@@ -213,6 +213,36 @@ make_themis_node(RewriteCtx *ctx, TmTranslation *tr, Plan *orig)
 		sort->sortOperators = tr->sortops;
 		sort->collations = tr->sortcolls;
 		sort->nullsFirst = tr->nullsfirst;
+
+		/* Sort does not project: where junk sort columns were added, a Result drops them */
+		if (list_length(tl) > list_length(orig->targetlist))
+		{
+			Result	   *res = makeNode(Result);
+			List	   *rtl = NIL;
+			int			n = 0;
+
+			foreach(lc, tl)
+			{
+				TargetEntry *tle = lfirst_node(TargetEntry, lc);
+				TargetEntry *r;
+
+				if (n++ >= list_length(orig->targetlist))
+					break;
+				r = flatCopyTargetEntry(tle);
+				r->expr = (Expr *) makeVarFromTargetEntry(OUTER_VAR, tle);
+				rtl = lappend(rtl, r);
+			}
+			res->plan.targetlist = rtl;
+			res->plan.lefttree = (Plan *) sort;
+			res->plan.plan_rows = orig->plan_rows;
+			res->plan.plan_width = orig->plan_width;
+			res->plan.startup_cost = sort->plan.startup_cost;
+			res->plan.total_cost = sort->plan.total_cost;
+			res->plan.plan_node_id = ctx->next_node_id++;
+			res->plan.extParam = bms_copy(orig->extParam);
+			res->plan.allParam = bms_copy(orig->allParam);
+			return (Plan *) res;
+		}
 		return (Plan *) sort;
 	}
 	return (Plan *) cs;

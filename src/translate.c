@@ -1947,11 +1947,27 @@ tm_translate(PlannedStmt *pstmt, Plan *root, bool need_order, const char **why)
 		foreach(lc, order)
 		{
 			OrderKey   *ok = (OrderKey *) lfirst(lc);
+			Expr	   *e = (Expr *) index_mutator((Node *) ok->expr, &ic);
+			ListCell   *lc2;
+			AttrNumber	col = 0;
 
-			tr->tlist = lappend(tr->tlist,
-								makeTargetEntry((Expr *) index_mutator((Node *) ok->expr, &ic),
-												++ntl, NULL, true));
-			tr->sortcols[k] = ntl;
+			/* sort by an output column where one holds the key, else by a junk column */
+			foreach(lc2, tr->tlist)
+			{
+				TargetEntry *tle = lfirst_node(TargetEntry, lc2);
+
+				if (equal(tle->expr, e))
+				{
+					col = tle->resno;
+					break;
+				}
+			}
+			if (col == 0)
+			{
+				tr->tlist = lappend(tr->tlist, makeTargetEntry(e, ++ntl, NULL, true));
+				col = ntl;
+			}
+			tr->sortcols[k] = col;
 			tr->sortops[k] = ok->sortop;
 			tr->sortcolls[k] = ok->coll;
 			tr->nullsfirst[k] = ok->nullsfirst;

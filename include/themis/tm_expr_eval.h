@@ -76,8 +76,13 @@ typedef enum TmOpcode
 	TMI_IS_NOT_TRUE,
 	TMI_IS_FALSE,
 	TMI_IS_NOT_FALSE,
-	/* comparison: flags = TmCmpClass, a = TmCmpPred, b = left scale, c = right scale (numeric) */
+	/*
+	 * comparison: flags = TmCmpClass (| TMF_DISTINCT: IS DISTINCT FROM, NULL-aware, pred must be EQ),
+	 * a = TmCmpPred, b = left scale, c = right scale (numeric)
+	 */
 	TMI_CMP,
+	/* GREATEST / LEAST step: pop v, cur: NULLs skipped, ties keep cur; flags = class, a = 1 greatest */
+	TMI_MINMAX,
 	/* x IN sorted const list: flags = TmCmpClass, a = first const, b = count, c = TMF_IN_* bits */
 	TMI_IN,
 	/* arithmetic: flags = TmKind (INT2, INT4, INT8, FLOAT4, FLOAT8, NUMERIC); numeric: a, b = scales */
@@ -119,6 +124,9 @@ typedef enum TmOpcode
 #define TMF_UTF8	0x0002			/* LIKE, SUBSTR, CHAR_LENGTH */
 #define TMF_HASLEN	0x0004			/* SUBSTR */
 #define TMF_BPCHAR	0x0008			/* CHAR_LENGTH */
+
+#define TMF_DISTINCT	0x0100		/* CMP: IS DISTINCT FROM */
+#define TMF_CLASS_MASK	0x00ff		/* CMP: the TmCmpClass part of flags */
 
 #define TMF_IN_NEGATE	0x0001		/* x <> ALL (list) */
 #define TMF_IN_HASNULL	0x0002		/* the array held a NULL element */
@@ -1318,6 +1326,18 @@ tm_eval_mode(const TmExpr *e, const TmValue *slots, const bool *slotnulls,
 
 			case TMI_CMP:
 				sp--;
+				if (in->flags & TMF_DISTINCT)
+				{
+					/* IS DISTINCT FROM: never NULL */
+					if (nl[sp] || nl[TOP])
+					{
+						st[TOP].i = (nl[sp] != nl[TOP]);
+						nl[TOP] = false;
+						break;
+					}
+					st[TOP].i = tm_cmp_class(in->flags & TMF_CLASS_MASK, &st[TOP], &st[sp], in->b, in->c) != 0;
+					break;
+				}
 				if (nl[sp] || nl[TOP])
 				{
 					nl[TOP] = true;
@@ -1327,6 +1347,23 @@ tm_eval_mode(const TmExpr *e, const TmValue *slots, const bool *slotnulls,
 					int			c = tm_cmp_class(in->flags, &st[TOP], &st[sp], in->b, in->c);
 
 					st[TOP].i = tm_pred_holds(in->a, c);
+				}
+				break;
+			case TMI_MINMAX:
+				sp--;
+				if (nl[sp])
+					break;		/* keep cur (maybe NULL) */
+				if (nl[TOP])
+				{
+					st[TOP] = st[sp];
+					nl[TOP] = false;
+					break;
+				}
+				{
+					int			c = tm_cmp_class(in->flags, &st[TOP], &st[sp], in->b, in->c);
+
+					if (in->a ? c < 0 : c > 0)
+						st[TOP] = st[sp];
 				}
 				break;
 
@@ -1809,6 +1846,7 @@ tm_instr_effect(const TmInstr *in, int *pops, int *pushes)
 		case TMI_AND:
 		case TMI_OR:
 		case TMI_CMP:
+		case TMI_MINMAX:
 		case TMI_ADD:
 		case TMI_SUB:
 		case TMI_MUL:
@@ -1911,7 +1949,13 @@ tm_expr_validate(const TmExpr *e, int nslots, int *depth)
 				isjump = true;
 				break;
 			case TMI_CMP:
-				if (in->flags < TM_CMP_INT || in->flags > TM_CMP_TS_DATE || in->a < TM_PRED_EQ || in->a > TM_PRED_GE)
+				if ((in->flags & TMF_CLASS_MASK) < TM_CMP_INT || (in->flags & TMF_CLASS_MASK) > TM_CMP_TS_DATE ||
+					(in->flags & ~(TMF_CLASS_MASK | TMF_DISTINCT)) != 0 ||
+					in->a < TM_PRED_EQ || in->a > TM_PRED_GE)
+					return false;
+				break;
+			case TMI_MINMAX:
+				if (in->flags < TM_CMP_INT || in->flags > TM_CMP_BPCHAR)
 					return false;
 				break;
 			case TMI_IN:
@@ -2008,6 +2052,7 @@ tm_opcode_name(int op)
 		case TMI_IS_FALSE: return "is_false";
 		case TMI_IS_NOT_FALSE: return "is_not_false";
 		case TMI_CMP: return "cmp";
+		case TMI_MINMAX: return "minmax";
 		case TMI_IN: return "in";
 		case TMI_ADD: return "add";
 		case TMI_SUB: return "sub";

@@ -1,0 +1,1862 @@
+/*
+ * test_expr.c — engine unit tests of the expression interpreter (tm_expr_eval.h) and of hashing,
+ * equality, ordering and sum accumulation (tm_hash.h).  Standalone: no PostgreSQL headers.
+ *
+ * Expressions are assembled by hand (see Asm below).  Expected values follow PostgreSQL 15.
+ *
+ *   gcc -O1 -Wall -Iinclude test/unit/test_expr.c -o /tmp/test_expr && /tmp/test_expr
+ */
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <math.h>
+
+#include "themis/tm_types.h"
+#include "themis/tm_expr.h"
+#include "themis/tm_expr_eval.h"
+#include "themis/tm_hash.h"
+#include "tm_unit.h"
+
+/* ------------------------------------------------------------------------------------------------
+ * A tiny assembler
+ * ------------------------------------------------------------------------------------------------
+ */
+typedef struct Asm
+{
+	TmInstr		code[512];
+	int			n;
+	TmValue		consts[256];
+	int			nc;
+	char		pool[8192];
+	int			plen;
+} Asm;
+
+static Asm A;
+
+static void
+a_init(void)
+{
+	memset(&A, 0, sizeof(A));
+}
+
+static int
+a_op(int op, int flags, int a, int b, int c)
+{
+	TmInstr    *in = &A.code[A.n];
+
+	in->op = (uint16_t) op;
+	in->flags = (uint16_t) flags;
+	in->a = a;
+	in->b = b;
+	in->c = c;
+	return A.n++;
+}
+
+static int
+k_val(TmValue v)
+{
+	A.consts[A.nc] = v;
+	return A.nc++;
+}
+
+static int
+k_int(int64_t i)
+{
+	TmValue		v;
+
+	memset(&v, 0, sizeof(v));
+	v.i = i;
+	return k_val(v);
+}
+
+static int
+k_text(const char *s, int len)
+{
+	TmValue		v;
+
+	memset(&v, 0, sizeof(v));
+	if (len < 0)
+		len = (int) strlen(s);
+	v.s.p = (const char *) (intptr_t) A.plen;
+	v.s.len = len;
+	memcpy(A.pool + A.plen, s, len);
+	A.plen += len;
+	return k_val(v);
+}
+
+/* pushes */
+static void
+p_slot(int s)
+{
+	a_op(TMI_PUSH_SLOT, 0, s, 0, 0);
+}
+
+static void
+p_int(int64_t i)
+{
+	a_op(TMI_PUSH_CONST, 0, k_int(i), 0, 0);
+}
+
+static void
+p_num(tm_int128 n)
+{
+	TmValue		v;
+
+	memset(&v, 0, sizeof(v));
+	v.n = n;
+	a_op(TMI_PUSH_CONST, 0, k_val(v), 0, 0);
+}
+
+static void
+p_text(const char *s)
+{
+	a_op(TMI_PUSH_CONST, TMF_TEXT, k_text(s, -1), 0, 0);
+}
+
+static void
+p_null(void)
+{
+	a_op(TMI_PUSH_NULL, 0, 0, 0, 0);
+}
+
+static void
+patch(int at)
+{
+	A.code[at].a = A.n;
+}
+
+static TmExpr *built[4096];
+static int	nbuilt = 0;
+
+/* build the block (16-byte aligned, like the compiler's layout) and validate it */
+static TmExpr *
+a_build(void)
+{
+	size_t		io = 48,
+				co,
+				po,
+				total;
+	TmExpr	   *e;
+	int			depth[600];
+
+	co = (io + A.n * sizeof(TmInstr) + 15) & ~(size_t) 15;
+	po = (co + A.nc * sizeof(TmValue) + 15) & ~(size_t) 15;
+	total = (po + A.plen + 15) & ~(size_t) 15;
+	e = (TmExpr *) aligned_alloc(16, total);
+	memset(e, 0, total);
+	e->total_size = (int32_t) total;
+	e->ninstr = A.n;
+	e->instr_off = (int32_t) io;
+	e->nconst = A.nc;
+	e->const_off = (int32_t) co;
+	e->pool_len = A.plen;
+	e->pool_off = (int32_t) po;
+	e->max_stack = TM_EXPR_MAX_STACK;
+	memcpy((char *) e + io, A.code, A.n * sizeof(TmInstr));
+	memcpy((char *) e + co, A.consts, A.nc * sizeof(TmValue));
+	memcpy((char *) e + po, A.pool, A.plen);
+	if (!tm_expr_validate(e, -1, depth))
+	{
+		printf("assembled expression does not validate (%s)\n", tm_unit_current);
+		tm_unit_failed++;
+	}
+	if (nbuilt < 4096)
+		built[nbuilt++] = e;
+	return e;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Evaluation helpers
+ * ------------------------------------------------------------------------------------------------
+ */
+static TmValue S[8];
+static bool SN[8];
+static bool ST[8];				/* slot holds text (device copies the bytes) */
+
+static void
+slots_clear(void)
+{
+	memset(S, 0, sizeof(S));
+	memset(SN, 0, sizeof(SN));
+	memset(ST, 0, sizeof(ST));
+}
+
+static void
+s_int(int i, int64_t v)
+{
+	S[i].i = v;
+	SN[i] = false;
+	ST[i] = false;
+}
+
+static void
+s_null(int i)
+{
+	S[i].n = 0;
+	SN[i] = true;
+	ST[i] = false;
+}
+
+static void
+s_text(int i, const char *s)
+{
+	S[i].s.p = s;
+	S[i].s.len = (int32_t) strlen(s);
+	SN[i] = false;
+	ST[i] = true;
+}
+
+static TmStatus last_status;
+static bool last_null;
+static TmValue last;
+
+#ifdef TM_EXPR_TEST_DEVICE
+/* gpu_expr.cu: evaluate on the device too and check that it agrees with the host */
+static void device_check(const TmExpr *e, TmStatus hst, bool hnull, const TmValue *hres);
+static void gpu_hash_checks(void);
+#endif
+
+static TmStatus
+run(TmExpr *e)
+{
+	last_status = tm_eval(e, S, SN, &last, &last_null);
+#ifdef TM_EXPR_TEST_DEVICE
+	device_check(e, last_status, last_null, &last);
+#endif
+	return last_status;
+}
+
+/* expected outcomes */
+#define EXPECT_INT(e, v) \
+	do { \
+		TmStatus st_ = run(e); \
+		TM_CHECK_MSG(st_ == TM_OK && !last_null && last.i == (int64_t) (v), \
+					 "status %d null %d value %lld, expected %lld", (int) st_, (int) last_null, \
+					 (long long) last.i, (long long) (v)); \
+	} while (0)
+#define EXPECT_NULL(e) \
+	do { \
+		TmStatus st_ = run(e); \
+		TM_CHECK_MSG(st_ == TM_OK && last_null, "status %d null %d value %lld, expected NULL", \
+					 (int) st_, (int) last_null, (long long) last.i); \
+	} while (0)
+#define EXPECT_STATUS(e, stat) \
+	do { \
+		TmStatus st_ = run(e); \
+		TM_CHECK_MSG(st_ == (stat), "status %d, expected %d", (int) st_, (int) (stat)); \
+	} while (0)
+#define EXPECT_FLOAT(e, v) \
+	do { \
+		TmStatus st_ = run(e); \
+		double v_ = (v); \
+		TM_CHECK_MSG(st_ == TM_OK && !last_null && \
+					 ((last.f == v_ && signbit(last.f) == signbit(v_)) || (isnan(last.f) && isnan(v_))), \
+					 "status %d null %d value %.17g, expected %.17g", (int) st_, (int) last_null, last.f, v_); \
+	} while (0)
+#define EXPECT_NUM(e, v) \
+	do { \
+		TmStatus st_ = run(e); \
+		tm_int128 v_ = (v); \
+		TM_CHECK_MSG(st_ == TM_OK && !last_null && last.n == v_, \
+					 "status %d null %d value %lld, expected %lld", (int) st_, (int) last_null, \
+					 (long long) last.n, (long long) v_); \
+	} while (0)
+#define EXPECT_TEXT(e, str) \
+	do { \
+		TmStatus st_ = run(e); \
+		const char *s_ = (str); \
+		TM_CHECK_MSG(st_ == TM_OK && !last_null && last.s.len == (int32_t) strlen(s_) && \
+					 memcmp(last.s.p, s_, last.s.len) == 0, \
+					 "status %d null %d value \"%.*s\", expected \"%s\"", (int) st_, (int) last_null, \
+					 last_null ? 0 : (int) last.s.len, last_null ? "" : last.s.p, s_); \
+	} while (0)
+
+/* 3VL encoding for tests: 0 false, 1 true, 2 NULL */
+static void
+s_bool3(int i, int v)
+{
+	if (v == 2)
+		s_null(i);
+	else
+		s_int(i, v);
+}
+
+static int
+result3(TmExpr *e)
+{
+	if (run(e) != TM_OK)
+		return -1;
+	return last_null ? 2 : (last.i != 0);
+}
+
+/* days since 2000-01-01 */
+static int64_t
+mkdate(int y, int m, int d)
+{
+	return tm_date2j(y, m, d) - TM_POSTGRES_EPOCH_JDATE;
+}
+
+static int64_t
+mkts(int y, int m, int d, int hh, int mi, int ss)
+{
+	return mkdate(y, m, d) * TM_USECS_PER_DAY + ((int64_t) hh * 3600 + mi * 60 + ss) * INT64_C(1000000);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Tests
+ * ------------------------------------------------------------------------------------------------
+ */
+static void
+test_three_valued_logic(void)
+{
+	static const int and_t[3][3] = {{0, 0, 0}, {0, 1, 2}, {0, 2, 2}};
+	static const int or_t[3][3] = {{0, 1, 2}, {1, 1, 1}, {2, 1, 2}};
+	static const int not_t[3] = {1, 0, 2};
+	TmExpr	   *eand,
+			   *eor,
+			   *enot;
+	int			j,
+				x,
+				y;
+
+	a_init();
+	p_slot(0);
+	j = a_op(TMI_JUMP_IF_FALSE, 0, -1, 0, 0);
+	p_slot(1);
+	a_op(TMI_AND, 0, 0, 0, 0);
+	patch(j);
+	eand = a_build();
+
+	a_init();
+	p_slot(0);
+	j = a_op(TMI_JUMP_IF_TRUE, 0, -1, 0, 0);
+	p_slot(1);
+	a_op(TMI_OR, 0, 0, 0, 0);
+	patch(j);
+	eor = a_build();
+
+	a_init();
+	p_slot(0);
+	a_op(TMI_NOT, 0, 0, 0, 0);
+	enot = a_build();
+
+	for (x = 0; x < 3; x++)
+	{
+		slots_clear();
+		s_bool3(0, x);
+		TM_CHECK_INT_EQ(result3(enot), not_t[x]);
+		for (y = 0; y < 3; y++)
+		{
+			s_bool3(1, y);
+			TM_CHECK_INT_EQ(result3(eand), and_t[x][y]);
+			TM_CHECK_INT_EQ(result3(eor), or_t[x][y]);
+		}
+	}
+
+	/* IS [NOT] TRUE / FALSE / NULL */
+	{
+		static const int ops[6] = {TMI_IS_TRUE, TMI_IS_NOT_TRUE, TMI_IS_FALSE, TMI_IS_NOT_FALSE,
+		TMI_IS_NULL, TMI_IS_NOT_NULL};
+		static const int expect[6][3] = {
+			{0, 1, 0}, {1, 0, 1}, {1, 0, 0}, {0, 1, 1}, {0, 0, 1}, {1, 1, 0}
+		};
+		int			o;
+
+		for (o = 0; o < 6; o++)
+		{
+			TmExpr	   *e;
+
+			a_init();
+			p_slot(0);
+			a_op(ops[o], 0, 0, 0, 0);
+			e = a_build();
+			for (x = 0; x < 3; x++)
+			{
+				slots_clear();
+				s_bool3(0, x);
+				TM_CHECK_INT_EQ(result3(e), expect[o][x]);
+			}
+		}
+	}
+}
+
+static void
+test_short_circuit(void)
+{
+	TmExpr	   *e;
+	int			j;
+	bool		pass;
+
+	/* slot0 AND (1 / 0 = 1), top-level (qual) AND */
+	a_init();
+	p_slot(0);
+	j = a_op(TMI_QJUMP_IF_FALSE, 0, -1, 0, 0);
+	p_int(1);
+	p_int(0);
+	a_op(TMI_DIV, TM_K_INT4, 0, 0, 0);
+	p_int(1);
+	a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
+	a_op(TMI_AND, 0, 0, 0, 0);
+	patch(j);
+	e = a_build();
+
+	slots_clear();
+	s_int(0, 0);				/* false: never evaluates the division */
+	EXPECT_INT(e, 0);
+	TM_CHECK(tm_eval_qual(e, S, SN, &pass) == TM_OK && !pass);
+	s_null(0);					/* NULL: a value AND goes on (error), a qual stops */
+	EXPECT_STATUS(e, TM_ERR_DIV_BY_ZERO);
+	TM_CHECK(tm_eval_qual(e, S, SN, &pass) == TM_OK && !pass);
+	s_int(0, 1);
+	EXPECT_STATUS(e, TM_ERR_DIV_BY_ZERO);
+	TM_CHECK(tm_eval_qual(e, S, SN, &pass) == TM_ERR_DIV_BY_ZERO);
+
+	/* slot0 OR (1 / 0 = 1) */
+	a_init();
+	p_slot(0);
+	j = a_op(TMI_JUMP_IF_TRUE, 0, -1, 0, 0);
+	p_int(1);
+	p_int(0);
+	a_op(TMI_DIV, TM_K_INT4, 0, 0, 0);
+	p_int(1);
+	a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
+	a_op(TMI_OR, 0, 0, 0, 0);
+	patch(j);
+	e = a_build();
+	slots_clear();
+	s_int(0, 1);
+	EXPECT_INT(e, 1);
+	s_int(0, 0);
+	EXPECT_STATUS(e, TM_ERR_DIV_BY_ZERO);
+
+	/* qual over a plain comparison: NULL fails */
+	a_init();
+	p_slot(0);
+	p_int(5);
+	a_op(TMI_CMP, TM_CMP_INT, TM_PRED_LT, 0, 0);
+	e = a_build();
+	slots_clear();
+	s_null(0);
+	TM_CHECK(tm_eval_qual(e, S, SN, &pass) == TM_OK && !pass);
+	s_int(0, 4);
+	TM_CHECK(tm_eval_qual(e, S, SN, &pass) == TM_OK && pass);
+	TM_CHECK(tm_eval_qual(e, S, NULL, &pass) == TM_OK && pass);	/* no null array */
+}
+
+static TmExpr *
+binop(int op, int kind, int sa, int sb)
+{
+	a_init();
+	p_slot(0);
+	p_slot(1);
+	a_op(op, kind, sa, sb, 0);
+	return a_build();
+}
+
+static TmExpr *
+unop(int op, int flags, int a, int b)
+{
+	a_init();
+	p_slot(0);
+	a_op(op, flags, a, b, 0);
+	return a_build();
+}
+
+static TmExpr *
+cmpop(int cls, int pred, int sa, int sb)
+{
+	a_init();
+	p_slot(0);
+	p_slot(1);
+	a_op(TMI_CMP, cls, pred, sa, sb);
+	return a_build();
+}
+
+static void
+test_integers(void)
+{
+	TmExpr	   *e;
+
+	slots_clear();
+	/* int4 */
+	e = binop(TMI_ADD, TM_K_INT4, 0, 0);
+	s_int(0, 2147483646);
+	s_int(1, 1);
+	EXPECT_INT(e, 2147483647);
+	s_int(1, 2);
+	EXPECT_STATUS(e, TM_ERR_INT4_OUT_OF_RANGE);
+	s_int(0, -2147483647 - 1);
+	s_int(1, -1);
+	EXPECT_STATUS(e, TM_ERR_INT4_OUT_OF_RANGE);
+	s_null(1);
+	EXPECT_NULL(e);
+
+	e = binop(TMI_SUB, TM_K_INT4, 0, 0);
+	s_int(0, -2147483647);
+	s_int(1, 1);
+	EXPECT_INT(e, -2147483647 - 1);
+	s_int(1, 2);
+	EXPECT_STATUS(e, TM_ERR_INT4_OUT_OF_RANGE);
+
+	e = binop(TMI_MUL, TM_K_INT4, 0, 0);
+	s_int(0, 65536);
+	s_int(1, 32768);
+	EXPECT_STATUS(e, TM_ERR_INT4_OUT_OF_RANGE);
+	s_int(1, -32768);
+	EXPECT_INT(e, -2147483647 - 1);
+
+	e = binop(TMI_DIV, TM_K_INT4, 0, 0);
+	s_int(0, 7);
+	s_int(1, -2);
+	EXPECT_INT(e, -3);			/* truncation toward zero */
+	s_int(0, -7);
+	s_int(1, 2);
+	EXPECT_INT(e, -3);
+	s_int(1, 0);
+	EXPECT_STATUS(e, TM_ERR_DIV_BY_ZERO);
+	s_int(0, -2147483647 - 1);
+	s_int(1, -1);
+	EXPECT_STATUS(e, TM_ERR_INT4_OUT_OF_RANGE);
+	s_int(0, 0);
+	s_int(1, 0);
+	EXPECT_STATUS(e, TM_ERR_DIV_BY_ZERO);
+
+	e = binop(TMI_MOD, TM_K_INT4, 0, 0);
+	s_int(0, -7);
+	s_int(1, 3);
+	EXPECT_INT(e, -1);
+	s_int(0, 7);
+	s_int(1, -3);
+	EXPECT_INT(e, 1);
+	s_int(0, -2147483647 - 1);
+	s_int(1, -1);
+	EXPECT_INT(e, 0);
+	s_int(1, 0);
+	EXPECT_STATUS(e, TM_ERR_DIV_BY_ZERO);
+
+	/* int2 */
+	e = binop(TMI_ADD, TM_K_INT2, 0, 0);
+	s_int(0, 32767);
+	s_int(1, 1);
+	EXPECT_STATUS(e, TM_ERR_INT2_OUT_OF_RANGE);
+	e = binop(TMI_DIV, TM_K_INT2, 0, 0);
+	s_int(0, -32768);
+	s_int(1, -1);
+	EXPECT_STATUS(e, TM_ERR_INT2_OUT_OF_RANGE);
+	e = binop(TMI_MUL, TM_K_INT2, 0, 0);
+	s_int(0, 181);
+	s_int(1, 181);
+	EXPECT_INT(e, 32761);
+	s_int(1, 182);
+	EXPECT_STATUS(e, TM_ERR_INT2_OUT_OF_RANGE);
+
+	/* int8 */
+	e = binop(TMI_ADD, TM_K_INT8, 0, 0);
+	s_int(0, TM_INT64_MAX);
+	s_int(1, 1);
+	EXPECT_STATUS(e, TM_ERR_INT8_OUT_OF_RANGE);
+	s_int(1, -1);
+	EXPECT_INT(e, TM_INT64_MAX - 1);
+	e = binop(TMI_MUL, TM_K_INT8, 0, 0);
+	s_int(0, INT64_C(3037000500));
+	s_int(1, INT64_C(3037000500));
+	EXPECT_STATUS(e, TM_ERR_INT8_OUT_OF_RANGE);
+	s_int(1, INT64_C(3037000499));
+	EXPECT_INT(e, INT64_C(3037000500) * INT64_C(3037000499));
+	e = binop(TMI_DIV, TM_K_INT8, 0, 0);
+	s_int(0, TM_INT64_MIN);
+	s_int(1, -1);
+	EXPECT_STATUS(e, TM_ERR_INT8_OUT_OF_RANGE);
+	e = binop(TMI_MOD, TM_K_INT8, 0, 0);
+	EXPECT_INT(e, 0);
+	s_int(1, 0);
+	EXPECT_STATUS(e, TM_ERR_DIV_BY_ZERO);
+	/* int4 / int8 mixed: operands live in .i, the operator's width decides */
+	e = binop(TMI_ADD, TM_K_INT8, 0, 0);
+	s_int(0, 2147483647);
+	s_int(1, 2147483647);
+	EXPECT_INT(e, INT64_C(4294967294));
+
+	/* unary minus, abs */
+	e = unop(TMI_NEG, TM_K_INT4, 0, 0);
+	s_int(0, -2147483647 - 1);
+	EXPECT_STATUS(e, TM_ERR_INT4_OUT_OF_RANGE);
+	s_int(0, 5);
+	EXPECT_INT(e, -5);
+	e = unop(TMI_ABS, TM_K_INT2, 0, 0);
+	s_int(0, -32768);
+	EXPECT_STATUS(e, TM_ERR_INT2_OUT_OF_RANGE);
+	s_int(0, -32767);
+	EXPECT_INT(e, 32767);
+	e = unop(TMI_NEG, TM_K_INT8, 0, 0);
+	s_int(0, TM_INT64_MIN);
+	EXPECT_STATUS(e, TM_ERR_INT8_OUT_OF_RANGE);
+
+	/* narrowing casts */
+	e = unop(TMI_INT_NARROW, TM_K_INT4, 0, 0);
+	s_int(0, INT64_C(2147483648));
+	EXPECT_STATUS(e, TM_ERR_INT4_OUT_OF_RANGE);
+	s_int(0, -2147483647 - 1);
+	EXPECT_INT(e, -2147483647 - 1);
+	e = unop(TMI_INT_NARROW, TM_K_INT2, 0, 0);
+	s_int(0, 32768);
+	EXPECT_STATUS(e, TM_ERR_INT2_OUT_OF_RANGE);
+	s_null(0);
+	EXPECT_NULL(e);
+
+	/* comparisons across widths */
+	e = cmpop(TM_CMP_INT, TM_PRED_LT, 0, 0);
+	s_int(0, -2147483647 - 1);
+	s_int(1, TM_INT64_MAX);
+	EXPECT_INT(e, 1);
+	s_null(0);
+	EXPECT_NULL(e);
+	e = cmpop(TM_CMP_INT, TM_PRED_GE, 0, 0);
+	s_int(0, 3);
+	s_int(1, 3);
+	EXPECT_INT(e, 1);
+	e = cmpop(TM_CMP_INT, TM_PRED_NE, 0, 0);
+	EXPECT_INT(e, 0);
+}
+
+static void
+s_float(int i, double f)
+{
+	S[i].f = f;
+	SN[i] = false;
+	ST[i] = false;
+}
+
+static void
+test_floats(void)
+{
+	TmExpr	   *e;
+	double		nan = NAN;
+	double		inf = INFINITY;
+
+	slots_clear();
+	e = binop(TMI_MUL, TM_K_FLOAT8, 0, 0);
+	s_float(0, 1e308);
+	s_float(1, 10);
+	EXPECT_STATUS(e, TM_ERR_FLOAT_OVERFLOW);
+	s_float(0, 1e-300);
+	s_float(1, 1e-300);
+	EXPECT_STATUS(e, TM_ERR_FLOAT_UNDERFLOW);
+	s_float(0, inf);
+	s_float(1, 2);
+	EXPECT_FLOAT(e, inf);		/* infinite input: no error */
+	s_float(0, 0);
+	s_float(1, inf);
+	EXPECT_FLOAT(e, nan);		/* 0 * inf = NaN, no error */
+	s_float(0, -0.0);
+	s_float(1, 5);
+	EXPECT_FLOAT(e, -0.0);
+
+	e = binop(TMI_ADD, TM_K_FLOAT8, 0, 0);
+	s_float(0, 1.7e308);
+	s_float(1, 1.7e308);
+	EXPECT_STATUS(e, TM_ERR_FLOAT_OVERFLOW);
+	s_float(0, inf);
+	s_float(1, -inf);
+	EXPECT_FLOAT(e, nan);
+	s_float(0, 0.1);
+	s_float(1, 0.2);
+	EXPECT_FLOAT(e, 0.1 + 0.2);
+
+	e = binop(TMI_DIV, TM_K_FLOAT8, 0, 0);
+	s_float(0, 1);
+	s_float(1, 0);
+	EXPECT_STATUS(e, TM_ERR_DIV_BY_ZERO);
+	s_float(0, nan);
+	EXPECT_FLOAT(e, nan);		/* NaN / 0 = NaN */
+	s_float(0, 1e308);
+	s_float(1, 1e-10);
+	EXPECT_STATUS(e, TM_ERR_FLOAT_OVERFLOW);
+	s_float(0, 1e-300);
+	s_float(1, 1e100);
+	EXPECT_STATUS(e, TM_ERR_FLOAT_UNDERFLOW);
+	s_float(0, 1e-308);
+	s_float(1, 1e10);
+	EXPECT_FLOAT(e, 1e-318);	/* denormal, not zero: no underflow */
+	s_float(0, 1);
+	s_float(1, inf);
+	EXPECT_FLOAT(e, 0.0);		/* finite / inf = 0 without underflow */
+
+	/* float4 computes in single precision */
+	e = binop(TMI_ADD, TM_K_FLOAT4, 0, 0);
+	s_float(0, 16777216.0);
+	s_float(1, 1.0);
+	EXPECT_FLOAT(e, 16777216.0);
+	s_float(0, (double) 3e38f);
+	s_float(1, (double) 3e38f);
+	EXPECT_STATUS(e, TM_ERR_FLOAT_OVERFLOW);
+	s_float(0, (double) 0.1f);
+	s_float(1, (double) 0.2f);
+	EXPECT_FLOAT(e, (double) (0.1f + 0.2f));
+	e = binop(TMI_MUL, TM_K_FLOAT4, 0, 0);
+	s_float(0, (double) 1e-30f);
+	s_float(1, (double) 1e-30f);
+	EXPECT_STATUS(e, TM_ERR_FLOAT_UNDERFLOW);
+	e = binop(TMI_DIV, TM_K_FLOAT4, 0, 0);
+	s_float(0, 1);
+	s_float(1, 0);
+	EXPECT_STATUS(e, TM_ERR_DIV_BY_ZERO);
+
+	/* NaN equals NaN and sorts above everything; -0 = 0 */
+	e = cmpop(TM_CMP_FLOAT, TM_PRED_EQ, 0, 0);
+	s_float(0, nan);
+	s_float(1, nan);
+	EXPECT_INT(e, 1);
+	s_float(0, -0.0);
+	s_float(1, 0.0);
+	EXPECT_INT(e, 1);
+	s_float(0, nan);
+	s_float(1, 1.0);
+	EXPECT_INT(e, 0);
+	e = cmpop(TM_CMP_FLOAT, TM_PRED_GT, 0, 0);
+	s_float(0, nan);
+	s_float(1, inf);
+	EXPECT_INT(e, 1);
+	s_float(0, inf);
+	s_float(1, nan);
+	EXPECT_INT(e, 0);
+	e = cmpop(TM_CMP_FLOAT, TM_PRED_LE, 0, 0);
+	s_float(0, nan);
+	s_float(1, nan);
+	EXPECT_INT(e, 1);
+
+	/* casts */
+	e = unop(TMI_F8_TO_F4, 0, 0, 0);
+	s_float(0, 1e39);
+	EXPECT_STATUS(e, TM_ERR_FLOAT_OVERFLOW);
+	s_float(0, 1e-50);
+	EXPECT_STATUS(e, TM_ERR_FLOAT_UNDERFLOW);
+	s_float(0, inf);
+	EXPECT_FLOAT(e, inf);
+	s_float(0, 0.1);
+	EXPECT_FLOAT(e, (double) 0.1f);
+	e = unop(TMI_FLOAT_TO_INT, TM_K_INT4, 0, TM_K_FLOAT8);
+	s_float(0, 2.5);
+	EXPECT_INT(e, 2);			/* rint: half to even */
+	s_float(0, 3.5);
+	EXPECT_INT(e, 4);
+	s_float(0, -2.5);
+	EXPECT_INT(e, -2);
+	s_float(0, 2147483647.4);
+	EXPECT_INT(e, 2147483647);
+	s_float(0, 2147483647.5);
+	EXPECT_STATUS(e, TM_ERR_INT4_OUT_OF_RANGE);
+	s_float(0, -2147483648.5);
+	EXPECT_INT(e, -2147483647 - 1);
+	s_float(0, nan);
+	EXPECT_STATUS(e, TM_ERR_INT4_OUT_OF_RANGE);
+	e = unop(TMI_FLOAT_TO_INT, TM_K_INT8, 0, TM_K_FLOAT8);
+	s_float(0, 9223372036854775807.0);
+	EXPECT_STATUS(e, TM_ERR_INT8_OUT_OF_RANGE);
+	s_float(0, -9223372036854775808.0);
+	EXPECT_INT(e, TM_INT64_MIN);
+	e = unop(TMI_FLOAT_TO_INT, TM_K_INT2, 0, TM_K_FLOAT8);
+	s_float(0, 32767.5);
+	EXPECT_STATUS(e, TM_ERR_INT2_OUT_OF_RANGE);
+	e = unop(TMI_INT_TO_FLOAT, TM_K_FLOAT4, 0, 0);
+	s_int(0, 16777217);
+	EXPECT_FLOAT(e, 16777216.0);
+	e = unop(TMI_INT_TO_FLOAT, TM_K_FLOAT8, 0, 0);
+	s_int(0, INT64_C(9007199254740993));
+	EXPECT_FLOAT(e, 9007199254740992.0);
+	e = unop(TMI_NEG, TM_K_FLOAT8, 0, 0);
+	s_float(0, 0.0);
+	EXPECT_FLOAT(e, -0.0);
+	e = unop(TMI_ABS, TM_K_FLOAT8, 0, 0);
+	s_float(0, -inf);
+	EXPECT_FLOAT(e, inf);
+}
+
+static void
+s_num(int i, tm_int128 n)
+{
+	S[i].n = n;
+	SN[i] = false;
+	ST[i] = false;
+}
+
+static void
+test_numeric(void)
+{
+	TmExpr	   *e;
+	tm_int128	big = (tm_int128) INT64_C(1000000000000000000) * INT64_C(100000000000000000);	/* 1e35 */
+
+	slots_clear();
+	/* 1.5 (scale 1) + 2.25 (scale 2) = 3.75 (scale 2) */
+	e = binop(TMI_ADD, TM_K_NUMERIC, 1, 2);
+	s_num(0, 15);
+	s_num(1, 225);
+	EXPECT_NUM(e, 375);
+	s_num(0, -15);
+	EXPECT_NUM(e, 75);
+	s_num(0, big * 1000);		/* 1e38 * 10 overflows int128 */
+	EXPECT_STATUS(e, TM_ERR_FALLBACK);
+	s_null(0);
+	EXPECT_NULL(e);
+	e = binop(TMI_ADD, TM_K_NUMERIC, 0, 0);
+	s_num(0, TM_INT128_MAX);
+	s_num(1, 1);
+	EXPECT_STATUS(e, TM_ERR_FALLBACK);
+	/* 1.5 - 2.25 */
+	e = binop(TMI_SUB, TM_K_NUMERIC, 1, 2);
+	s_num(0, 15);
+	s_num(1, 225);
+	EXPECT_NUM(e, -75);
+	/* 1.5 * 2.25 = 3.375 (scale 3) */
+	e = binop(TMI_MUL, TM_K_NUMERIC, 1, 2);
+	EXPECT_NUM(e, 3375);
+	s_num(0, big);
+	s_num(1, 10000);
+	EXPECT_STATUS(e, TM_ERR_FALLBACK);
+	s_num(0, -big);
+	s_num(1, 1000);
+	EXPECT_NUM(e, -big * 1000);
+	s_num(0, (tm_int128) INT64_C(4000000000000000000));
+	s_num(1, (tm_int128) INT64_C(4000000000000000000));
+	EXPECT_NUM(e, (tm_int128) INT64_C(4000000000000000000) * INT64_C(4000000000000000000));
+	/* mod: 7.5 % 2 = 1.5; -7.5 % 2 = -1.5; x % 0 */
+	e = binop(TMI_MOD, TM_K_NUMERIC, 1, 0);
+	s_num(0, 75);
+	s_num(1, 2);
+	EXPECT_NUM(e, 15);
+	s_num(0, -75);
+	EXPECT_NUM(e, -15);
+	s_num(1, 0);
+	EXPECT_STATUS(e, TM_ERR_DIV_BY_ZERO);
+	/* unary */
+	e = unop(TMI_NEG, TM_K_NUMERIC, 0, 0);
+	s_num(0, 12);
+	EXPECT_NUM(e, -12);
+	e = unop(TMI_ABS, TM_K_NUMERIC, 0, 0);
+	s_num(0, -12);
+	EXPECT_NUM(e, 12);
+
+	/* comparisons at different scales: 1.50 (2) = 1.5 (1); 2 (0) > 1.99 (2) */
+	e = cmpop(TM_CMP_NUMERIC, TM_PRED_EQ, 2, 1);
+	s_num(0, 150);
+	s_num(1, 15);
+	EXPECT_INT(e, 1);
+	s_num(1, 16);
+	EXPECT_INT(e, 0);
+	e = cmpop(TM_CMP_NUMERIC, TM_PRED_GT, 0, 2);
+	s_num(0, 2);
+	s_num(1, 199);
+	EXPECT_INT(e, 1);
+	/* rescale overflow decides by sign */
+	e = cmpop(TM_CMP_NUMERIC, TM_PRED_LT, 0, 30);
+	s_num(0, big);
+	s_num(1, big);
+	EXPECT_INT(e, 0);
+	s_num(0, -big);
+	EXPECT_INT(e, 1);
+	e = cmpop(TM_CMP_NUMERIC, TM_PRED_LT, 30, 0);
+	s_num(0, big);
+	s_num(1, big);
+	EXPECT_INT(e, 1);
+	s_num(1, -big);
+	EXPECT_INT(e, 0);
+
+	/* rounding (round_var: half away from zero) */
+	e = unop(TMI_NUM_RESCALE, 0, -1, 0);
+	s_num(0, 25);
+	EXPECT_NUM(e, 3);
+	s_num(0, -25);
+	EXPECT_NUM(e, -3);
+	s_num(0, 24);
+	EXPECT_NUM(e, 2);
+	s_num(0, -24);
+	EXPECT_NUM(e, -2);
+	e = unop(TMI_NUM_RESCALE, 0, -2, 0);
+	s_num(0, 1249);				/* 12.49 -> 12 */
+	EXPECT_NUM(e, 12);
+	s_num(0, 1250);
+	EXPECT_NUM(e, 13);
+	s_num(0, -1250);
+	EXPECT_NUM(e, -13);
+	e = unop(TMI_NUM_RESCALE, 0, 3, 0);
+	s_num(0, 7);
+	EXPECT_NUM(e, 7000);
+	s_num(0, big * 1000);
+	EXPECT_STATUS(e, TM_ERR_FALLBACK);
+	s_num(0, -big);
+	EXPECT_NUM(e, -big * 1000);
+	/* numeric(4,2) precision check: 99.99 fits, 100.00 does not */
+	e = unop(TMI_NUM_CHECK_PREC, 0, 4, 0);
+	s_num(0, 9999);
+	EXPECT_NUM(e, 9999);
+	s_num(0, -10000);
+	EXPECT_STATUS(e, TM_ERR_FALLBACK);
+	/* numeric -> int */
+	e = unop(TMI_NUM_TO_INT, TM_K_INT4, 1, 0);
+	s_num(0, 25);
+	EXPECT_INT(e, 3);
+	s_num(0, -25);
+	EXPECT_INT(e, -3);
+	s_num(0, (tm_int128) 21474836474);	/* 2147483647.4 */
+	EXPECT_INT(e, 2147483647);
+	s_num(0, (tm_int128) 21474836475);	/* 2147483647.5 */
+	EXPECT_STATUS(e, TM_ERR_INT4_OUT_OF_RANGE);
+	e = unop(TMI_NUM_TO_INT, TM_K_INT2, 0, 0);
+	s_num(0, -32769);
+	EXPECT_STATUS(e, TM_ERR_INT2_OUT_OF_RANGE);
+	e = unop(TMI_NUM_TO_INT, TM_K_INT8, 0, 0);
+	s_num(0, (tm_int128) TM_INT64_MAX + 1);
+	EXPECT_STATUS(e, TM_ERR_INT8_OUT_OF_RANGE);
+	/* int -> numeric */
+	e = unop(TMI_INT_TO_NUM, 0, 2, 0);
+	s_int(0, -7);
+	EXPECT_NUM(e, -700);
+	s_int(0, TM_INT64_MIN);
+	EXPECT_NUM(e, (tm_int128) TM_INT64_MIN * 100);
+
+	/* TPC-H Q1: l_extendedprice * (1 - l_discount) * (1 + l_tax), all numeric(15,2) */
+	a_init();
+	p_slot(0);
+	p_num(1);
+	p_slot(1);
+	a_op(TMI_SUB, TM_K_NUMERIC, 0, 2, 0);
+	a_op(TMI_MUL, TM_K_NUMERIC, 2, 2, 0);
+	p_num(1);
+	p_slot(2);
+	a_op(TMI_ADD, TM_K_NUMERIC, 0, 2, 0);
+	a_op(TMI_MUL, TM_K_NUMERIC, 4, 2, 0);
+	e = a_build();
+	s_num(0, 3307894);			/* 33078.94 */
+	s_num(1, 4);				/* 0.04 */
+	s_num(2, 2);				/* 0.02 */
+	/* 33078.94 * 0.96 = 31755.7824; * 1.02 = 32390.898048 */
+	EXPECT_NUM(e, (tm_int128) 32390898048);
+}
+
+static void
+test_in_list(void)
+{
+	TmExpr	   *e;
+	int			first;
+
+	/* x IN (1, 3, 7) (sorted) */
+	a_init();
+	p_slot(0);
+	first = k_int(1);
+	k_int(3);
+	k_int(7);
+	a_op(TMI_IN, TM_CMP_INT, first, 3, 0);
+	e = a_build();
+	slots_clear();
+	s_int(0, 3);
+	EXPECT_INT(e, 1);
+	s_int(0, 7);
+	EXPECT_INT(e, 1);
+	s_int(0, 1);
+	EXPECT_INT(e, 1);
+	s_int(0, 4);
+	EXPECT_INT(e, 0);
+	s_null(0);
+	EXPECT_NULL(e);
+
+	/* x IN (1, NULL) */
+	a_init();
+	p_slot(0);
+	first = k_int(1);
+	a_op(TMI_IN, TM_CMP_INT, first, 1, TMF_IN_HASNULL);
+	e = a_build();
+	s_int(0, 1);
+	EXPECT_INT(e, 1);
+	s_int(0, 2);
+	EXPECT_NULL(e);
+
+	/* x NOT IN (1, 3) and NOT IN (1, NULL) */
+	a_init();
+	p_slot(0);
+	first = k_int(1);
+	k_int(3);
+	a_op(TMI_IN, TM_CMP_INT, first, 2, TMF_IN_NEGATE);
+	e = a_build();
+	s_int(0, 3);
+	EXPECT_INT(e, 0);
+	s_int(0, 2);
+	EXPECT_INT(e, 1);
+	s_null(0);
+	EXPECT_NULL(e);
+	a_init();
+	p_slot(0);
+	first = k_int(1);
+	a_op(TMI_IN, TM_CMP_INT, first, 1, TMF_IN_NEGATE | TMF_IN_HASNULL);
+	e = a_build();
+	s_int(0, 1);
+	EXPECT_INT(e, 0);
+	s_int(0, 2);
+	EXPECT_NULL(e);
+
+	/* bpchar IN ('MAIL', 'SHIP') against blank-padded values */
+	a_init();
+	p_slot(0);
+	first = k_text("MAIL", -1);
+	k_text("SHIP", -1);
+	a_op(TMI_IN, TM_CMP_BPCHAR, first, 2, 0);
+	e = a_build();
+	s_text(0, "SHIP      ");
+	EXPECT_INT(e, 1);
+	s_text(0, "SHIPX     ");
+	EXPECT_INT(e, 0);
+	s_text(0, "AIR       ");
+	EXPECT_INT(e, 0);
+	/* text IN: trailing blanks matter */
+	a_init();
+	p_slot(0);
+	first = k_text("MAIL", -1);
+	k_text("SHIP", -1);
+	a_op(TMI_IN, TM_CMP_TEXT, first, 2, 0);
+	e = a_build();
+	s_text(0, "SHIP ");
+	EXPECT_INT(e, 0);
+	s_text(0, "MAIL");
+	EXPECT_INT(e, 1);
+	/* float IN with NaN */
+	a_init();
+	p_slot(0);
+	{
+		TmValue		v;
+
+		memset(&v, 0, sizeof(v));
+		v.f = 1.0;
+		first = k_val(v);
+		v.f = NAN;
+		k_val(v);
+	}
+	a_op(TMI_IN, TM_CMP_FLOAT, first, 2, 0);
+	e = a_build();
+	s_float(0, NAN);
+	EXPECT_INT(e, 1);
+	s_float(0, 2.0);
+	EXPECT_INT(e, 0);
+	/* empty list with NULL only */
+	a_init();
+	p_slot(0);
+	a_op(TMI_IN, TM_CMP_INT, 0, 0, TMF_IN_HASNULL);
+	e = a_build();
+	s_int(0, 5);
+	EXPECT_NULL(e);
+}
+
+static void
+test_text(void)
+{
+	TmExpr	   *e;
+
+	slots_clear();
+	/* text compare: bytes, C order */
+	e = cmpop(TM_CMP_TEXT, TM_PRED_LT, 0, 0);
+	s_text(0, "abc");
+	s_text(1, "abd");
+	EXPECT_INT(e, 1);
+	s_text(1, "abc");
+	EXPECT_INT(e, 0);
+	s_text(0, "ab");
+	EXPECT_INT(e, 1);
+	s_text(0, "\xc3\xa9");		/* high bytes sort above ASCII */
+	s_text(1, "z");
+	EXPECT_INT(e, 0);
+	e = cmpop(TM_CMP_TEXT, TM_PRED_EQ, 0, 0);
+	s_text(0, "ab ");
+	s_text(1, "ab");
+	EXPECT_INT(e, 0);
+	/* bpchar: trailing blanks do not count */
+	e = cmpop(TM_CMP_BPCHAR, TM_PRED_EQ, 0, 0);
+	EXPECT_INT(e, 1);
+	s_text(0, "ab\t");
+	EXPECT_INT(e, 0);
+	s_text(0, "");
+	s_text(1, "   ");
+	EXPECT_INT(e, 1);
+	e = cmpop(TM_CMP_BPCHAR, TM_PRED_LT, 0, 0);
+	s_text(0, "a   ");
+	s_text(1, "a\x01");
+	EXPECT_INT(e, 1);			/* 'a' < 'a\001' once blanks are gone */
+
+	/* rtrim, char_length */
+	e = unop(TMI_BPCHAR_RTRIM, 0, 0, 0);
+	s_text(0, "ab  ");
+	EXPECT_TEXT(e, "ab");
+	s_text(0, "  ");
+	EXPECT_TEXT(e, "");
+	e = unop(TMI_CHAR_LENGTH, TMF_UTF8, 0, 0);
+	s_text(0, "h\xc3\xa9llo");
+	EXPECT_INT(e, 5);
+	s_text(0, "\xe6\x97\xa5\xe6\x9c\xac");
+	EXPECT_INT(e, 2);
+	s_text(0, "");
+	EXPECT_INT(e, 0);
+	e = unop(TMI_CHAR_LENGTH, 0, 0, 0);
+	s_text(0, "h\xc3\xa9llo");
+	EXPECT_INT(e, 6);
+	e = unop(TMI_CHAR_LENGTH, TMF_UTF8 | TMF_BPCHAR, 0, 0);
+	s_text(0, "h\xc3\xa9  ");
+	EXPECT_INT(e, 2);
+}
+
+static TmExpr *
+like_expr(const char *pat, int flags)
+{
+	a_init();
+	p_slot(0);
+	p_text(pat);
+	a_op(TMI_LIKE, flags, 0, 0, 0);
+	return a_build();
+}
+
+static void
+check_like(const char *str, const char *pat, int expect)
+{
+	TmExpr	   *e = like_expr(pat, TMF_UTF8);
+
+	slots_clear();
+	s_text(0, str);
+	if (expect < 0)
+	{
+		TmStatus	st = run(e);
+
+		TM_CHECK_MSG(st == TM_ERR_LIKE_ESCAPE, "'%s' LIKE '%s': status %d, expected LIKE escape error",
+					 str, pat, (int) st);
+	}
+	else
+	{
+		TmStatus	st = run(e);
+
+		TM_CHECK_MSG(st == TM_OK && !last_null && last.i == expect, "'%s' LIKE '%s' = %d (status %d), expected %d",
+					 str, pat, (int) last.i, (int) st, expect);
+	}
+}
+
+static void
+test_like(void)
+{
+	TmExpr	   *e;
+
+	check_like("abc", "abc", 1);
+	check_like("abc", "ab", 0);
+	check_like("ab", "abc", 0);
+	check_like("abc", "a%", 1);
+	check_like("abc", "%c", 1);
+	check_like("abc", "%b%", 1);
+	check_like("abc", "_b_", 1);
+	check_like("abc", "__", 0);
+	check_like("abc", "___", 1);
+	check_like("abc", "____", 0);
+	check_like("", "%", 1);
+	check_like("", "", 1);
+	check_like("", "_", 0);
+	check_like("", "%%", 1);
+	check_like("a", "", 0);
+	check_like("abc", "%_", 1);
+	check_like("a", "%__", 0);
+	check_like("ab", "%%%b", 1);
+	check_like("abcabd", "%abd", 1);
+	check_like("abcabc", "%abd", 0);
+	check_like("mississippi", "%iss%ppi", 1);
+	check_like("mississippi", "%iss%ssi", 0);
+	check_like("mississippi", "m%s%s%s%s%i", 1);
+	check_like("aaaaaaaaab", "%a%a%a%b", 1);
+	check_like("aaaaaaaaaa", "%a%a%a%b", 0);
+	check_like("PROMO BRUSHED COPPER", "PROMO%", 1);
+	check_like("forest green", "%green%", 1);
+	check_like("special requests", "%special%requests%", 1);
+	check_like("special reques", "%special%requests%", 0);
+	/* escapes */
+	check_like("a%", "a\\%", 1);
+	check_like("ab", "a\\%", 0);
+	check_like("a_c", "a\\_c", 1);
+	check_like("abc", "a\\_c", 0);
+	check_like("a\\c", "a\\\\c", 1);
+	check_like("abc", "\\a\\b\\c", 1);
+	check_like("50% off", "%\\%%", 1);
+	check_like("50 off", "%\\%%", 0);
+	/* pattern ending with the escape: an error only where matching reaches it */
+	check_like("ab", "a\\", -1);
+	check_like("a", "a\\", 0);		/* text ends first: no error */
+	check_like("xb", "a\\", 0);
+	check_like("abc", "%\\", -1);
+	check_like("", "%\\", 0);
+	check_like("", "\\", 0);
+	check_like("x", "\\", -1);
+	check_like("abc", "%b\\", -1);	/* after 'b' matched, the escape is reached */
+	check_like("axc", "%b\\", 0);	/* no 'b' in the text: the scan ends first */
+	/* multibyte: '_' is one character */
+	check_like("h\xc3\xa9llo", "h_llo", 1);
+	check_like("h\xc3\xa9llo", "h__llo", 0);
+	check_like("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", "_\xe6\x9c\xac_", 1);
+	check_like("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", "___", 1);
+	check_like("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", "____", 0);
+	check_like("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", "%\xe8\xaa\x9e", 1);
+	check_like("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", "%_\xe8\xaa\x9e", 1);
+	check_like("\xc3\xa9t\xc3\xa9", "%\xc3\xa9", 1);
+	check_like("\xc3\xa9t\xc3\xa9", "_t_", 1);
+
+	/* single-byte mode: '_' is one byte */
+	e = like_expr("h__llo", 0);
+	slots_clear();
+	s_text(0, "h\xc3\xa9llo");
+	EXPECT_INT(e, 1);
+	/* NOT LIKE and NULLs */
+	e = like_expr("a%", TMF_UTF8 | TMF_NEGATE);
+	s_text(0, "abc");
+	EXPECT_INT(e, 0);
+	s_text(0, "bc");
+	EXPECT_INT(e, 1);
+	s_null(0);
+	EXPECT_NULL(e);
+	e = like_expr("a\\", TMF_UTF8 | TMF_NEGATE);
+	s_text(0, "ab");
+	EXPECT_STATUS(e, TM_ERR_LIKE_ESCAPE);
+}
+
+static TmExpr *
+substr_expr(int start, int len, bool haslen, int flags)
+{
+	a_init();
+	p_slot(0);
+	p_int(start);
+	if (haslen)
+		p_int(len);
+	a_op(TMI_SUBSTR, flags | (haslen ? TMF_HASLEN : 0), 0, 0, 0);
+	return a_build();
+}
+
+static void
+check_substr(const char *s, int start, int len, bool haslen, const char *expect)
+{
+	TmExpr	   *e = substr_expr(start, len, haslen, TMF_UTF8);
+
+	slots_clear();
+	s_text(0, s);
+	EXPECT_TEXT(e, expect);
+}
+
+static void
+test_substring(void)
+{
+	TmExpr	   *e;
+
+	check_substr("hello", 2, 3, true, "ell");
+	check_substr("hello", 1, 5, true, "hello");
+	check_substr("hello", 1, 10, true, "hello");
+	check_substr("hello", 0, 3, true, "he");
+	check_substr("hello", -1, 3, true, "h");
+	check_substr("hello", -5, 3, true, "");
+	check_substr("hello", -2147483647 - 1, 5, true, "");
+	check_substr("hello", 3, 0, true, "");
+	check_substr("hello", 6, 1, true, "");
+	check_substr("hello", 5, 1, true, "o");
+	check_substr("hello", 2, 2147483647, true, "ello");
+	check_substr("hello", 3, 0, false, "llo");
+	check_substr("hello", -3, 0, false, "hello");
+	check_substr("hello", 9, 0, false, "");
+	check_substr("", 1, 1, true, "");
+	check_substr("h\xc3\xa9llo", 2, 2, true, "\xc3\xa9l");
+	check_substr("h\xc3\xa9llo", 2, 0, false, "\xc3\xa9llo");
+	check_substr("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 3, 5, true, "\xe8\xaa\x9e");
+	check_substr("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 0, 2, true, "\xe6\x97\xa5");
+	/* TPC-H Q22: substring(c_phone from 1 for 2) */
+	check_substr("13-761-547-5974", 1, 2, true, "13");
+
+	e = substr_expr(2, -1, true, TMF_UTF8);
+	slots_clear();
+	s_text(0, "hello");
+	EXPECT_STATUS(e, TM_ERR_SUBSTRING_NEGATIVE);
+	s_text(0, "");
+	EXPECT_STATUS(e, TM_ERR_SUBSTRING_NEGATIVE);
+	s_null(0);
+	EXPECT_NULL(e);
+	/* bytes mode */
+	e = substr_expr(2, 2, true, 0);
+	s_text(0, "h\xc3\xa9llo");
+	EXPECT_TEXT(e, "\xc3\xa9");
+	/* NULL start */
+	a_init();
+	p_slot(0);
+	p_null();
+	a_op(TMI_SUBSTR, TMF_UTF8, 0, 0, 0);
+	e = a_build();
+	s_text(0, "abc");
+	EXPECT_NULL(e);
+}
+
+static void
+test_dates(void)
+{
+	TmExpr	   *e;
+	int			y,
+				m,
+				d;
+	int64_t		day;
+	int			ok = 1;
+
+	/* date2j / j2date round trip and leap years */
+	TM_CHECK_INT_EQ(tm_date2j(2000, 1, 1), TM_POSTGRES_EPOCH_JDATE);
+	TM_CHECK_INT_EQ(mkdate(1970, 1, 1), -10957);
+	TM_CHECK_INT_EQ(mkdate(2000, 3, 1) - mkdate(2000, 2, 28), 2);
+	TM_CHECK_INT_EQ(mkdate(1900, 3, 1) - mkdate(1900, 2, 28), 1);
+	TM_CHECK_INT_EQ(mkdate(2024, 3, 1) - mkdate(2024, 2, 28), 2);
+	TM_CHECK_INT_EQ(mkdate(2100, 3, 1) - mkdate(2100, 2, 28), 1);
+	for (day = -2451545; day < 3000000; day += 7)
+	{
+		int			y2,
+					m2,
+					d2;
+
+		tm_j2date((int) (day + TM_POSTGRES_EPOCH_JDATE), &y, &m, &d);
+		if (mkdate(y, m, d) != day || m < 1 || m > 12 || d < 1 || d > tm_days_in_month(y, m))
+		{
+			ok = 0;
+			break;
+		}
+		tm_j2date((int) (day + 1 + TM_POSTGRES_EPOCH_JDATE), &y2, &m2, &d2);
+		if (!((y2 == y && m2 == m && d2 == d + 1) || (y2 == y && m2 == m + 1 && d2 == 1) ||
+			  (y2 == y + 1 && m2 == 1 && d2 == 1)))
+		{
+			ok = 0;
+			break;
+		}
+	}
+	TM_CHECK_MSG(ok, "j2date/date2j disagree at day %lld", (long long) day);
+
+	/* date + int, date - int, date - date */
+	slots_clear();
+	e = binop(TMI_DATE_PLI, 0, 0, 0);
+	s_int(0, mkdate(1998, 12, 1));
+	s_int(1, -90);
+	EXPECT_INT(e, mkdate(1998, 9, 2));
+	s_int(0, mkdate(2000, 2, 28));
+	s_int(1, 1);
+	EXPECT_INT(e, mkdate(2000, 2, 29));
+	s_int(0, TM_DATEVAL_NOEND);
+	s_int(1, -5);
+	EXPECT_INT(e, TM_DATEVAL_NOEND);
+	s_int(0, TM_DATE_END_JULIAN - TM_POSTGRES_EPOCH_JDATE - 1);
+	s_int(1, 1);
+	EXPECT_STATUS(e, TM_ERR_DATE_OUT_OF_RANGE);
+	s_int(1, 0);
+	EXPECT_INT(e, TM_DATE_END_JULIAN - TM_POSTGRES_EPOCH_JDATE - 1);
+	s_int(0, -TM_POSTGRES_EPOCH_JDATE);
+	s_int(1, -1);
+	EXPECT_STATUS(e, TM_ERR_DATE_OUT_OF_RANGE);
+	s_int(0, 2000000000);
+	s_int(1, 2147483647);
+	EXPECT_STATUS(e, TM_ERR_DATE_OUT_OF_RANGE);
+	e = binop(TMI_DATE_MII, 0, 0, 0);
+	s_int(0, mkdate(2000, 3, 1));
+	s_int(1, 1);
+	EXPECT_INT(e, mkdate(2000, 2, 29));
+	s_int(0, -TM_POSTGRES_EPOCH_JDATE);
+	s_int(1, -2147483647 - 1);
+	EXPECT_STATUS(e, TM_ERR_DATE_OUT_OF_RANGE);
+	e = binop(TMI_DATE_MI, 0, 0, 0);
+	s_int(0, mkdate(2001, 1, 1));
+	s_int(1, mkdate(2000, 1, 1));
+	EXPECT_INT(e, 366);
+	s_int(1, TM_DATEVAL_NOBEGIN);
+	EXPECT_STATUS(e, TM_ERR_FALLBACK);
+
+	/* date + interval (months, days, time), month-end clamping */
+	{
+		struct
+		{
+			int			y, m, d;
+			int			months, days;
+			int64_t		us;
+			int			ey, em, ed, eh;
+		}			cases[] = {
+			{2000, 1, 31, 1, 0, 0, 2000, 2, 29, 0},
+			{2001, 1, 31, 1, 0, 0, 2001, 2, 28, 0},
+			{2000, 3, 31, -1, 0, 0, 2000, 2, 29, 0},
+			{1999, 12, 31, 2, 0, 0, 2000, 2, 29, 0},
+			{2000, 1, 15, -1, 0, 0, 1999, 12, 15, 0},
+			{2000, 1, 15, -12, 0, 0, 1999, 1, 15, 0},
+			{2000, 1, 15, -13, 0, 0, 1998, 12, 15, 0},
+			{2000, 1, 15, 12, 0, 0, 2001, 1, 15, 0},
+			{2000, 1, 15, 13, 0, 0, 2001, 2, 15, 0},
+			{2000, 12, 15, 1, 0, 0, 2001, 1, 15, 0},
+			{2000, 2, 29, 12, 0, 0, 2001, 2, 28, 0},
+			{2000, 2, 29, 48, 0, 0, 2004, 2, 29, 0},
+			{1998, 12, 1, 0, -90, 0, 1998, 9, 2, 0},
+			{1995, 1, 1, 0, 0, 3 * INT64_C(3600000000), 1995, 1, 1, 3},
+			{1995, 1, 1, 0, 0, -INT64_C(3600000000), 1994, 12, 31, 23},
+			{1994, 1, 31, 1, 1, 0, 1994, 3, 1, 0},		/* months first: Feb 28, then +1 day */
+			{1, 1, 31, -1, 0, 0, 0, 12, 31, 0},		/* into 1 BC (year 0 internally) */
+		};
+		int			i;
+
+		for (i = 0; i < (int) (sizeof(cases) / sizeof(cases[0])); i++)
+		{
+			TmValue		us;
+
+			a_init();
+			p_slot(0);
+			a_op(TMI_DATE_TO_TS, 0, 0, 0, 0);
+			memset(&us, 0, sizeof(us));
+			us.i = cases[i].us;
+			a_op(TMI_TS_PL_INTERVAL, 0, cases[i].months, cases[i].days, k_val(us));
+			e = a_build();
+			slots_clear();
+			s_int(0, mkdate(cases[i].y, cases[i].m, cases[i].d));
+			EXPECT_INT(e, mkts(cases[i].ey, cases[i].em, cases[i].ed, cases[i].eh, 0, 0));
+		}
+	}
+	/* infinities pass through; out of range */
+	{
+		TmValue		us;
+
+		a_init();
+		p_slot(0);
+		memset(&us, 0, sizeof(us));
+		a_op(TMI_TS_PL_INTERVAL, 0, 1, 0, k_val(us));
+		e = a_build();
+		slots_clear();
+		s_int(0, TM_DT_NOEND);
+		EXPECT_INT(e, TM_DT_NOEND);
+		s_int(0, TM_DT_NOBEGIN);
+		EXPECT_INT(e, TM_DT_NOBEGIN);
+		s_int(0, mkts(294276, 12, 15, 0, 0, 0));
+		EXPECT_STATUS(e, TM_ERR_TIMESTAMP_OUT_OF_RANGE);
+		s_int(0, mkts(294276, 11, 15, 0, 0, 0));
+		EXPECT_INT(e, mkts(294276, 12, 15, 0, 0, 0));
+		a_init();
+		p_slot(0);
+		us.i = TM_INT64_MAX;
+		a_op(TMI_TS_PL_INTERVAL, 0, 0, 0, k_val(us));
+		e = a_build();
+		s_int(0, mkts(2000, 1, 1, 0, 0, 0));
+		EXPECT_STATUS(e, TM_ERR_TIMESTAMP_OUT_OF_RANGE);
+		s_int(0, -1);
+		EXPECT_STATUS(e, TM_ERR_TIMESTAMP_OUT_OF_RANGE);
+		a_init();
+		p_slot(0);
+		us.i = 0;
+		a_op(TMI_TS_PL_INTERVAL, 0, -2147483647 - 1, 0, k_val(us));
+		e = a_build();
+		s_int(0, mkts(2000, 1, 1, 0, 0, 0));
+		EXPECT_STATUS(e, TM_ERR_TIMESTAMP_OUT_OF_RANGE);
+		a_init();
+		p_slot(0);
+		a_op(TMI_TS_PL_INTERVAL, 0, 0, 2147483647, k_val(us));
+		e = a_build();
+		EXPECT_STATUS(e, TM_ERR_TIMESTAMP_OUT_OF_RANGE);
+	}
+
+	/* date -> timestamp, timestamp -> date */
+	e = unop(TMI_DATE_TO_TS, 0, 0, 0);
+	slots_clear();
+	s_int(0, mkdate(1999, 12, 31));
+	EXPECT_INT(e, mkts(1999, 12, 31, 0, 0, 0));
+	s_int(0, TM_DATEVAL_NOBEGIN);
+	EXPECT_INT(e, TM_DT_NOBEGIN);
+	s_int(0, TM_DATEVAL_NOEND);
+	EXPECT_INT(e, TM_DT_NOEND);
+	s_int(0, TM_TIMESTAMP_END_JULIAN - TM_POSTGRES_EPOCH_JDATE);
+	EXPECT_STATUS(e, TM_ERR_FALLBACK);
+	s_int(0, TM_TIMESTAMP_END_JULIAN - TM_POSTGRES_EPOCH_JDATE - 1);
+	EXPECT_INT(e, (int64_t) (TM_TIMESTAMP_END_JULIAN - TM_POSTGRES_EPOCH_JDATE - 1) * TM_USECS_PER_DAY);
+	e = unop(TMI_TS_TO_DATE, 0, 0, 0);
+	s_int(0, mkts(1999, 12, 31, 23, 0, 0));
+	EXPECT_INT(e, mkdate(1999, 12, 31));
+	s_int(0, mkts(1066, 10, 14, 12, 30, 0));
+	EXPECT_INT(e, mkdate(1066, 10, 14));
+	s_int(0, TM_DT_NOEND);
+	EXPECT_INT(e, TM_DATEVAL_NOEND);
+
+	/* date vs timestamp */
+	e = cmpop(TM_CMP_DATE_TS, TM_PRED_LT, 0, 0);
+	s_int(0, mkdate(2000, 1, 1));
+	s_int(1, mkts(2000, 1, 1, 0, 0, 1));
+	EXPECT_INT(e, 1);
+	s_int(1, mkts(2000, 1, 1, 0, 0, 0));
+	EXPECT_INT(e, 0);
+	s_int(0, TM_TIMESTAMP_END_JULIAN - TM_POSTGRES_EPOCH_JDATE + 5);	/* beyond timestamps */
+	s_int(1, TM_DT_NOEND);
+	EXPECT_INT(e, 1);
+	s_int(1, mkts(294276, 12, 31, 23, 59, 59));
+	EXPECT_INT(e, 0);
+	s_int(0, TM_DATEVAL_NOBEGIN);
+	s_int(1, TM_DT_NOBEGIN);
+	EXPECT_INT(e, 0);
+	e = cmpop(TM_CMP_DATE_TS, TM_PRED_EQ, 0, 0);
+	EXPECT_INT(e, 1);			/* -infinity = -infinity */
+	e = cmpop(TM_CMP_TS_DATE, TM_PRED_GT, 0, 0);
+	s_int(0, mkts(2000, 1, 1, 0, 0, 1));
+	s_int(1, mkdate(2000, 1, 1));
+	EXPECT_INT(e, 1);
+	s_int(0, TM_DT_NOEND);
+	s_int(1, TM_TIMESTAMP_END_JULIAN - TM_POSTGRES_EPOCH_JDATE + 5);
+	EXPECT_INT(e, 1);
+
+	/* EXTRACT */
+	{
+		TmExpr	   *ey = unop(TMI_EXTRACT, TM_K_DATE, TM_FIELD_YEAR, 0);
+		TmExpr	   *em = unop(TMI_EXTRACT, TM_K_DATE, TM_FIELD_MONTH, 0);
+		TmExpr	   *ed = unop(TMI_EXTRACT, TM_K_DATE, TM_FIELD_DAY, 0);
+		TmExpr	   *tyf = unop(TMI_EXTRACT, TM_K_TIMESTAMP, TM_FIELD_YEAR, 1);
+		TmExpr	   *tmf = unop(TMI_EXTRACT, TM_K_TIMESTAMP, TM_FIELD_MONTH, 1);
+		TmExpr	   *tdn = unop(TMI_EXTRACT, TM_K_TIMESTAMP, TM_FIELD_DAY, 0);
+
+		s_int(0, mkdate(2000, 2, 29));
+		EXPECT_NUM(ey, 2000);
+		EXPECT_NUM(em, 2);
+		EXPECT_NUM(ed, 29);
+		s_int(0, mkdate(0, 6, 1));	/* 1 BC */
+		EXPECT_NUM(ey, -1);
+		s_int(0, mkdate(-1, 6, 1));	/* 2 BC */
+		EXPECT_NUM(ey, -2);
+		s_int(0, TM_DATEVAL_NOEND);
+		EXPECT_STATUS(ey, TM_ERR_FALLBACK);
+		EXPECT_NULL(em);
+		s_int(0, mkts(1995, 3, 15, 23, 59, 59));
+		EXPECT_FLOAT(tyf, 1995.0);
+		EXPECT_FLOAT(tmf, 3.0);
+		EXPECT_NUM(tdn, 15);
+		s_int(0, mkts(1969, 12, 31, 23, 59, 59));
+		EXPECT_NUM(tdn, 31);
+		s_int(0, TM_DT_NOBEGIN);
+		EXPECT_FLOAT(tyf, -INFINITY);
+		EXPECT_NULL(tmf);
+		EXPECT_NULL(tdn);
+	}
+}
+
+static void
+test_control(void)
+{
+	TmExpr	   *e;
+	int			j1,
+				j2,
+				j3;
+
+	/* COALESCE(slot0, slot1, 7) */
+	a_init();
+	p_slot(0);
+	j1 = a_op(TMI_JUMP_IF_NOT_NULL, 0, -1, 0, 0);
+	a_op(TMI_POP, 0, 0, 0, 0);
+	p_slot(1);
+	j2 = a_op(TMI_JUMP_IF_NOT_NULL, 0, -1, 0, 0);
+	a_op(TMI_POP, 0, 0, 0, 0);
+	p_int(7);
+	patch(j1);
+	patch(j2);
+	e = a_build();
+	slots_clear();
+	s_int(0, 1);
+	s_int(1, 2);
+	EXPECT_INT(e, 1);
+	s_null(0);
+	EXPECT_INT(e, 2);
+	s_null(1);
+	EXPECT_INT(e, 7);
+
+	/* CASE slot0 WHEN 1 THEN 10 WHEN 2 THEN 20 ELSE NULL END */
+	a_init();
+	p_slot(0);
+	a_op(TMI_STORE_LOCAL, 0, 0, 0, 0);
+	a_op(TMI_LOAD_LOCAL, 0, 0, 0, 0);
+	p_int(1);
+	a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
+	j1 = a_op(TMI_JUMP_IF_NOT_TRUE_POP, 0, -1, 0, 0);
+	p_int(10);
+	j2 = a_op(TMI_JUMP, 0, -1, 0, 0);
+	patch(j1);
+	a_op(TMI_LOAD_LOCAL, 0, 0, 0, 0);
+	p_int(2);
+	a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
+	j1 = a_op(TMI_JUMP_IF_NOT_TRUE_POP, 0, -1, 0, 0);
+	p_int(20);
+	j3 = a_op(TMI_JUMP, 0, -1, 0, 0);
+	patch(j1);
+	p_null();
+	patch(j2);
+	patch(j3);
+	e = a_build();
+	slots_clear();
+	s_int(0, 1);
+	EXPECT_INT(e, 10);
+	s_int(0, 2);
+	EXPECT_INT(e, 20);
+	s_int(0, 3);
+	EXPECT_NULL(e);
+	s_null(0);
+	EXPECT_NULL(e);
+
+	/* NULLIF(slot0, slot1) */
+	a_init();
+	p_slot(0);
+	a_op(TMI_STORE_LOCAL, 0, 1, 0, 0);
+	a_op(TMI_LOAD_LOCAL, 0, 1, 0, 0);
+	p_slot(1);
+	a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
+	j1 = a_op(TMI_JUMP_IF_NOT_TRUE_POP, 0, -1, 0, 0);
+	p_null();
+	j2 = a_op(TMI_JUMP, 0, -1, 0, 0);
+	patch(j1);
+	a_op(TMI_LOAD_LOCAL, 0, 1, 0, 0);
+	patch(j2);
+	e = a_build();
+	slots_clear();
+	s_int(0, 4);
+	s_int(1, 4);
+	EXPECT_NULL(e);
+	s_int(1, 5);
+	EXPECT_INT(e, 4);
+	s_null(1);
+	EXPECT_INT(e, 4);
+	s_null(0);
+	EXPECT_NULL(e);
+}
+
+static void
+test_validate(void)
+{
+	int			depth[64];
+	TmExpr	   *e;
+
+	/* backward jump */
+	a_init();
+	p_int(1);
+	a_op(TMI_JUMP, 0, 0, 0, 0);
+	{
+		size_t		total = 48 + 2 * sizeof(TmInstr) + 16;
+
+		e = (TmExpr *) aligned_alloc(16, (total + 15) & ~(size_t) 15);
+		memset(e, 0, total);
+		e->total_size = (int32_t) total;
+		e->ninstr = A.n;
+		e->instr_off = 48;
+		e->nconst = 1;
+		e->const_off = 48 + 2 * sizeof(TmInstr);
+		e->max_stack = 4;
+		memcpy((char *) e + 48, A.code, A.n * sizeof(TmInstr));
+		TM_CHECK(!tm_expr_validate(e, -1, depth));
+		/* now fix it: a single push validates */
+		e->ninstr = 1;
+		TM_CHECK(tm_expr_validate(e, -1, depth));
+		/* bad slot number */
+		((TmInstr *) ((char *) e + 48))[0].op = TMI_PUSH_SLOT;
+		((TmInstr *) ((char *) e + 48))[0].a = 3;
+		TM_CHECK(!tm_expr_validate(e, 2, depth));
+		TM_CHECK(tm_expr_validate(e, 4, depth));
+		/* stack underflow */
+		((TmInstr *) ((char *) e + 48))[0].op = TMI_AND;
+		TM_CHECK(!tm_expr_validate(e, 4, depth));
+		free(e);
+	}
+}
+
+static void
+test_hash(void)
+{
+	TmType		tf = {TM_K_FLOAT8, 0, -1, 701, 0};
+	TmType		tb = {TM_K_BPCHAR, 0, -1, 1042, 100};
+	TmType		tt = {TM_K_TEXT, 0, -1, 25, 100};
+	TmType		tn = {TM_K_NUMERIC, 2, -1, 1700, 0};
+	TmType		ti = {TM_K_INT4, 0, -1, 23, 0};
+	TmValue		a,
+				b;
+	double		nan2;
+	uint64_t	bits;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.f = 0.0;
+	b.f = -0.0;
+	TM_CHECK(tm_values_equal(&a, &b, &tf));
+	TM_CHECK(tm_hash_value(&a, &tf) == tm_hash_value(&b, &tf));
+	TM_CHECK(tm_values_cmp(&a, &b, &tf) == 0);
+	a.f = NAN;
+	bits = UINT64_C(0xfff8000000000123);	/* another NaN */
+	memcpy(&nan2, &bits, sizeof(nan2));
+	b.f = nan2;
+	TM_CHECK(tm_values_equal(&a, &b, &tf));
+	TM_CHECK(tm_hash_value(&a, &tf) == tm_hash_value(&b, &tf));
+	b.f = INFINITY;
+	TM_CHECK(!tm_values_equal(&a, &b, &tf));
+	TM_CHECK(tm_values_cmp(&a, &b, &tf) > 0);
+	TM_CHECK(tm_values_cmp(&b, &a, &tf) < 0);
+	a.f = 1.0;
+	b.f = 2.0;
+	TM_CHECK(tm_hash_value(&a, &tf) != tm_hash_value(&b, &tf));
+
+	a.s.p = "AIR   ";
+	a.s.len = 6;
+	b.s.p = "AIR";
+	b.s.len = 3;
+	TM_CHECK(tm_values_equal(&a, &b, &tb));
+	TM_CHECK(tm_hash_value(&a, &tb) == tm_hash_value(&b, &tb));
+	TM_CHECK(tm_values_cmp(&a, &b, &tb) == 0);
+	TM_CHECK(!tm_values_equal(&a, &b, &tt));
+	TM_CHECK(tm_values_cmp(&a, &b, &tt) > 0);
+	b.s.p = "AIR REG";
+	b.s.len = 7;
+	TM_CHECK(tm_values_cmp(&a, &b, &tb) < 0);
+	TM_CHECK(!tm_values_equal(&a, &b, &tb));
+	/* long strings: equal bytes hash equal, a changed byte changes the hash */
+	{
+		char		x[100],
+					y[100];
+		int			i;
+
+		for (i = 0; i < 100; i++)
+			x[i] = y[i] = (char) ('a' + i % 26);
+		a.s.p = x;
+		a.s.len = 100;
+		b.s.p = y;
+		b.s.len = 100;
+		TM_CHECK(tm_hash_value(&a, &tt) == tm_hash_value(&b, &tt));
+		y[77] = 'Z';
+		TM_CHECK(tm_hash_value(&a, &tt) != tm_hash_value(&b, &tt));
+		TM_CHECK(tm_values_cmp(&a, &b, &tt) > 0);
+		b.s.len = 99;
+		y[77] = x[77];
+		TM_CHECK(tm_hash_value(&a, &tt) != tm_hash_value(&b, &tt));
+	}
+	a.n = 150;
+	b.n = 150;
+	TM_CHECK(tm_values_equal(&a, &b, &tn));
+	TM_CHECK(tm_hash_value(&a, &tn) == tm_hash_value(&b, &tn));
+	b.n = -150;
+	TM_CHECK(tm_values_cmp(&a, &b, &tn) > 0);
+	TM_CHECK(tm_hash_value(&a, &tn) != tm_hash_value(&b, &tn));
+	a.i = 5;
+	b.i = 5;
+	TM_CHECK(tm_hash_value(&a, &ti) == tm_hash_value(&b, &ti));
+	TM_CHECK(tm_hash_combine(1, 2) != tm_hash_combine(2, 1));
+
+	/* few collisions over small ints */
+	{
+		int			coll = 0;
+		int			i;
+		static uint64_t seen[4096];
+
+		memset(seen, 0, sizeof(seen));
+		for (i = 0; i < 2000; i++)
+		{
+			TmValue		v;
+			uint64_t	h;
+
+			v.i = i;
+			h = tm_hash_value(&v, &ti);
+			if (seen[h & 4095])
+				coll++;
+			seen[h & 4095] = 1;
+		}
+		TM_CHECK_MSG(coll < 700, "%d bucket collisions", coll);
+	}
+}
+
+static void
+test_sum(void)
+{
+	TmType		i4 = {TM_K_INT4, 0, -1, 23, 0};
+	TmType		i8 = {TM_K_INT8, 0, -1, 20, 0};
+	TmType		n0 = {TM_K_NUMERIC, 0, -1, 1700, 0};
+	TmType		n2 = {TM_K_NUMERIC, 2, -1, 1700, 0};
+	TmType		f8 = {TM_K_FLOAT8, 0, -1, 701, 0};
+	TmType		f4 = {TM_K_FLOAT4, 0, -1, 700, 0};
+	TmValue		acc,
+				v;
+	bool		accnull;
+	int			i;
+
+	memset(&acc, 0, sizeof(acc));
+	memset(&v, 0, sizeof(v));
+	accnull = true;
+	for (i = 0; i < 3; i++)
+	{
+		v.i = 2147483647;
+		TM_CHECK(tm_sum_add(&acc, &accnull, &v, &i4, &i8) == TM_OK);
+	}
+	TM_CHECK(!accnull && acc.i == INT64_C(3) * 2147483647);
+
+	accnull = true;
+	v.i = TM_INT64_MAX;
+	TM_CHECK(tm_sum_add(&acc, &accnull, &v, &i8, &n0) == TM_OK);
+	TM_CHECK(tm_sum_add(&acc, &accnull, &v, &i8, &n0) == TM_OK);
+	TM_CHECK(acc.n == (tm_int128) TM_INT64_MAX * 2);
+
+	accnull = true;
+	v.n = TM_INT128_MAX - 5;
+	TM_CHECK(tm_sum_add(&acc, &accnull, &v, &n2, &n2) == TM_OK);
+	v.n = 5;
+	TM_CHECK(tm_sum_add(&acc, &accnull, &v, &n2, &n2) == TM_OK);
+	TM_CHECK(tm_sum_add(&acc, &accnull, &v, &n2, &n2) == TM_ERR_FALLBACK);
+
+	accnull = true;
+	v.f = 1e308;
+	TM_CHECK(tm_sum_add(&acc, &accnull, &v, &f8, &f8) == TM_OK);
+	TM_CHECK(tm_sum_add(&acc, &accnull, &v, &f8, &f8) == TM_ERR_FLOAT_OVERFLOW);
+	accnull = true;
+	v.f = INFINITY;
+	TM_CHECK(tm_sum_add(&acc, &accnull, &v, &f8, &f8) == TM_OK);
+	v.f = 1.0;
+	TM_CHECK(tm_sum_add(&acc, &accnull, &v, &f8, &f8) == TM_OK && acc.f == INFINITY);
+	accnull = true;
+	v.f = 16777216.0;
+	TM_CHECK(tm_sum_add(&acc, &accnull, &v, &f4, &f4) == TM_OK);
+	v.f = 1.0;
+	TM_CHECK(tm_sum_add(&acc, &accnull, &v, &f4, &f4) == TM_OK && acc.f == 16777216.0);
+	v.f = (double) 3e38f;
+	accnull = true;
+	TM_CHECK(tm_sum_add(&acc, &accnull, &v, &f4, &f4) == TM_OK);
+	TM_CHECK(tm_sum_add(&acc, &accnull, &v, &f4, &f4) == TM_ERR_FLOAT_OVERFLOW);
+}
+
+static void
+test_unaligned_slots(void)
+{
+	/* slots at an 8-byte (not 16-byte) aligned address, as palloc may give */
+	char	   *raw = (char *) aligned_alloc(16, 16 * 9);
+	TmValue    *slots = (TmValue *) (raw + 8);
+	TmValue		v,
+				r;
+	bool		isnull;
+	TmExpr	   *e = binop(TMI_ADD, TM_K_NUMERIC, 2, 2);
+
+	memset(raw, 0, 16 * 9);
+	memset(&v, 0, sizeof(v));
+	v.n = 123;
+	memcpy((char *) &slots[0], &v, sizeof(v));
+	v.n = 877;
+	memcpy((char *) &slots[1], &v, sizeof(v));
+	TM_CHECK(tm_eval(e, slots, NULL, (TmValue *) (raw + 8 + 16 * 4), &isnull) == TM_OK);
+	memcpy(&r, raw + 8 + 16 * 4, sizeof(r));
+	TM_CHECK(!isnull && r.n == 1000);
+	free(raw);
+}
+
+int
+main(void)
+{
+	int			i;
+
+	TM_RUN(test_three_valued_logic);
+	TM_RUN(test_short_circuit);
+	TM_RUN(test_integers);
+	TM_RUN(test_floats);
+	TM_RUN(test_numeric);
+	TM_RUN(test_in_list);
+	TM_RUN(test_text);
+	TM_RUN(test_like);
+	TM_RUN(test_substring);
+	TM_RUN(test_dates);
+	TM_RUN(test_control);
+	TM_RUN(test_validate);
+	TM_RUN(test_hash);
+	TM_RUN(test_sum);
+	TM_RUN(test_unaligned_slots);
+#ifdef TM_EXPR_TEST_DEVICE
+	TM_RUN(gpu_hash_checks);
+#endif
+	for (i = 0; i < nbuilt; i++)
+		free(built[i]);
+	return tm_unit_done();
+}
