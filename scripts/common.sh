@@ -8,7 +8,9 @@ PGVER=15
 PGBIN="${PGBIN:-/usr/lib/postgresql/$PGVER/bin}"
 PG_CONFIG="${PG_CONFIG:-$PGBIN/pg_config}"
 # PostgreSQL refuses to run as root: when invoked as root, servers run as this user
-RUN_USER="${THEMIS_RUN_USER:-themis}"
+# not "themis": the bootstrap superuser is named after it, and "$user" in search_path would then
+# resolve to the extension's schema
+RUN_USER="${THEMIS_RUN_USER:-themisrun}"
 export DEBIAN_FRONTEND=noninteractive
 
 log() { printf '==> %s\n' "$*" >&2; }

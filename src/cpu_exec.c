@@ -903,12 +903,14 @@ sink_row(TmPipeExec *pe)
 
 					if (agg->filter != NULL)
 					{
-						bool		pass;
+						TmValue		fv;
+						bool		fnull;
 
-						st = tm_eval_qual(agg->filter, pe->vals, pe->nulls, &pass);
+						/* FILTER is an expression, not a qual list: evaluate it whole */
+						st = tm_eval(agg->filter, pe->vals, pe->nulls, &fv, &fnull);
 						if (st != TM_OK)
 							return st;
-						if (!pass)
+						if (fnull || fv.i == 0)
 							continue;
 					}
 					if (agg->kind == TM_AGG_COUNT_STAR)

@@ -47,6 +47,7 @@ typedef enum FnClass
 	FN_F8_TO_F4,
 	FN_INT_TO_NUM,
 	FN_NUM_TO_INT,
+	FN_NUM_TO_FLOAT,
 	FN_NUM_TYPMOD,
 	FN_DATE_TO_TS,
 	FN_TS_TO_DATE,
@@ -63,7 +64,9 @@ typedef enum FnClass
 	FN_EXTRACT,					/* aux = source kind, sub = 0 numeric / 1 float8 */
 	FN_LIKE,					/* sub = negate */
 	FN_SUBSTR,					/* sub = has length */
-	FN_CHAR_LENGTH				/* sub = bpchar */
+	FN_CHAR_LENGTH,				/* sub = bpchar */
+	FN_NUM_ROUND,				/* sub = TmReduce; 2 args: constant scale, 1 arg: scale 0 */
+	FN_FLOAT_FN					/* sub = TmFloatFn */
 } FnClass;
 
 typedef struct FnInfo
@@ -148,6 +151,24 @@ static const FnInfo fn_table[] = {
 	{F_NUMERIC_SUB, FN_ARITH, TMI_SUB, NU, NU, NU},
 	{F_NUMERIC_MUL, FN_ARITH, TMI_MUL, NU, NU, NU},
 	{F_NUMERIC_MOD, FN_ARITH, TMI_MOD, NU, NU, NU},
+	{F_MOD_NUMERIC_NUMERIC, FN_ARITH, TMI_MOD, NU, NU, NU},
+	{F_MOD_INT2_INT2, FN_ARITH, TMI_MOD, I2, I2, I2},
+	{F_MOD_INT4_INT4, FN_ARITH, TMI_MOD, I4, I4, I4},
+	{F_MOD_INT8_INT8, FN_ARITH, TMI_MOD, I8, I8, I8},
+
+	/* rounding */
+	{F_ROUND_NUMERIC_INT4, FN_NUM_ROUND, TM_REDUCE_ROUND, NU, I4, NU},
+	{F_ROUND_NUMERIC, FN_NUM_ROUND, TM_REDUCE_ROUND, NU, 0, NU},
+	{F_TRUNC_NUMERIC_INT4, FN_NUM_ROUND, TM_REDUCE_TRUNC, NU, I4, NU},
+	{F_TRUNC_NUMERIC, FN_NUM_ROUND, TM_REDUCE_TRUNC, NU, 0, NU},
+	{F_CEIL_NUMERIC, FN_NUM_ROUND, TM_REDUCE_CEIL, NU, 0, NU},
+	{F_CEILING_NUMERIC, FN_NUM_ROUND, TM_REDUCE_CEIL, NU, 0, NU},
+	{F_FLOOR_NUMERIC, FN_NUM_ROUND, TM_REDUCE_FLOOR, NU, 0, NU},
+	{F_ROUND_FLOAT8, FN_FLOAT_FN, TM_FFN_ROUND, F8, 0, F8},
+	{F_TRUNC_FLOAT8, FN_FLOAT_FN, TM_FFN_TRUNC, F8, 0, F8},
+	{F_CEIL_FLOAT8, FN_FLOAT_FN, TM_FFN_CEIL, F8, 0, F8},
+	{F_CEILING_FLOAT8, FN_FLOAT_FN, TM_FFN_CEIL, F8, 0, F8},
+	{F_FLOOR_FLOAT8, FN_FLOAT_FN, TM_FFN_FLOOR, F8, 0, F8},
 
 	/* unary */
 	{F_INT2UM, FN_NEG, 0, I2, 0, I2},
@@ -202,6 +223,8 @@ static const FnInfo fn_table[] = {
 	{F_INT2_NUMERIC, FN_NUM_TO_INT, 0, NU, 0, I2},
 	{F_INT4_NUMERIC, FN_NUM_TO_INT, 0, NU, 0, I4},
 	{F_INT8_NUMERIC, FN_NUM_TO_INT, 0, NU, 0, I8},
+	{F_FLOAT4_NUMERIC, FN_NUM_TO_FLOAT, 0, NU, 0, F4},
+	{F_FLOAT8_NUMERIC, FN_NUM_TO_FLOAT, 0, NU, 0, F8},
 	{F_NUMERIC_NUMERIC_INT4, FN_NUM_TYPMOD, 0, NU, I4, NU},
 	{F_TIMESTAMP_DATE, FN_DATE_TO_TS, 0, DT, 0, TS},
 	{F_DATE_TIMESTAMP, FN_TS_TO_DATE, 0, TS, 0, DT},
@@ -680,6 +703,7 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 		case FN_F8_TO_F4:
 		case FN_INT_TO_NUM:
 		case FN_NUM_TO_INT:
+		case FN_NUM_TO_FLOAT:
 		case FN_DATE_TO_TS:
 		case FN_TS_TO_DATE:
 		case FN_BPCHAR_RTRIM:
@@ -707,6 +731,9 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 				case FN_NUM_TO_INT:
 					emit(cs, TMI_NUM_TO_INT, fi->aux, r[0].t.scale, 0, 0);
 					break;
+				case FN_NUM_TO_FLOAT:
+					emit(cs, TMI_NUM_TO_FLOAT, fi->aux, r[0].t.scale, 0, 0);
+					break;
 				case FN_DATE_TO_TS:
 					emit(cs, TMI_DATE_TO_TS, 0, 0, 0, 0);
 					break;
@@ -722,12 +749,12 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 
 		case FN_NUM_TYPMOD:
 			{
-				Node	   *tm = (Node *) lsecond(args);
+				Node	   *tm = nargs == 2 ? (Node *) lsecond(args) : NULL;
 				int32		typmod;
 				int			precision,
 							scale;
 
-				if (nargs != 2 || !IsA(tm, Const) || ((Const *) tm)->constisnull)
+				if (tm == NULL || !IsA(tm, Const) || ((Const *) tm)->constisnull)
 					return fail(cs, "numeric length coercion with a non-constant typmod");
 				typmod = DatumGetInt32(((Const *) tm)->constvalue);
 				if (!compile_node(cs, (Node *) linitial(args), &r[0], false) ||
@@ -747,6 +774,56 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 				res->t.typmod = typmod;
 				return true;
 			}
+
+		case FN_NUM_ROUND:
+			{
+				int32		scale = 0;
+				int			s;
+
+				if (nargs == 2)
+				{
+					Node	   *sc = (Node *) lsecond(args);
+
+					if (!IsA(sc, Const) || ((Const *) sc)->constisnull)
+						return fail(cs, "round / trunc with a non-constant scale");
+					scale = DatumGetInt32(((Const *) sc)->constvalue);
+				}
+				else if (nargs != 1)
+					return fail(cs, "unexpected number of arguments");
+				if (!compile_node(cs, (Node *) linitial(args), &r[0], false) ||
+					!check_kind(cs, &r[0], TM_K_NUMERIC))
+					return false;
+				/* numeric_round / numeric_trunc clamp the scale; the result dscale is Max(scale, 0) */
+				scale = Max(scale, -2000);
+				scale = Min(scale, 2000);
+				if (scale > 38)
+					return fail(cs, "numeric result with more than 38 digits after the point");
+				s = r[0].t.scale;
+				if (scale > s)
+					emit(cs, TMI_NUM_RESCALE, 0, scale - s, 0, 0);
+				else if (scale < s)
+					emit(cs, TMI_NUM_RESCALE, fi->sub, scale - s, 0, 0);
+				if (scale < 0)
+				{
+					if (-scale > 38)
+					{
+						/* every value rounds to 0 except by ceil / floor at +-10^-scale: refuse */
+						return fail(cs, "round / trunc to a negative scale below -38");
+					}
+					emit(cs, TMI_NUM_RESCALE, 0, -scale, 0, 0);
+					scale = 0;
+				}
+				make_type(&res->t, TM_K_NUMERIC);
+				res->t.scale = (int16) scale;
+				return true;
+			}
+
+		case FN_FLOAT_FN:
+			if (nargs != 1 || !compile_args(cs, args, r, 1) || !check_kind(cs, &r[0], TM_K_FLOAT8))
+				return false;
+			emit(cs, TMI_FLOAT_FN, fi->sub, 0, 0, 0);
+			make_type(&res->t, TM_K_FLOAT8);
+			return true;
 
 		case FN_DATE_PLI:
 		case FN_DATE_MII:
@@ -789,10 +866,14 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 							days;
 				int64		usecs;
 				bool		swapped = (fi->cls == FN_INTERVAL_PL_DATE);
-				Node	   *valarg = (Node *) (swapped ? lsecond(args) : linitial(args));
-				Node	   *ivarg = (Node *) (swapped ? linitial(args) : lsecond(args));
+				Node	   *valarg;
+				Node	   *ivarg;
 
-				if (nargs != 2 || !interval_const(cs, ivarg, &months, &days, &usecs))
+				if (nargs != 2)
+					return fail(cs, "unexpected number of arguments");
+				valarg = (Node *) (swapped ? lsecond(args) : linitial(args));
+				ivarg = (Node *) (swapped ? linitial(args) : lsecond(args));
+				if (!interval_const(cs, ivarg, &months, &days, &usecs))
 					return false;
 				if (!compile_node(cs, valarg, &r[0], false))
 					return false;
@@ -824,7 +905,7 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 				int			field;
 
 				if (nargs != 2)
-					return false;
+					return fail(cs, "unexpected number of arguments");
 				field = decode_field((Node *) linitial(args));
 				if (field == 0)
 					return fail(cs, "EXTRACT / date_part supports only the fields year, month and day");
@@ -894,7 +975,7 @@ static bool
 compile_bool(CState *cs, BoolExpr *b, CRes *res, bool toplevel)
 {
 	ListCell   *lc;
-	int			jumps[256];
+	int		   *jumps;
 	int			njumps = 0;
 	bool		first = true;
 	CRes		r;
@@ -910,8 +991,7 @@ compile_bool(CState *cs, BoolExpr *b, CRes *res, bool toplevel)
 		emit(cs, TMI_NOT, 0, 0, 0, 0);
 		return true;
 	}
-	if (list_length(b->args) > (int) lengthof(jumps))
-		return fail(cs, "too many AND / OR arguments");
+	jumps = palloc(sizeof(int) * (list_length(b->args) + 1));
 	foreach(lc, b->args)
 	{
 		if (!first)
@@ -1891,15 +1971,27 @@ tm_expr_to_string(const TmExpr *e)
 				appendStringInfo(&buf, " %s", kind_name(in->flags));
 				break;
 			case TMI_NUM_TO_INT:
+			case TMI_NUM_TO_FLOAT:
 				appendStringInfo(&buf, " %s (scale %d)", kind_name(in->flags), in->a);
 				break;
 			case TMI_FLOAT_TO_INT:
 				appendStringInfo(&buf, " %s -> %s", kind_name(in->b), kind_name(in->flags));
 				break;
 			case TMI_INT_TO_NUM:
-			case TMI_NUM_RESCALE:
 			case TMI_NUM_CHECK_PREC:
 				appendStringInfo(&buf, " %d", in->a);
+				break;
+			case TMI_NUM_RESCALE:
+				appendStringInfo(&buf, " %d%s", in->a,
+								 in->a >= 0 ? "" : in->flags == TM_REDUCE_TRUNC ? " trunc" :
+								 in->flags == TM_REDUCE_CEIL ? " ceil" : in->flags == TM_REDUCE_FLOOR ? " floor" : " round");
+				break;
+			case TMI_FLOAT_FN:
+				{
+					static const char *const fns[] = {"round", "trunc", "ceil", "floor"};
+
+					appendStringInfo(&buf, " %s", in->flags <= TM_FFN_FLOOR ? fns[in->flags] : "?");
+				}
 				break;
 			case TMI_TS_PL_INTERVAL:
 				appendStringInfo(&buf, " %d mons %d days ", in->a, in->b);

@@ -368,7 +368,8 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	ctx.pstmt = stmt;
 	ctx.next_node_id = maxid + 1;
 
-	stmt->planTree = rewrite_plan(&ctx, stmt->planTree, true, false);
+	/* the order of the top node's output matters only where the query asks for one */
+	stmt->planTree = rewrite_plan(&ctx, stmt->planTree, parse->sortClause != NIL, false);
 	foreach(lc, stmt->subplans)
 		lfirst(lc) = rewrite_plan(&ctx, (Plan *) lfirst(lc), true, false);
 	return stmt;

@@ -579,16 +579,100 @@ rel_tuples(Oid relid, double fallback)
 	return n >= 0 ? Max(n, fallback) : fallback;
 }
 
-static Stream *
-translate_seqscan(TState *ts, SeqScan *scan)
+/* Does node reference one of the PARAM_EXEC parameters a nested loop sets (List of NestLoopParam)? */
+static bool
+refs_nest_param_walker(Node *node, List *nestparams)
 {
-	Index		rti = scan->scan.scanrelid;
-	RangeTblEntry *rte = rt_fetch(rti, ts->pstmt->rtable);
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXEC)
+	{
+		ListCell   *lc;
+
+		foreach(lc, nestparams)
+			if (((NestLoopParam *) lfirst(lc))->paramno == ((Param *) node)->paramid)
+				return true;
+		return false;
+	}
+	return expression_tree_walker(node, refs_nest_param_walker, (void *) nestparams);
+}
+
+/* Index Only Scan expressions: index column references -> the heap expressions they hold */
+static Node *
+index_to_heap_mutator(Node *node, List *indextlist)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == INDEX_VAR)
+	{
+		Var		   *v = (Var *) node;
+
+		if (v->varattno < 1 || v->varattno > list_length(indextlist))
+			elog(ERROR, "themis: bad index column reference");
+		return copyObject((Node *) ((TargetEntry *) list_nth(indextlist, v->varattno - 1))->expr);
+	}
+	return expression_tree_mutator(node, index_to_heap_mutator, (void *) indextlist);
+}
+
+/*
+ * A scan of a heap table: Seq Scan, or an index / bitmap scan read as a full scan with all its quals
+ * (themis filters whole columns; PostgreSQL's choice of index does not bind it).  Quals that use a
+ * parameter set by an enclosing nested loop (nestparams) are not applied: they are returned in
+ * *param_quals, raw, for the caller to turn into join clauses.
+ */
+static Stream *
+translate_scan(TState *ts, Plan *plan, List *nestparams, List **param_quals)
+{
+	Scan	   *scan = (Scan *) plan;
+	Index		rti = scan->scanrelid;
+	RangeTblEntry *rte;
 	char		relkind;
 	Stream	   *s;
 	bool		ok = true;
-	List	   *quals;
+	List	   *quals = NIL;
+	List	   *tlist = plan->targetlist;
+	List	   *filters = NIL;
+	const char *kind;
+	ListCell   *lc;
 
+	switch (nodeTag(plan))
+	{
+		case T_SeqScan:
+			kind = "Seq Scan";
+			quals = plan->qual;
+			break;
+		case T_IndexScan:
+			{
+				IndexScan  *is = (IndexScan *) plan;
+
+				if (is->indexorderby != NIL)
+					return fail(ts, "index scan with ORDER BY operators");
+				kind = "Index Scan (full)";
+				quals = list_concat(list_copy(is->indexqualorig), plan->qual);
+				break;
+			}
+		case T_IndexOnlyScan:
+			{
+				IndexOnlyScan *ios = (IndexOnlyScan *) plan;
+
+				if (ios->indexorderby != NIL)
+					return fail(ts, "index scan with ORDER BY operators");
+				kind = "Index Only Scan (full)";
+				quals = (List *) index_to_heap_mutator((Node *) list_concat(list_copy(ios->indexqual),
+																			 plan->qual),
+													   ios->indextlist);
+				tlist = (List *) index_to_heap_mutator((Node *) tlist, ios->indextlist);
+				break;
+			}
+		case T_BitmapHeapScan:
+			kind = "Bitmap Heap Scan (full)";
+			quals = list_concat(list_copy(((BitmapHeapScan *) plan)->bitmapqualorig), plan->qual);
+			break;
+		default:
+			return fail(ts, "not a table scan");
+	}
+
+	rte = rt_fetch(rti, ts->pstmt->rtable);
 	if (rte->rtekind != RTE_RELATION)
 		return fail(ts, "scan of something other than a table");
 	relkind = get_rel_relkind(rte->relid);
@@ -599,20 +683,33 @@ translate_seqscan(TState *ts, SeqScan *scan)
 	s->pl = new_pipeline(TM_SRC_TABLE);
 	s->pl->relid = rte->relid;
 	s->pl->rtindex = rti;
-	s->pl->est_source_rows = rel_tuples(rte->relid, scan->scan.plan.plan_rows);
-	s->pl->source_label = psprintf("Seq Scan on %s%s%s", get_rel_name(rte->relid),
-								   (rte->eref && strcmp(rte->eref->aliasname, get_rel_name(rte->relid)) != 0) ? " " : "",
-								   (rte->eref && strcmp(rte->eref->aliasname, get_rel_name(rte->relid)) != 0) ? rte->eref->aliasname : "");
-	s->rows = scan->scan.plan.plan_rows;
+	s->pl->est_source_rows = rel_tuples(rte->relid, plan->plan_rows);
+	{
+		char	   *relname = get_rel_name(rte->relid);
+		bool		alias = rte->eref && strcmp(rte->eref->aliasname, relname) != 0;
+
+		s->pl->source_label = psprintf("%s on %s%s%s", kind, relname, alias ? " " : "",
+									   alias ? rte->eref->aliasname : "");
+	}
+	s->rows = plan->plan_rows;
 	ts->source_rows += s->pl->est_source_rows;
 	ts->max_source_rows = Max(ts->max_source_rows, s->pl->est_source_rows);
 
-	quals = (List *) map_expr(ts, s->pl, rti, NIL, NIL, (Expr *) scan->scan.plan.qual, &ok);
+	foreach(lc, quals)
+	{
+		Node	   *q = lfirst(lc);
+
+		if (nestparams != NIL && refs_nest_param_walker(q, nestparams))
+			*param_quals = lappend(*param_quals, q);
+		else
+			filters = lappend(filters, q);
+	}
+	filters = (List *) map_expr(ts, s->pl, rti, NIL, NIL, (Expr *) filters, &ok);
 	if (!ok)
 		return NULL;
-	if (!add_filter(ts, s, quals, s->rows))
+	if (!add_filter(ts, s, filters, s->rows))
 		return NULL;
-	s->out = map_tlist(ts, s->pl, rti, NIL, NIL, scan->scan.plan.targetlist, &ok);
+	s->out = map_tlist(ts, s->pl, rti, NIL, NIL, tlist, &ok);
 	if (!ok)
 		return NULL;
 	return s;
@@ -688,7 +785,7 @@ finish_build(TState *ts, Stream *b, List *keys, TmType *keytypes, int **payload_
 }
 
 static Stream *
-translate_join(TState *ts, Join *join, List *keyclauses, List *residual)
+translate_join(TState *ts, Join *join, List *keyclauses, List *residual, Stream *inner_stream)
 {
 	Plan	   *outerp = outerPlan(join);
 	Plan	   *innerp = innerPlan(join);
@@ -740,7 +837,7 @@ translate_join(TState *ts, Join *join, List *keyclauses, List *residual)
 		return fail(ts, "join without an equality clause");
 
 	/* a Hash node above the build side only passes rows through */
-	build = translate_node(ts, swap ? outerp : innerp);
+	build = inner_stream ? inner_stream : translate_node(ts, swap ? outerp : innerp);
 	if (build == NULL || !settle(ts, build))
 		return NULL;
 	probe = translate_node(ts, swap ? innerp : outerp);
@@ -864,16 +961,119 @@ translate_join(TState *ts, Join *join, List *keyclauses, List *residual)
 	return s;
 }
 
+/* Context for turning a parameterized inner scan's quals into join clauses. */
+typedef struct ParamQualCtx
+{
+	TState	   *ts;
+	Stream	   *inner;			/* the inner scan's stream: its out list grows */
+	Index		scanrelid;
+	List	   *nestparams;
+	List	   *vars;			/* Vars of the scan already appended to inner->out */
+	List	   *positions;		/* their INNER_VAR attno */
+	bool		failed;
+} ParamQualCtx;
+
+static Node *
+param_qual_mutator(Node *node, ParamQualCtx *c)
+{
+	if (node == NULL || c->failed)
+		return node;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXEC)
+	{
+		ListCell   *lc;
+
+		foreach(lc, c->nestparams)
+		{
+			NestLoopParam *nlp = lfirst(lc);
+
+			if (nlp->paramno == ((Param *) node)->paramid)
+				return copyObject((Node *) nlp->paramval);	/* an OUTER_VAR reference */
+		}
+		return node;			/* a parameter from further up: stays a parameter */
+	}
+	if (IsA(node, Var) && ((Var *) node)->varno == (int) c->scanrelid)
+	{
+		Var		   *v = (Var *) node;
+		ListCell   *lc,
+				   *lp;
+		bool		ok = true;
+		Expr	   *e;
+		int			pos;
+
+		forboth(lc, c->vars, lp, c->positions)
+		{
+			if (equal(lfirst(lc), v))
+				return (Node *) makeVar(INNER_VAR, lfirst_int(lp), v->vartype, v->vartypmod,
+										v->varcollid, 0);
+		}
+		e = map_expr(c->ts, c->inner->pl, c->scanrelid, NIL, NIL, (Expr *) v, &ok);
+		if (!ok)
+		{
+			c->failed = true;
+			return node;
+		}
+		c->inner->out = lappend(c->inner->out, e);
+		pos = list_length(c->inner->out);
+		c->vars = lappend(c->vars, v);
+		c->positions = lappend_int(c->positions, pos);
+		return (Node *) makeVar(INNER_VAR, pos, v->vartype, v->vartypmod, v->varcollid, 0);
+	}
+	return expression_tree_mutator(node, param_qual_mutator, (void *) c);
+}
+
 static Stream *
 translate_nestloop(TState *ts, NestLoop *nl)
 {
 	List	   *keys = NIL,
 			   *rest = NIL;
+	List	   *clauses = nl->join.joinqual;
+	Stream	   *inner_stream = NULL;
 	ListCell   *lc;
 
 	if (nl->nestParams != NIL)
-		return fail(ts, "parameterized nested loop");
-	foreach(lc, nl->join.joinqual)
+	{
+		/*
+		 * A parameterized inner side (typically an index lookup per outer row): read the inner table
+		 * once and join by hashing; its parameterized quals become join clauses.
+		 */
+		Plan	   *inner = innerPlan(nl);
+		List	   *param_quals = NIL;
+		ParamQualCtx pc;
+
+		while (IsA(inner, Memoize) || IsA(inner, Material))
+		{
+			int			i = 1;
+
+			foreach(lc, inner->targetlist)
+			{
+				Var		   *v = (Var *) lfirst_node(TargetEntry, lc)->expr;
+
+				if (!IsA(v, Var) || v->varno != OUTER_VAR || v->varattno != i)
+					return fail(ts, "unexpected projection above a parameterized scan");
+				i++;
+			}
+			if (inner->qual != NIL)
+				return fail(ts, "unexpected qual above a parameterized scan");
+			inner = outerPlan(inner);
+		}
+		if (!IsA(inner, SeqScan) && !IsA(inner, IndexScan) && !IsA(inner, IndexOnlyScan) &&
+			!IsA(inner, BitmapHeapScan))
+			return fail(ts, "parameterized inner side that is not a table scan");
+		inner_stream = translate_scan(ts, inner, nl->nestParams, &param_quals);
+		if (inner_stream == NULL)
+			return NULL;
+		memset(&pc, 0, sizeof(pc));
+		pc.ts = ts;
+		pc.inner = inner_stream;
+		pc.scanrelid = ((Scan *) inner)->scanrelid;
+		pc.nestparams = nl->nestParams;
+		param_quals = (List *) param_qual_mutator((Node *) param_quals, &pc);
+		if (pc.failed)
+			return NULL;
+		clauses = list_concat(list_copy(clauses), param_quals);
+	}
+
+	foreach(lc, clauses)
 	{
 		Node	   *q = lfirst(lc);
 
@@ -909,7 +1109,7 @@ translate_nestloop(TState *ts, NestLoop *nl)
 		}
 		rest = lappend(rest, q);
 	}
-	return translate_join(ts, &nl->join, keys, rest);
+	return translate_join(ts, &nl->join, keys, rest, inner_stream);
 }
 
 /* ---------------------------------------------------------------- aggregation */
@@ -1037,6 +1237,101 @@ agg_placeholder(int idx, Oid type, int32 typmod)
 	return (Expr *) makeVar(TM_AGGREF_VARNO, idx + 1, type, typmod, InvalidOid, 0);
 }
 
+/*
+ * sum(CASE WHEN c THEN x ELSE 0 END) over numeric, where x has more decimals than the 0: in
+ * PostgreSQL each value keeps its own scale, so the sum shows x's scale if any row took the THEN
+ * branch and the 0's scale otherwise.  Computed as sum(x) FILTER (WHERE c) and a count of the rows
+ * that took the ELSE branch, combined by PostgreSQL in the node's projection:
+ *     COALESCE(sum_x, CASE WHEN else_count > 0 THEN 0 END)
+ * Returns NULL (without failing) when the aggregate does not have this shape.
+ */
+static Expr *
+sum_of_case(AggCollect *ac, Aggref *ref, Aggref *src)
+{
+	TState	   *ts = ac->ts;
+	CaseExpr   *ce = (CaseExpr *) ((TargetEntry *) linitial(src->args))->expr;
+	CaseWhen   *w;
+	Const	   *zero;
+	Expr	   *cond,
+			   *x,
+			   *filter = NULL,
+			   *else_filter;
+	TmType		xt,
+				zt,
+				rest,
+				cnt;
+	bool		ok = true;
+	const char *why = NULL;
+	int			si,
+				ci;
+	BooleanTest *bt;
+	CaseExpr   *elsecase;
+	CaseWhen   *ew;
+	CoalesceExpr *co;
+
+	if (ce->arg != NULL || list_length(ce->args) != 1 || ce->defresult == NULL ||
+		!IsA(ce->defresult, Const) || ce->casetype != NUMERICOID)
+		return NULL;
+	zero = (Const *) ce->defresult;
+	if (zero->constisnull ||
+		!DatumGetBool(DirectFunctionCall2(numeric_eq, zero->constvalue,
+										  DirectFunctionCall1(int4_numeric, Int32GetDatum(0)))))
+		return NULL;
+	w = (CaseWhen *) linitial(ce->args);
+
+	cond = map_expr(ts, ac->in->pl, 0, ac->in->out, NIL, w->expr, &ok);
+	x = map_expr(ts, ac->in->pl, 0, ac->in->out, NIL, w->result, &ok);
+	if (src->aggfilter)
+		filter = map_expr(ts, ac->in->pl, 0, ac->in->out, NIL, src->aggfilter, &ok);
+	if (!ok)
+		return NULL;
+	if (!expr_type(ts, ac->in->pl, x, NULL, &xt) ||
+		!expr_type(ts, ac->in->pl, (Expr *) zero, NULL, &zt) ||
+		xt.kind != TM_K_NUMERIC || zt.scale > xt.scale)
+	{
+		ts->why = NULL;
+		return NULL;
+	}
+
+	/* sum(x) FILTER (WHERE aggfilter AND c) */
+	if (!sum_restype(ts, &xt, &rest))
+		return NULL;
+	si = add_agg(ac, TM_AGG_SUM, ref, x,
+				 filter ? make_andclause(list_make2(copyObject(filter), cond)) : cond,
+				 false, &rest, NULL);
+	/* count(*) FILTER (WHERE aggfilter AND c IS NOT TRUE) */
+	bt = makeNode(BooleanTest);
+	bt->arg = (Expr *) copyObject(cond);
+	bt->booltesttype = IS_NOT_TRUE;
+	bt->location = -1;
+	else_filter = filter ? make_andclause(list_make2(copyObject(filter), bt)) : (Expr *) bt;
+	if (!expr_type(ts, ac->in->pl, else_filter, NULL, NULL))
+		return NULL;
+	tm_type_from_pg(INT8OID, -1, InvalidOid, &cnt, &why);
+	ci = add_agg(ac, TM_AGG_COUNT_STAR, ref, NULL, else_filter, false, &cnt, NULL);
+
+	ew = makeNode(CaseWhen);
+	ew->expr = (Expr *) makeFuncExpr(F_INT8GT, BOOLOID,
+									 list_make2(agg_placeholder(ci, INT8OID, -1),
+												makeConst(INT8OID, -1, InvalidOid, 8,
+														  Int64GetDatum(0), false, FLOAT8PASSBYVAL)),
+									 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	ew->result = (Expr *) copyObject(zero);
+	ew->location = -1;
+	elsecase = makeNode(CaseExpr);
+	elsecase->casetype = NUMERICOID;
+	elsecase->casecollid = InvalidOid;
+	elsecase->args = list_make1(ew);
+	elsecase->defresult = (Expr *) makeNullConst(NUMERICOID, -1, InvalidOid);
+	elsecase->location = -1;
+	co = makeNode(CoalesceExpr);
+	co->coalescetype = NUMERICOID;
+	co->coalescecollid = InvalidOid;
+	co->args = list_make2(agg_placeholder(si, NUMERICOID, -1), elsecase);
+	co->location = -1;
+	return (Expr *) co;
+}
+
 static Expr *
 analyze_aggref(AggCollect *ac, Aggref *ref)
 {
@@ -1077,6 +1372,15 @@ analyze_aggref(AggCollect *ac, Aggref *ref)
 	distinct = src->aggdistinct != NIL;
 	fn = src->aggfnoid;
 
+	if (fn == F_SUM_NUMERIC && !distinct && list_length(src->args) == 1 &&
+		IsA(((TargetEntry *) linitial(src->args))->expr, CaseExpr))
+	{
+		Expr	   *r = sum_of_case(ac, ref, src);
+
+		if (r != NULL || ac->failed)
+			return r;
+		/* not the pattern: try it as an ordinary argument */
+	}
 	if (src->args != NIL)
 	{
 		if (list_length(src->args) != 1)
@@ -1164,31 +1468,19 @@ analyze_aggref(AggCollect *ac, Aggref *ref)
 		case F_AVG_FLOAT8:
 			{
 				TmType		cnt;
-				TmType		f8;
 				int			si,
 							ci;
 				Expr	   *sumv,
 						   *cntv;
 
 				tm_type_from_pg(INT8OID, -1, InvalidOid, &cnt, &why);
+
+				/*
+				 * avg(float) stays on PostgreSQL: float8_accum also accumulates the sum of squares
+				 * (Youngs-Cramer) and raises overflow on it, in an order-dependent way.
+				 */
 				if (fn == F_AVG_FLOAT4 || fn == F_AVG_FLOAT8)
-				{
-					tm_type_from_pg(FLOAT8OID, -1, InvalidOid, &f8, &why);
-					if (!expr_type(ts, ac->in->pl, arg, &f8, NULL))
-						return NULL;
-					si = add_agg(ac, TM_AGG_SUM, ref, arg, filter, distinct, &f8,
-								 fn == F_AVG_FLOAT4 ? &f8 : NULL);
-					ci = add_agg(ac, TM_AGG_COUNT, ref, arg, filter, distinct, &cnt, NULL);
-					sumv = agg_placeholder(si, FLOAT8OID, -1);
-					cntv = agg_placeholder(ci, INT8OID, -1);
-					/* float8_avg: Sx / N */
-					return (Expr *) makeFuncExpr(F_FLOAT8DIV, FLOAT8OID,
-												 list_make2(sumv,
-															makeFuncExpr(F_FLOAT8_INT8, FLOAT8OID,
-																		 list_make1(cntv), InvalidOid,
-																		 InvalidOid, COERCE_EXPLICIT_CALL)),
-												 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
-				}
+					return fail(ts, "avg() of float is not supported");
 				if (!sum_restype(ts, &argt, &rest))
 					return fail(ts, "avg() over this type is not supported");
 				si = add_agg(ac, TM_AGG_SUM, ref, arg, filter, distinct, &rest, NULL);
@@ -1407,6 +1699,8 @@ translate_agg(TState *ts, Agg *top)
 		else
 			appendStringInfo(&lb, "%s%s(%s%s)", i ? ", " : ": ", names[a->kind],
 							 a->distinct ? "DISTINCT " : "", deparse(ts, in, a->arg));
+		if (a->filter)
+			appendStringInfo(&lb, " FILTER (WHERE %s)", deparse(ts, in, a->filter));
 		i++;
 	}
 	in->finished = true;
@@ -1467,7 +1761,7 @@ translate_agg(TState *ts, Agg *top)
 			o->args = list_make1(makeTargetEntry(origin_of(in, a->arg), 1, NULL, false));
 			o->aggstar = false;
 		}
-		fc.agg_slot[i] = add_slot(pl, 0, ng + i, t, -1, InvalidOid, &a->restype, (Expr *) o);
+		fc.agg_slot[i] = add_slot(pl, 0, ng + i, t, -1, a->origin->aggcollid, &a->restype, (Expr *) o);
 		i++;
 	}
 
@@ -1658,12 +1952,15 @@ translate_node(TState *ts, Plan *plan)
 	switch (nodeTag(plan))
 	{
 		case T_SeqScan:
-			return translate_seqscan(ts, (SeqScan *) plan);
+		case T_IndexScan:
+		case T_IndexOnlyScan:
+		case T_BitmapHeapScan:
+			return translate_scan(ts, plan, NIL, NULL);
 		case T_HashJoin:
 			{
 				HashJoin   *hj = (HashJoin *) plan;
 
-				return translate_join(ts, &hj->join, hj->hashclauses, hj->join.joinqual);
+				return translate_join(ts, &hj->join, hj->hashclauses, hj->join.joinqual, NULL);
 			}
 		case T_MergeJoin:
 			{
@@ -1671,7 +1968,7 @@ translate_node(TState *ts, Plan *plan)
 
 				if (mj->skip_mark_restore && false)
 					return NULL;
-				return translate_join(ts, &mj->join, mj->mergeclauses, mj->join.joinqual);
+				return translate_join(ts, &mj->join, mj->mergeclauses, mj->join.joinqual, NULL);
 			}
 		case T_NestLoop:
 			return translate_nestloop(ts, (NestLoop *) plan);

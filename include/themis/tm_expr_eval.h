@@ -96,12 +96,15 @@ typedef enum TmOpcode
 	/* conversions */
 	TMI_INT_NARROW,				/* flags = target INT2 / INT4: range check */
 	TMI_INT_TO_NUM,				/* a = scale: value * 10^a */
-	TMI_NUM_RESCALE,			/* a = delta digits: > 0 exact scale-up (FALLBACK on overflow), < 0 round */
+	TMI_NUM_RESCALE,			/* a = delta digits: > 0 exact scale-up (FALLBACK on overflow), < 0 drop
+								 * digits, flags = TmReduce (round half away from zero, trunc, ceil, floor) */
 	TMI_NUM_CHECK_PREC,			/* a = precision: |x| >= 10^a -> numeric field overflow (FALLBACK) */
 	TMI_NUM_TO_INT,				/* flags = target INT2/4/8, a = scale: round half away from zero */
 	TMI_INT_TO_FLOAT,			/* flags = target FLOAT4 / FLOAT8 */
+	TMI_NUM_TO_FLOAT,			/* flags = target FLOAT4 / FLOAT8, a = scale: exact fast path, else FALLBACK */
 	TMI_FLOAT_TO_INT,			/* flags = target INT2/4/8, b = source FLOAT4 / FLOAT8 */
 	TMI_F8_TO_F4,
+	TMI_FLOAT_FN,				/* float8 round / trunc / ceil / floor: flags = TmFloatFn */
 	TMI_DATE_TO_TS,
 	TMI_TS_TO_DATE,
 	TMI_BPCHAR_RTRIM,			/* text(bpchar): drop trailing blanks */
@@ -151,6 +154,22 @@ typedef enum TmCmpPred
 	TM_PRED_GT,
 	TM_PRED_GE
 } TmCmpPred;
+
+typedef enum TmReduce
+{
+	TM_REDUCE_ROUND = 0,		/* round_var: half away from zero */
+	TM_REDUCE_TRUNC,			/* trunc_var: toward zero */
+	TM_REDUCE_CEIL,
+	TM_REDUCE_FLOOR
+} TmReduce;
+
+typedef enum TmFloatFn
+{
+	TM_FFN_ROUND = 0,			/* dround: rint */
+	TM_FFN_TRUNC,				/* dtrunc */
+	TM_FFN_CEIL,
+	TM_FFN_FLOOR
+} TmFloatFn;
 
 typedef enum TmField
 {
@@ -376,6 +395,39 @@ tm_num_round_down(tm_int128 x, int k)
 		rem = -rem;
 	if (rem >= p / 2)
 		q += (x < 0) ? -1 : 1;
+	return q;
+}
+
+/* x / 10^k (k > 0) reduced to an integer by mode (TmReduce) */
+TM_FN tm_int128
+tm_num_reduce(tm_int128 x, int k, int mode)
+{
+	tm_int128	q;
+	tm_int128	rem;
+
+	if (k <= 0)
+		return x;
+	if (mode == TM_REDUCE_ROUND)
+		return tm_num_round_down(x, k);
+	if (k > 38)
+	{
+		q = 0;					/* |x| < 10^39 */
+		rem = x;
+	}
+	else
+	{
+		tm_int128	p = tm_pow10(k);
+
+		q = x / p;
+		rem = x % p;
+	}
+	if (rem != 0)
+	{
+		if (mode == TM_REDUCE_CEIL && x > 0)
+			q += 1;
+		else if (mode == TM_REDUCE_FLOOR && x < 0)
+			q -= 1;
+	}
 	return q;
 }
 
@@ -1525,7 +1577,7 @@ tm_eval_mode(const TmExpr *e, const TmValue *slots, const bool *slotnulls,
 							return TM_ERR_FALLBACK;
 					}
 					else if (in->a < 0)
-						st[TOP].n = tm_num_round_down(st[TOP].n, -in->a);
+						st[TOP].n = tm_num_reduce(st[TOP].n, -in->a, in->flags);
 				}
 				break;
 			case TMI_NUM_CHECK_PREC:
@@ -1552,6 +1604,32 @@ tm_eval_mode(const TmExpr *e, const TmValue *slots, const bool *slotnulls,
 						st[TOP].f = (double) st[TOP].i;
 				}
 				break;
+			case TMI_NUM_TO_FLOAT:
+				if (!nl[TOP])
+				{
+					/*
+					 * numeric_float8 / numeric_float4 go through numeric_out and strtod / strtof: the
+					 * correctly rounded value.  One IEEE division of two exactly representable values
+					 * is correctly rounded too (Clinger's fast path); other values fall back.
+					 */
+					tm_int128	x = st[TOP].n;
+					tm_uint128	ux = tm_abs_u128(x);
+
+					if (in->flags == TM_K_FLOAT4)
+					{
+						if (ux > ((tm_uint128) 1 << 24) || in->a > 10)
+							return TM_ERR_FALLBACK;
+						st[TOP].f = (double) ((float) (int64_t) x / (float) tm_pow10_u64(in->a));
+					}
+					else
+					{
+						if (ux > ((tm_uint128) 1 << 53) || in->a > 22)
+							return TM_ERR_FALLBACK;
+						st[TOP].f = (double) (int64_t) x / (double) (in->a <= 19 ? tm_pow10_u64(in->a) :
+																	(double) tm_pow10_u64(19) * (double) tm_pow10_u64(in->a - 19));
+					}
+				}
+				break;
 			case TMI_FLOAT_TO_INT:
 				if (!nl[TOP])
 				{
@@ -1575,6 +1653,32 @@ tm_eval_mode(const TmExpr *e, const TmValue *slots, const bool *slotnulls,
 					if (r == 0.0f && num != 0.0)
 						return TM_ERR_FLOAT_UNDERFLOW;
 					st[TOP].f = (double) r;
+				}
+				break;
+			case TMI_FLOAT_FN:
+				if (!nl[TOP])
+				{
+					double		x = st[TOP].f;
+					double		r;
+
+					switch (in->flags)
+					{
+						case TM_FFN_ROUND:
+							r = rint(x);
+							break;
+						case TM_FFN_TRUNC:
+							r = (x >= 0) ? floor(x) : -floor(-x);
+							break;
+						case TM_FFN_CEIL:
+							r = ceil(x);
+							break;
+						case TM_FFN_FLOOR:
+							r = floor(x);
+							break;
+						default:
+							return TM_ERR_INTERNAL;
+					}
+					st[TOP].f = r;
 				}
 				break;
 			case TMI_DATE_TO_TS:
@@ -1832,8 +1936,10 @@ tm_instr_effect(const TmInstr *in, int *pops, int *pushes)
 		case TMI_NUM_CHECK_PREC:
 		case TMI_NUM_TO_INT:
 		case TMI_INT_TO_FLOAT:
+		case TMI_NUM_TO_FLOAT:
 		case TMI_FLOAT_TO_INT:
 		case TMI_F8_TO_F4:
+		case TMI_FLOAT_FN:
 		case TMI_DATE_TO_TS:
 		case TMI_TS_TO_DATE:
 		case TMI_BPCHAR_RTRIM:
@@ -1997,6 +2103,14 @@ tm_expr_validate(const TmExpr *e, int nslots, int *depth)
 				if (in->c < 0 || in->c >= e->nconst)
 					return false;
 				break;
+			case TMI_NUM_RESCALE:
+				if (in->flags > TM_REDUCE_FLOOR)
+					return false;
+				break;
+			case TMI_FLOAT_FN:
+				if (in->flags > TM_FFN_FLOOR)
+					return false;
+				break;
 			default:
 				break;
 		}
@@ -2067,8 +2181,10 @@ tm_opcode_name(int op)
 		case TMI_NUM_CHECK_PREC: return "numeric_check_precision";
 		case TMI_NUM_TO_INT: return "numeric_to_int";
 		case TMI_INT_TO_FLOAT: return "int_to_float";
+		case TMI_NUM_TO_FLOAT: return "numeric_to_float";
 		case TMI_FLOAT_TO_INT: return "float_to_int";
 		case TMI_F8_TO_F4: return "float8_to_float4";
+		case TMI_FLOAT_FN: return "float_fn";
 		case TMI_DATE_TO_TS: return "date_to_timestamp";
 		case TMI_TS_TO_DATE: return "timestamp_to_date";
 		case TMI_BPCHAR_RTRIM: return "bpchar_rtrim";

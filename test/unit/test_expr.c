@@ -767,6 +767,29 @@ test_floats(void)
 	e = unop(TMI_NEG, TM_K_FLOAT8, 0, 0);
 	s_float(0, 0.0);
 	EXPECT_FLOAT(e, -0.0);
+	/* round (rint: half to even), trunc, ceil, floor */
+	e = unop(TMI_FLOAT_FN, TM_FFN_ROUND, 0, 0);
+	s_float(0, 2.5);
+	EXPECT_FLOAT(e, 2.0);
+	s_float(0, -0.5);
+	EXPECT_FLOAT(e, -0.0);
+	e = unop(TMI_FLOAT_FN, TM_FFN_TRUNC, 0, 0);
+	s_float(0, -2.7);
+	EXPECT_FLOAT(e, -2.0);
+	s_float(0, -0.5);
+	EXPECT_FLOAT(e, -0.0);
+	s_float(0, inf);
+	EXPECT_FLOAT(e, inf);
+	e = unop(TMI_FLOAT_FN, TM_FFN_CEIL, 0, 0);
+	s_float(0, -0.5);
+	EXPECT_FLOAT(e, -0.0);
+	s_float(0, 1.0000001);
+	EXPECT_FLOAT(e, 2.0);
+	e = unop(TMI_FLOAT_FN, TM_FFN_FLOOR, 0, 0);
+	s_float(0, -0.5);
+	EXPECT_FLOAT(e, -1.0);
+	s_float(0, nan);
+	EXPECT_FLOAT(e, nan);
 	e = unop(TMI_ABS, TM_K_FLOAT8, 0, 0);
 	s_float(0, -inf);
 	EXPECT_FLOAT(e, inf);
@@ -885,6 +908,35 @@ test_numeric(void)
 	EXPECT_STATUS(e, TM_ERR_FALLBACK);
 	s_num(0, -big);
 	EXPECT_NUM(e, -big * 1000);
+	/* trunc / ceil / floor by digit dropping */
+	{
+		static const struct
+		{
+			int			mode;
+			int			k;
+			int64_t		in;
+			int64_t		out;
+		}			rc[] = {
+			{TM_REDUCE_TRUNC, 1, 25, 2}, {TM_REDUCE_TRUNC, 1, -25, -2}, {TM_REDUCE_TRUNC, 2, 199, 1},
+			{TM_REDUCE_CEIL, 1, 21, 3}, {TM_REDUCE_CEIL, 1, -29, -2}, {TM_REDUCE_CEIL, 1, 20, 2},
+			{TM_REDUCE_FLOOR, 1, 21, 2}, {TM_REDUCE_FLOOR, 1, -21, -3}, {TM_REDUCE_FLOOR, 1, -20, -2},
+			{TM_REDUCE_ROUND, 1, 15, 2}, {TM_REDUCE_ROUND, 1, -15, -2}, {TM_REDUCE_ROUND, 1, 14, 1},
+			{TM_REDUCE_CEIL, 3, 1, 1}, {TM_REDUCE_FLOOR, 3, -1, -1}, {TM_REDUCE_TRUNC, 3, -999, 0},
+		};
+		int			k;
+
+		for (k = 0; k < (int) (sizeof(rc) / sizeof(rc[0])); k++)
+		{
+			e = unop(TMI_NUM_RESCALE, rc[k].mode, -rc[k].k, 0);
+			s_num(0, rc[k].in);
+			EXPECT_NUM(e, rc[k].out);
+		}
+		TM_CHECK(tm_num_reduce(big, 39, TM_REDUCE_CEIL) == 1);
+		TM_CHECK(tm_num_reduce(-big, 39, TM_REDUCE_FLOOR) == -1);
+		TM_CHECK(tm_num_reduce(big, 39, TM_REDUCE_TRUNC) == 0);
+		TM_CHECK(tm_num_reduce(big * 1000, 39, TM_REDUCE_ROUND) == 0);
+		TM_CHECK(tm_num_reduce(big * 1000, 38, TM_REDUCE_ROUND) == 1);
+	}
 	/* numeric(4,2) precision check: 99.99 fits, 100.00 does not */
 	e = unop(TMI_NUM_CHECK_PREC, 0, 4, 0);
 	s_num(0, 9999);
@@ -907,6 +959,24 @@ test_numeric(void)
 	e = unop(TMI_NUM_TO_INT, TM_K_INT8, 0, 0);
 	s_num(0, (tm_int128) TM_INT64_MAX + 1);
 	EXPECT_STATUS(e, TM_ERR_INT8_OUT_OF_RANGE);
+	/* numeric -> float: correctly rounded like numeric_out + strtod / strtof */
+	e = unop(TMI_NUM_TO_FLOAT, TM_K_FLOAT8, 2, 0);
+	s_num(0, 12345);
+	EXPECT_FLOAT(e, 123.45);
+	s_num(0, -1);
+	EXPECT_FLOAT(e, -0.01);
+	s_num(0, 0);
+	EXPECT_FLOAT(e, 0.0);
+	s_num(0, (tm_int128) INT64_C(9007199254740993));
+	EXPECT_STATUS(e, TM_ERR_FALLBACK);
+	e = unop(TMI_NUM_TO_FLOAT, TM_K_FLOAT8, 22, 0);
+	s_num(0, 3);
+	EXPECT_FLOAT(e, 3e-22);
+	e = unop(TMI_NUM_TO_FLOAT, TM_K_FLOAT4, 3, 0);
+	s_num(0, 1001);
+	EXPECT_FLOAT(e, (double) 1.001f);
+	s_num(0, 16777217);
+	EXPECT_STATUS(e, TM_ERR_FALLBACK);
 	/* int -> numeric */
 	e = unop(TMI_INT_TO_NUM, 0, 2, 0);
 	s_int(0, -7);
@@ -1615,6 +1685,73 @@ test_control(void)
 }
 
 static void
+test_distinct_minmax(void)
+{
+	TmExpr	   *e;
+
+	/* IS DISTINCT FROM */
+	e = cmpop(TM_CMP_INT | TMF_DISTINCT, TM_PRED_EQ, 0, 0);
+	slots_clear();
+	s_int(0, 1);
+	s_int(1, 1);
+	EXPECT_INT(e, 0);
+	s_int(1, 2);
+	EXPECT_INT(e, 1);
+	s_null(1);
+	EXPECT_INT(e, 1);
+	s_null(0);
+	EXPECT_INT(e, 0);
+	e = cmpop(TM_CMP_NUMERIC | TMF_DISTINCT, TM_PRED_EQ, 1, 2);
+	s_num(0, 15);
+	s_num(1, 150);
+	EXPECT_INT(e, 0);
+	e = cmpop(TM_CMP_FLOAT | TMF_DISTINCT, TM_PRED_EQ, 0, 0);
+	s_float(0, NAN);
+	s_float(1, NAN);
+	EXPECT_INT(e, 0);
+
+	/* GREATEST(slot0, slot1, slot2) */
+	a_init();
+	p_slot(0);
+	p_slot(1);
+	a_op(TMI_MINMAX, TM_CMP_INT, 1, 0, 0);
+	p_slot(2);
+	a_op(TMI_MINMAX, TM_CMP_INT, 1, 0, 0);
+	e = a_build();
+	slots_clear();
+	s_int(0, 1);
+	s_int(1, 5);
+	s_int(2, 3);
+	EXPECT_INT(e, 5);
+	s_null(1);
+	EXPECT_INT(e, 3);
+	s_null(0);
+	s_null(2);
+	EXPECT_NULL(e);
+	/* LEAST on bpchar keeps the first of equal values */
+	a_init();
+	p_slot(0);
+	p_slot(1);
+	a_op(TMI_MINMAX, TM_CMP_BPCHAR, 0, 0, 0);
+	e = a_build();
+	slots_clear();
+	s_text(0, "ab  ");
+	s_text(1, "ab");
+	EXPECT_TEXT(e, "ab  ");
+	s_text(1, "aa");
+	EXPECT_TEXT(e, "aa");
+	/* float: NaN is the greatest */
+	a_init();
+	p_slot(0);
+	p_slot(1);
+	a_op(TMI_MINMAX, TM_CMP_FLOAT, 1, 0, 0);
+	e = a_build();
+	s_float(0, INFINITY);
+	s_float(1, NAN);
+	EXPECT_FLOAT(e, NAN);
+}
+
+static void
 test_validate(void)
 {
 	int			depth[64];
@@ -1849,6 +1986,7 @@ main(void)
 	TM_RUN(test_substring);
 	TM_RUN(test_dates);
 	TM_RUN(test_control);
+	TM_RUN(test_distinct_minmax);
 	TM_RUN(test_validate);
 	TM_RUN(test_hash);
 	TM_RUN(test_sum);
