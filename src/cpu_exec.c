@@ -752,6 +752,8 @@ typedef struct TmCpuExec
 	TmCpuHash **hts;			/* per hash table id, NULL until built */
 	const TmValue *params;
 	const bool *paramnulls;
+	PlanState **inputs;			/* SUBPLAN sources: inputs[subplan - 1] */
+	int			ninputs;
 	const char *reason;			/* fallback reason, if known */
 } TmCpuExec;
 
@@ -1278,6 +1280,75 @@ run_table_source(TmPipeExec *pe, TmPipelineStats *stats)
 	return st;
 }
 
+/* run a pipeline whose source is a PostgreSQL subplan (a part of the plan themis leaves to PostgreSQL) */
+static TmStatus
+run_subplan_source(TmPipeExec *pe, TmPipelineStats *stats)
+{
+	TmCpuExec  *ex = pe->ex;
+	const TmPipeline *pl = pe->pl;
+	PlanState  *ps;
+	int			n = pe->lvcount[1];
+	const int  *sl = pe->lvslots[1];
+	int			maxcol = 0;
+	int			i;
+
+	if (pl->subplan < 1 || pl->subplan > ex->ninputs)
+		elog(ERROR, "themis: pipeline reads subplan %d of %d", pl->subplan, ex->ninputs);
+	ps = ex->inputs[pl->subplan - 1];
+	for (i = 0; i < n; i++)
+	{
+		int			col = pl->slots[sl[i]].col;
+
+		if (col < 0 || col >= pl->nsrccols)
+			elog(ERROR, "themis: slot refers to column %d of a subplan with %d", col, pl->nsrccols);
+		maxcol = Max(maxcol, col + 1);
+	}
+
+	for (;;)
+	{
+		TupleTableSlot *slot;
+		MemoryContext old;
+		bool		ok = true;
+		TmStatus	st;
+
+		CHECK_FOR_INTERRUPTS();
+
+		/*
+		 * PostgreSQL's nodes expect to run in the query context: some create long-lived memory contexts
+		 * (a Hash Join's hash table) under CurrentMemoryContext on their first fetch.
+		 */
+		old = MemoryContextSwitchTo(ex->estate->es_query_cxt);
+		slot = ExecProcNode(ps);
+		MemoryContextSwitchTo(old);
+		if (TupIsNull(slot))
+			break;
+		stats->source_rows++;
+		if (maxcol > 0)
+			slot_getsomeattrs(slot, maxcol);
+		old = MemoryContextSwitchTo(ex->rowcxt);
+		for (i = 0; i < n && ok; i++)
+		{
+			int			s = sl[i];
+			int			col = pl->slots[s].col;
+
+			pe->nulls[s] = slot->tts_isnull[col];
+			if (!pe->nulls[s])
+				ok = tm_datum_to_value(slot->tts_values[col], &pl->slots[s].type, &pe->vals[s]);
+		}
+		MemoryContextSwitchTo(old);
+		if (!ok)
+		{
+			ex->reason = "a value of a PostgreSQL subplan is not representable by themis";
+			return TM_ERR_FALLBACK;
+		}
+		st = run_ops(pe, 0);
+		MemoryContextReset(ex->rowcxt);
+		if (st != TM_OK)
+			return st;
+	}
+	return TM_OK;
+}
+
 /* run a pipeline whose source is an earlier result */
 static TmStatus
 run_result_source(TmPipeExec *pe, TmPipelineStats *stats)
@@ -1322,6 +1393,7 @@ run_result_source(TmPipeExec *pe, TmPipelineStats *stats)
 
 TmResultSet *
 tm_cpu_execute(const TmPlan *plan, EState *estate, const TmValue *params, const bool *paramnulls,
+			   PlanState **inputs, int ninputs,
 			   TmPipelineStats *stats, const char **fallback_reason)
 {
 	TmCpuExec	ex;
@@ -1339,6 +1411,8 @@ tm_cpu_execute(const TmPlan *plan, EState *estate, const TmValue *params, const 
 	ex.estate = estate;
 	ex.params = params;
 	ex.paramnulls = paramnulls;
+	ex.inputs = inputs;
+	ex.ninputs = ninputs;
 	ex.outcxt = CurrentMemoryContext;
 	ex.workcxt = AllocSetContextCreate(CurrentMemoryContext, "themis cpu executor",
 									   ALLOCSET_DEFAULT_SIZES);
@@ -1365,6 +1439,8 @@ tm_cpu_execute(const TmPlan *plan, EState *estate, const TmValue *params, const 
 			st = run_table_source(&pe, ps);
 		else if (pl->srckind == TM_SRC_RESULT)
 			st = run_result_source(&pe, ps);
+		else if (pl->srckind == TM_SRC_SUBPLAN)
+			st = run_subplan_source(&pe, ps);
 		else
 		{
 			elog(ERROR, "themis: unknown source kind %d", pl->srckind);

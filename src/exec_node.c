@@ -124,6 +124,25 @@ themis_begin(CustomScanState *node, EState *estate, int eflags)
 	ts->recompute_always = pwc.has_subplan ||
 		(!bms_is_empty(pwc.ids) && !bms_is_subset(pwc.ids, cscan->scan.plan.allParam));
 
+	/* the parts of the plan that PostgreSQL runs for themis (SUBPLAN sources): shown as children */
+	ts->ninputs = list_length(cscan->custom_plans) - 1;
+	if (ts->ninputs > 0)
+	{
+		ListCell   *lc;
+
+		ts->inputs = palloc0(sizeof(PlanState *) * ts->ninputs);
+		i = 0;
+		for_each_from(lc, cscan->custom_plans, 1)
+		{
+			Plan	   *p = (Plan *) lfirst(lc);
+
+			ts->inputs[i] = ExecInitNode(p, estate, eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
+			node->custom_ps = lappend(node->custom_ps, ts->inputs[i]);
+			ts->input_params = bms_add_members(ts->input_params, p->allParam);
+			i++;
+		}
+	}
+
 	ts->runcxt = AllocSetContextCreate(estate->es_query_cxt, "themis run", ALLOCSET_DEFAULT_SIZES);
 	ts->stats = palloc0(sizeof(TmPipelineStats) * Max(ts->plan->npipelines, 1));
 
@@ -200,7 +219,7 @@ themis_start_fallback(ThemisScanState *ts, const char *reason)
 	ts->fallback_reason = pstrdup(reason);
 	ts->fallback_ps = ExecInitNode((Plan *) linitial(cscan->custom_plans), estate, ts->eflags);
 	/* as a child in custom_ps, EXPLAIN ANALYZE shows it and ExecShutdownNode reaches it */
-	ts->css.custom_ps = list_make1(ts->fallback_ps);
+	ts->css.custom_ps = lappend(ts->css.custom_ps, ts->fallback_ps);
 	MemoryContextSwitchTo(old);
 	ts->fallback = true;
 	ts->result = NULL;
@@ -235,7 +254,18 @@ themis_compute(ThemisScanState *ts)
 											 Max(ts->plan->npipelines, 1));
 			int			p;
 
-			rs = tm_cpu_execute(ts->plan, estate, params, paramnulls, stats, &reason);
+			if (ts->inputs_used)
+			{
+				/* in the query context, as PostgreSQL's nodes expect (see cpu_exec.c) */
+				MemoryContext qold = MemoryContextSwitchTo(estate->es_query_cxt);
+
+				for (p = 0; p < ts->ninputs; p++)
+					ExecReScan(ts->inputs[p]);
+				MemoryContextSwitchTo(qold);
+			}
+			ts->inputs_used = ts->ninputs > 0;
+			rs = tm_cpu_execute(ts->plan, estate, params, paramnulls, ts->inputs, ts->ninputs,
+								stats, &reason);
 			for (p = 0; p < ts->plan->npipelines; p++)
 			{
 				ts->stats[p].source_rows += stats[p].source_rows;
@@ -317,6 +347,8 @@ themis_end(CustomScanState *node)
 
 	if (ts->fallback_ps != NULL)
 		ExecEndNode(ts->fallback_ps);
+	for (int i = 0; i < ts->ninputs; i++)
+		ExecEndNode(ts->inputs[i]);
 	ts->result = NULL;
 	if (ts->runcxt != NULL)
 	{
@@ -346,7 +378,12 @@ themis_rescan(CustomScanState *node)
 	ExecScanReScan(&node->ss);
 	if (ts->result == NULL)
 		return;					/* not computed yet: the next fetch does it */
-	if (ts->recompute_always || bms_overlap(chg, ts->param_ids))
+	for (int i = 0; i < ts->ninputs; i++)
+	{
+		if (chg != NULL)
+			UpdateChangedParamSet(ts->inputs[i], chg);
+	}
+	if (ts->recompute_always || bms_overlap(chg, ts->param_ids) || bms_overlap(chg, ts->input_params))
 	{
 		ts->result = NULL;		/* parameters changed: run again on the next fetch */
 		MemoryContextReset(ts->runcxt);

@@ -22,6 +22,12 @@ typedef struct ThemisScanState
 	TmResultSet *result;		/* materialized output, NULL until computed */
 	int64		cursor;			/* next row of result to return */
 
+	/* parts of the plan PostgreSQL runs for SUBPLAN sources: custom_plans[1..] */
+	PlanState **inputs;
+	int			ninputs;
+	Bitmapset  *input_params;	/* parameters they depend on */
+	bool		inputs_used;	/* they ran: rescan before the next run */
+
 	/* fallback to the kept CPU subtree */
 	bool		fallback;		/* tuples come from fallback_ps */
 	PlanState  *fallback_ps;	/* initialized lazily */

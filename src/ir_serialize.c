@@ -12,7 +12,7 @@
 #include "themis.h"
 
 #define TM_BLOB_MAGIC	0x544d4952	/* "TMIR" */
-#define TM_BLOB_VERSION 1
+#define TM_BLOB_VERSION 2
 
 /* ---------- writer ---------- */
 
@@ -118,6 +118,7 @@ tm_plan_serialize(const TmPlan *plan)
 		put_int(&buf, (int32) pl->relid);
 		put_int(&buf, pl->rtindex);
 		put_int(&buf, pl->src_result);
+		put_int(&buf, pl->subplan);
 		put_int(&buf, pl->nsrccols);
 		for (int i = 0; i < pl->nsrccols; i++)
 			put_int(&buf, pl->src_attnos ? pl->src_attnos[i] : 0);
@@ -313,6 +314,7 @@ tm_plan_deserialize(const bytea *blob)
 		pl->relid = (uint32) get_int(&r);
 		pl->rtindex = get_int(&r);
 		pl->src_result = get_int(&r);
+		pl->subplan = get_int(&r);
 		pl->nsrccols = get_int(&r);
 		pl->src_attnos = palloc0(sizeof(int16) * Max(pl->nsrccols, 1));
 		for (int i = 0; i < pl->nsrccols; i++)
@@ -380,7 +382,7 @@ char *
 tm_plan_to_string(const TmPlan *plan)
 {
 	StringInfoData buf;
-	static const char *const srcnames[] = {"?", "table", "result"};
+	static const char *const srcnames[] = {"?", "table", "result", "subplan"};
 	static const char *const sinknames[] = {"?", "hash build", "aggregate", "emit"};
 	static const char *const joinnames[] = {"?", "inner", "semi", "anti", "left"};
 	static const char *const aggnames[] = {"?", "count(*)", "count", "sum", "min", "max"};
@@ -401,6 +403,8 @@ tm_plan_to_string(const TmPlan *plan)
 				appendStringInfo(&buf, "%s%d", i ? " " : "", pl->src_attnos[i]);
 			appendStringInfoChar(&buf, ')');
 		}
+		else if (pl->srckind == TM_SRC_SUBPLAN)
+			appendStringInfo(&buf, " %d (%d columns)", pl->subplan, pl->nsrccols);
 		else
 			appendStringInfo(&buf, " %d", pl->src_result);
 		appendStringInfo(&buf, " [%s]\n    slots:", pl->source_label ? pl->source_label : "");

@@ -170,7 +170,7 @@ make_themis_node(RewriteCtx *ctx, TmTranslation *tr, Plan *orig)
 	cs->scan.plan.initPlan = take_initplans(orig);
 	cs->scan.scanrelid = 0;
 	cs->flags = 0;
-	cs->custom_plans = list_make1(orig);
+	cs->custom_plans = lcons(orig, tr->inputs);
 	cs->custom_exprs = tr->params;
 	cs->custom_private = list_make1(makeConst(BYTEAOID, -1, InvalidOid, -1,
 											  PointerGetDatum(blob), false, false));

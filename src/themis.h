@@ -104,6 +104,7 @@ typedef struct TmTranslation
 	TmPlan	   *plan;
 	List	   *scan_tlist;			/* custom_scan_tlist: one TargetEntry per output result column */
 	List	   *params;				/* Param expressions for level -1 slots (custom_exprs) */
+	List	   *inputs;				/* Plans read by SUBPLAN sources: custom_plans[1..] */
 	List	   *tlist;				/* the node's targetlist over INDEX_VAR Vars */
 	List	   *qual;				/* the node's qual over INDEX_VAR Vars */
 	double		source_rows;		/* sum of estimated source rows of all pipelines (cost) */
@@ -129,7 +130,8 @@ extern void themis_register_exec(void);
 
 /*
  * custom_private of a Themis Custom Scan: list_make1(Const of type bytea holding tm_plan_serialize()).
- * custom_plans: list_make1(the replaced CPU subtree) — the fallback.
+ * custom_plans: the replaced CPU subtree (the fallback) first, then the subplans that pipelines with
+ *               a SUBPLAN source read (parts of that subtree themis leaves to PostgreSQL).
  * custom_exprs: the parameter expressions (level -1 slots), in order.
  */
 
@@ -155,12 +157,14 @@ typedef struct TmPipelineStats
 
 /*
  * Run all pipelines of plan on the CPU and return the output result.  Tables are read with
- * estate->es_snapshot.  params/paramnulls hold the level -1 values.  Memory is allocated in
+ * estate->es_snapshot.  params/paramnulls hold the level -1 values; inputs[i - 1] is the initialized
+ * PlanState of custom_plans[i] (SUBPLAN sources), rescanned by the caller.  Memory is allocated in
  * CurrentMemoryContext.  Errors of expressions are raised with tm_raise_status; TM_ERR_FALLBACK makes it
  * return NULL with *fallback_reason set (the caller runs the CPU plan).  stats: array of npipelines.
  */
 extern TmResultSet *tm_cpu_execute(const TmPlan *plan, EState *estate,
 								   const TmValue *params, const bool *paramnulls,
+								   PlanState **inputs, int ninputs,
 								   TmPipelineStats *stats, const char **fallback_reason);
 
 /* ---- explain.c ---- */

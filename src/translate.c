@@ -12,8 +12,10 @@
  * Nodes: Seq Scan (also parallel), Hash / Merge / Nested Loop joins with equality keys (inner, left,
  * right as left with swapped sides, semi, anti), Agg (plain, hashed, sorted; Finalize over Partial
  * counts as one), and the nodes that only move or order rows: Hash, Sort, Incremental Sort, Material,
- * Gather, Gather Merge, projection-only Result, Subquery Scan.  Anything else fails the translation of
- * the subtree (the planner then tries its children).
+ * Gather, Gather Merge, projection-only Result, Subquery Scan.  A node that cannot be translated
+ * (an unsupported expression, a node type themis does not know) becomes a SUBPLAN source: PostgreSQL
+ * runs that part and themis reads its rows, so only that node stays on the CPU.  If nothing but such
+ * sources would be left, the translation fails (the planner then tries the node's children).
  */
 #include "postgres.h"
 
@@ -79,6 +81,8 @@ typedef struct BPipeline
 	Oid			relid;
 	int			rtindex;
 	int			src_result;
+	int			subplan;		/* SUBPLAN: index in custom_plans */
+	int			nsrccols;		/* SUBPLAN: output columns of the subplan */
 	int			nslots;
 	int			maxslots;
 	BSlot	   *slots;
@@ -128,6 +132,8 @@ typedef struct TState
 	List	   *hashes;			/* BHash */
 	List	   *results;		/* List of TmType * per result */
 	List	   *params;			/* Param */
+	List	   *inputs;			/* Plans read by SUBPLAN sources */
+	int			nreal;			/* scans, joins and aggregations themis runs itself */
 	List	   *dpcontext;		/* deparse context for labels */
 	double		source_rows;
 	double		max_source_rows;
@@ -135,6 +141,7 @@ typedef struct TState
 } TState;
 
 static Stream *translate_node(TState *ts, Plan *plan);
+static Stream *translate_node_nowrap(TState *ts, Plan *plan);
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -692,6 +699,7 @@ translate_scan(TState *ts, Plan *plan, List *nestparams, List **param_quals)
 									   alias ? rte->eref->aliasname : "");
 	}
 	s->rows = plan->plan_rows;
+	ts->nreal++;
 	ts->source_rows += s->pl->est_source_rows;
 	ts->max_source_rows = Max(ts->max_source_rows, s->pl->est_source_rows);
 
@@ -945,6 +953,7 @@ translate_join(TState *ts, Join *join, List *keyclauses, List *residual, Stream 
 		op->label = psprintf("Hash Probe %d (%s) on (%s)%s", ht, names[tk], kb.data, reslabel);
 	}
 
+	ts->nreal++;
 	s = palloc0(sizeof(Stream));
 	s->pl = probe->pl;
 	s->rows = join->plan.plan_rows;
@@ -1703,6 +1712,7 @@ translate_agg(TState *ts, Agg *top)
 			appendStringInfo(&lb, " FILTER (WHERE %s)", deparse(ts, in, a->filter));
 		i++;
 	}
+	ts->nreal++;
 	in->finished = true;
 	in->sinkkind = TM_SINK_AGG;
 	in->target = rid;
@@ -1940,7 +1950,7 @@ translate_subqueryscan(TState *ts, SubqueryScan *sq)
 /* ---------------------------------------------------------------- dispatcher */
 
 static Stream *
-translate_node(TState *ts, Plan *plan)
+translate_node_nowrap(TState *ts, Plan *plan)
 {
 	if (plan == NULL)
 		return fail(ts, "missing input");
@@ -2005,6 +2015,176 @@ translate_node(TState *ts, Plan *plan)
 		default:
 			return fail(ts, "plan node not supported");
 	}
+}
+
+/* ---------------------------------------------------------------- subplan sources */
+
+/* Can PostgreSQL run this subtree on its own, inside the Custom Scan (no parallel-aware node outside a Gather)? */
+static bool
+wrappable(Plan *plan)
+{
+	if (plan == NULL)
+		return true;
+	if (IsA(plan, Gather) || IsA(plan, GatherMerge))
+		return true;
+	if (plan->parallel_aware)
+		return false;
+	if (IsA(plan, SubqueryScan) && !wrappable(((SubqueryScan *) plan)->subplan))
+		return false;
+	if (IsA(plan, Append) || IsA(plan, MergeAppend) || IsA(plan, CustomScan))
+		return false;
+	return wrappable(plan->lefttree) && wrappable(plan->righttree);
+}
+
+/* An expression over a plan node's output, resolved down to base relations (for EXPLAIN); NULL if not. */
+typedef struct ResolveCtx
+{
+	Plan	   *plan;
+	bool		failed;
+	int			depth;
+} ResolveCtx;
+
+static Node *resolve_mutator(Node *node, ResolveCtx *c);
+
+static Node *
+resolve_child(Plan *child, int attno, ResolveCtx *c)
+{
+	ResolveCtx	cc;
+	Node	   *r;
+
+	if (child == NULL || attno < 1 || attno > list_length(child->targetlist) || c->depth > 50)
+	{
+		c->failed = true;
+		return NULL;
+	}
+	cc.plan = child;
+	cc.failed = false;
+	cc.depth = c->depth + 1;
+	r = resolve_mutator((Node *) ((TargetEntry *) list_nth(child->targetlist, attno - 1))->expr, &cc);
+	if (cc.failed)
+		c->failed = true;
+	return r;
+}
+
+static Node *
+resolve_mutator(Node *node, ResolveCtx *c)
+{
+	if (node == NULL || c->failed)
+		return node;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		if (v->varno == OUTER_VAR)
+			return resolve_child(outerPlan(c->plan), v->varattno, c);
+		if (v->varno == INNER_VAR)
+			return resolve_child(innerPlan(c->plan), v->varattno, c);
+		if (v->varno > 0 && IsA(c->plan, SubqueryScan))
+			return resolve_child(((SubqueryScan *) c->plan)->subplan, v->varattno, c);
+		if (v->varno > 0)
+			return copyObject(node);
+		c->failed = true;
+		return node;
+	}
+	if (IsA(node, Aggref) && DO_AGGSPLIT_COMBINE(((Aggref *) node)->aggsplit))
+	{
+		c->failed = true;
+		return node;
+	}
+	return expression_tree_mutator(node, resolve_mutator, (void *) c);
+}
+
+static Expr *
+resolve_output(Plan *plan, TargetEntry *tle)
+{
+	ResolveCtx	c;
+	Node	   *r;
+
+	c.plan = plan;
+	c.failed = false;
+	c.depth = 0;
+	r = resolve_mutator((Node *) copyObject(tle->expr), &c);
+	return c.failed ? NULL : (Expr *) r;
+}
+
+static Stream *
+wrap_subplan(TState *ts, Plan *plan)
+{
+	Stream	   *s;
+	BPipeline  *pl;
+	ListCell   *lc;
+	int			col = 0;
+
+	if (IsA(plan, Hash) || !wrappable(plan))
+		return NULL;
+
+	s = palloc0(sizeof(Stream));
+	pl = new_pipeline(TM_SRC_SUBPLAN);
+	ts->inputs = lappend(ts->inputs, plan);
+	pl->subplan = list_length(ts->inputs);	/* custom_plans[0] is the fallback */
+	pl->nsrccols = list_length(plan->targetlist);
+	pl->est_source_rows = plan->plan_rows;
+	pl->source_label = psprintf("PostgreSQL subplan %d (plan node %d)", pl->subplan, plan->plan_node_id);
+	s->pl = pl;
+	s->rows = plan->plan_rows;
+	ts->source_rows += plan->plan_rows;
+	foreach(lc, plan->targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Oid			type = exprType((Node *) tle->expr);
+		int32		typmod = exprTypmod((Node *) tle->expr);
+		Oid			coll = exprCollation((Node *) tle->expr);
+		TmType		t;
+		const char *why = NULL;
+
+		if (tm_type_from_pg(type, typmod, coll, &t, &why))
+		{
+			Expr	   *origin = resolve_output(plan, tle);
+			int			sl;
+
+			if (origin == NULL || exprType((Node *) origin) != type)
+				origin = (Expr *) makeNullConst(type, typmod, coll);
+			sl = add_slot(pl, 0, col, type, typmod, coll, &t, origin);
+			s->out = lappend(s->out, slot_var(pl, sl));
+		}
+		else
+			s->out = lappend(s->out, bad_var(type, typmod, coll));
+		col++;
+	}
+	return s;
+}
+
+/*
+ * Translate a node; where themis cannot run it, read its rows from PostgreSQL instead.  A failed
+ * attempt leaves nothing behind (pipelines, hash tables, results, parameters, inputs).
+ */
+static Stream *
+translate_node(TState *ts, Plan *plan)
+{
+	int			npl = list_length(ts->pipelines),
+				nh = list_length(ts->hashes),
+				nr = list_length(ts->results),
+				np = list_length(ts->params),
+				ni = list_length(ts->inputs),
+				nreal = ts->nreal;
+	double		src = ts->source_rows,
+				maxsrc = ts->max_source_rows;
+	Stream	   *s = translate_node_nowrap(ts, plan);
+
+	if (s != NULL)
+		return s;
+	ts->pipelines = list_truncate(ts->pipelines, npl);
+	ts->hashes = list_truncate(ts->hashes, nh);
+	ts->results = list_truncate(ts->results, nr);
+	ts->params = list_truncate(ts->params, np);
+	ts->inputs = list_truncate(ts->inputs, ni);
+	ts->nreal = nreal;
+	ts->source_rows = src;
+	ts->max_source_rows = maxsrc;
+	s = wrap_subplan(ts, plan);
+	if (s != NULL)
+		ts->why = NULL;
+	return s;
 }
 
 /* ---------------------------------------------------------------- finalization */
@@ -2156,9 +2336,14 @@ tm_translate(PlannedStmt *pstmt, Plan *root, bool need_order, const char **why)
 	ts.dpcontext = deparse_context_for_plan_tree(pstmt,
 												 select_rtable_names_for_explain(pstmt->rtable, rels));
 
-	s = translate_node(&ts, root);
+	s = translate_node_nowrap(&ts, root);
 	if (s == NULL)
 		goto failed;
+	if (ts.nreal == 0)
+	{
+		fail(&ts, "nothing left for themis to run");
+		goto failed;
+	}
 
 	if (need_order && plan_ordered(root))
 	{
@@ -2417,6 +2602,7 @@ tm_translate(PlannedStmt *pstmt, Plan *root, bool need_order, const char **why)
 			tp->relid = pl->relid;
 			tp->rtindex = pl->rtindex;
 			tp->src_result = pl->src_result;
+			tp->subplan = pl->subplan;
 			if (pl->srckind == TM_SRC_TABLE)
 			{
 				tp->nsrccols = list_length(attnos);
@@ -2425,6 +2611,8 @@ tm_translate(PlannedStmt *pstmt, Plan *root, bool need_order, const char **why)
 				foreach(lc, attnos)
 					tp->src_attnos[i++] = (int16) lfirst_int(lc);
 			}
+			else if (pl->srckind == TM_SRC_SUBPLAN)
+				tp->nsrccols = pl->nsrccols;
 			else
 				tp->nsrccols = list_length((List *) list_nth(ts.results, pl->src_result));
 			tp->source_label = pl->source_label;
@@ -2598,6 +2786,7 @@ tm_translate(PlannedStmt *pstmt, Plan *root, bool need_order, const char **why)
 
 	tr->plan = plan;
 	tr->params = ts.params;
+	tr->inputs = ts.inputs;
 	tr->source_rows = ts.source_rows;
 	tr->max_source_rows = ts.max_source_rows;
 	return tr;

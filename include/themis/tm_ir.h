@@ -6,8 +6,10 @@
  *
  *   pipeline = source  ->  op, op, ...  ->  sink
  *
- *   source: a heap table (read with the query's snapshot; only the listed attributes), or a result
- *           (the rows that an earlier AGG or EMIT sink produced).
+ *   source: a heap table (read with the query's snapshot; only the listed attributes), a result
+ *           (the rows that an earlier AGG or EMIT sink produced), or a subplan: rows of a part of the
+ *           PostgreSQL plan that themis cannot run itself (custom_plans[subplan]), so that only that
+ *           part stays on PostgreSQL.
  *   ops:    FILTER (keep the row if qual is true), PROBE (look the row's keys up in a hash table built
  *           by an earlier pipeline; join type inner / semi / anti / left; residual qual evaluated on each
  *           key match, a match counts only where it is true).
@@ -40,7 +42,8 @@
 typedef enum TmSourceKind
 {
 	TM_SRC_TABLE = 1,
-	TM_SRC_RESULT
+	TM_SRC_RESULT,
+	TM_SRC_SUBPLAN
 } TmSourceKind;
 
 typedef enum TmOpKind
@@ -128,7 +131,8 @@ typedef struct TmPipeline
 	uint32_t	relid;			/* TABLE: pg_class OID */
 	int32_t		rtindex;		/* TABLE: range table index (EXPLAIN, permission context) */
 	int32_t		src_result;		/* RESULT: id of the result read */
-	int32_t		nsrccols;		/* number of source columns */
+	int32_t		subplan;		/* SUBPLAN: index in the node's custom_plans (>= 1) */
+	int32_t		nsrccols;		/* number of source columns (SUBPLAN: its output columns) */
 	int16_t    *src_attnos;		/* TABLE: heap attribute number of each source column */
 	int32_t		nslots;
 	TmSlot	   *slots;
