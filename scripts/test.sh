@@ -6,7 +6,10 @@
 #   3. make unittest (engine unit tests; GPU tests only where a GPU is usable)
 #   4. pg_regress (make installcheck) on a temporary instance preloading themis; as root, it runs as the
 #      unprivileged user $THEMIS_RUN_USER (default themis) on a copy of the tree
-#   5. closing line: "N passed, N failed[, N skipped]" (unit checks + regression tests); exit 1 on failure
+#   5. bench/tpch/check.sh: TPC-H at SF 0.01 generated, loaded, the 22 queries with themis off vs on
+#      (one test per query: identical results)
+#   6. closing line: "N passed, N failed[, N skipped]" (unit checks + regression tests + TPC-H queries);
+#      exit 1 on failure
 #
 # Environment: CUDA=no for a CPU-only build; MAKE_ARGS (more make arguments, e.g. CUDA_ARCHS=90);
 # KEEP_TMP=1 keeps the regression copy.
@@ -135,6 +138,22 @@ else
             done
         fi
     fi
+fi
+
+# ---- 5. TPC-H at SF 0.01: generator + loader + the 22 queries, themis off vs on (one test a query) ----
+log "TPC-H check: bench/tpch/check.sh (SF 0.01)"
+bash "$ROOT/bench/tpch/check.sh" 2>&1 | tee "$WORK/tpch.log"
+tpch_rc=${PIPESTATUS[0]}
+tpch_line="$(grep -E '^tpch: [0-9]+ passed, [0-9]+ failed' "$WORK/tpch.log" | tail -n 1)"
+if [ -n "$tpch_line" ]; then
+    p="$(sed -E 's/^tpch: ([0-9]+) passed.*/\1/' <<<"$tpch_line")"
+    f="$(sed -E 's/^tpch: [0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$tpch_line")"
+    passed=$((passed + p))
+    failed=$((failed + f))
+    [ "$tpch_rc" -ne 0 ] && [ "$f" -eq 0 ] && failed=$((failed + 1))
+else
+    echo "TPC-H check did not run (bench/tpch/check.sh exit status $tpch_rc)"
+    failed=$((failed + 1))
 fi
 
 finish

@@ -26,6 +26,7 @@ Definitions
   run ("identical"), else "DIFFERENT" (raw/qNN.diff has the diff).
 """
 import csv
+import re
 import json
 import os
 import statistics
@@ -33,6 +34,7 @@ import struct
 import sys
 import zlib
 
+BASE_SOURCE = re.compile(r"Scan\b.* on ")   # "Seq Scan on t", "Bitmap Heap Scan (full) on t", ...
 SCAN_NODES = {"Seq Scan", "Index Scan", "Index Only Scan", "Bitmap Heap Scan", "Tid Scan", "Tid Range Scan",
               "Sample Scan"}
 
@@ -92,7 +94,7 @@ def coverage(plan):
                 ran = True
                 for p in n.get("Pipelines", []) or []:
                     src = str(p.get("Source", ""))
-                    if src.startswith("Seq Scan on") or src.startswith("table "):
+                    if src.startswith("table ") or BASE_SOURCE.search(src):
                         th += float(p.get("Actual Source Rows", 0) or 0)
                 return      # its own plan children are not run
         elif n.get("Node Type") in SCAN_NODES:
@@ -138,6 +140,13 @@ def first_error(path):
 
 def fmt(x, nd=1):
     return "" if x is None else f"{x:.{nd}f}"
+
+
+def fmt_ratio(x):
+    """a ratio with 3 significant digits (0.00123, 0.45, 1.84, 12.3)"""
+    if x is None:
+        return ""
+    return f"{x:.2f}" if 1 <= x < 100 else f"{x:.3g}"
 
 
 FIELDS = ["query", "source", "themis_node", "themis_ran", "rows_covered", "fallback", "result", "rows",
@@ -205,10 +214,10 @@ def collect(outdir):
             "fallback": fallback, "result": result, "rows": "" if nrows is None else nrows,
             "pg_cold_ms": fmt(off_cold), "pg_warm_ms": fmt(off_warm),
             "themis_cold_ms": fmt(on_cold), "themis_warm_ms": fmt(on_warm),
-            "speedup_warm": fmt(sp_w, 2), "speedup_cold": fmt(sp_c, 2),
+            "speedup_warm": fmt_ratio(sp_w), "speedup_cold": fmt_ratio(sp_c),
             "duckdb_cold_ms": fmt(d_cold), "duckdb_warm_ms": fmt(d_warm),
             "duckdb_rows": "" if d_rows is None else d_rows,
-            "duckdb_vs_pg_warm": fmt(off_warm / d_warm, 2) if off_warm and d_warm else "",
+            "duckdb_vs_pg_warm": fmt_ratio(off_warm / d_warm) if off_warm and d_warm else "",
             "note": "; ".join(notes),
         })
     return h, rows
@@ -402,8 +411,16 @@ def write_png(outdir, h, rows):
     import math
     BLUE, GREY, ORANGE, RED, BLACK, LIGHT = (46, 110, 190), (170, 170, 170), (235, 140, 40), (200, 30, 30), \
         (0, 0, 0), (225, 225, 225)
-    hl = header_lines(h)
     n = max(1, len(rows))
+    wrap = max(100, (70 + n * 44 + 30 - 20) // 6)
+    hl = []
+    for line in header_lines(h):
+        while len(line) > wrap:
+            cut = line.rfind(" ", 0, wrap)
+            cut = cut if cut > wrap // 2 else wrap
+            hl.append(line[:cut])
+            line = "    " + line[cut:].lstrip()
+        hl.append(line)
     slot = 44
     left, right = 70, 30
     top = 28 + 12 * len(hl) + 30
@@ -459,7 +476,7 @@ def write_png(outdir, h, rows):
             if v == v and v > 0:
                 yv = ypos(max(min(v, 10 ** lmax), 10 ** lmin))
                 cv.rect(bx, min(y1, yv), bx + 14, max(y1, yv) + 1, col)
-                lab = f"{v:.1f}" if v < 10 else f"{v:.0f}"
+                lab = f"{v:.1f}" if 0.095 <= v < 10 else (f"{v:.0f}" if v >= 10 else f"{v:.2g}")
                 ty = min(y1, yv) - 10 if v >= 1 else max(y1, yv) + 3
                 cv.text(bx + 7 - text_width(lab) // 2, ty, lab, col)
             elif k == "speedup_warm":

@@ -10,7 +10,8 @@
 # themis.enabled off and on (themis.min_rows = 0: every eligible subtree is offloaded;
 # themis.fallback on) and compares the md5 of the ordered psql -At output.  A query passes when
 # both outputs are identical; the line says whether a Themis node ran and whether it fell back.
-# Closing line: "tpch: N passed, N failed".  KEEP_TMP=1 keeps the directory.
+# Closing line: "tpch: N passed, N failed".  KEEP_TMP=1 keeps the directory; TPCH_CHECK_TIMEOUT
+# (default 120s) is the statement_timeout of each query.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -20,6 +21,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 . "$ROOT/bench/lib/cluster.sh"
 
 SF=0.01
+QTIMEOUT="${TPCH_CHECK_TIMEOUT:-120s}"   # per statement
 SKEW=()
 QLIST=""
 while [ $# -gt 0 ]; do
@@ -36,6 +38,7 @@ failed=0
 TMP="$(mktemp -d /tmp/themis-tpch-check.XXXXXX)" || die "mktemp failed"
 chmod 755 "$TMP"
 cleanup() {
+	trap '' PIPE
 	cluster_stop
 	if [ "${KEEP_TMP:-0}" = 1 ]; then echo "(kept $TMP)" >&2; else rm -rf "$TMP"; fi
 }
@@ -98,12 +101,12 @@ for q in "${QS[@]}"; do
 	sed -e "s#0\.0001 /\*FRACTION\*/#$FRACTION /*FRACTION*/#" "$f" >"$sqlf"
 	for setting in off on; do
 		"${PSQL[@]}" -At -o "$TMP/q$q.$setting.out" \
-			-c "SET themis.enabled = $setting" -c "SET themis.min_rows = 0" -c "SET themis.fallback = on" \
+			-c "SET statement_timeout = '$QTIMEOUT'" -c "SET themis.enabled = $setting" -c "SET themis.min_rows = 0" -c "SET themis.fallback = on" \
 			-f "$sqlf" >"$TMP/q$q.$setting.err" 2>&1
 		echo $? >"$TMP/q$q.$setting.rc"
 	done
 	body="$(sed -e 's/--.*$//' "$sqlf" | tr '\n' ' ' | sed -e 's/; *$//')"
-	"${PSQL[@]}" -At -c "SET themis.enabled = on" -c "SET themis.min_rows = 0" -c "SET themis.fallback = on" \
+	"${PSQL[@]}" -At -c "SET statement_timeout = '$QTIMEOUT'" -c "SET themis.enabled = on" -c "SET themis.min_rows = 0" -c "SET themis.fallback = on" \
 		-c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $body" >"$TMP/q$q.explain" 2>&1
 	nodes="$(grep -c 'Custom Scan (Themis)' "$TMP/q$q.explain")"
 	fb="$(sed -n 's/^ *Fallback: //p' "$TMP/q$q.explain" | sort -u | paste -sd ';' -)"
