@@ -131,7 +131,8 @@ typedef struct TState
 	List	   *pipelines;		/* BPipeline, finished, in execution order */
 	List	   *hashes;			/* BHash */
 	List	   *results;		/* List of TmType * per result */
-	List	   *params;			/* Param */
+	List	   *params;			/* parameter expressions PostgreSQL evaluates (custom_exprs) */
+	List	   *paramtypes;		/* TmType * of each */
 	List	   *inputs;			/* Plans read by SUBPLAN sources */
 	int			nreal;			/* scans, joins and aggregations themis runs itself */
 	List	   *dpcontext;		/* deparse context for labels */
@@ -346,11 +347,10 @@ scan_slot(MapCtx *c, Var *v)
 					(Expr *) copyObject(v));
 }
 
+/* slot of a parameter expression (evaluated by PostgreSQL once per scan), of TmType t */
 static int
-param_slot(MapCtx *c, Param *p)
+param_slot_typed(MapCtx *c, Expr *e, const TmType *t, Oid pgtype, int32 typmod, Oid coll)
 {
-	TmType		t;
-	const char *why = NULL;
 	BPipeline  *pl = c->pl;
 	int			idx = -1;
 	int			i = 0;
@@ -358,7 +358,8 @@ param_slot(MapCtx *c, Param *p)
 
 	foreach(lc, c->ts->params)
 	{
-		if (equal(lfirst(lc), p))
+		if (equal(lfirst(lc), e) &&
+			memcmp(list_nth(c->ts->paramtypes, i), t, sizeof(TmType)) == 0)
 		{
 			idx = i;
 			break;
@@ -367,19 +368,205 @@ param_slot(MapCtx *c, Param *p)
 	}
 	if (idx < 0)
 	{
-		c->ts->params = lappend(c->ts->params, copyObject(p));
+		TmType	   *tp = palloc(sizeof(TmType));
+
+		*tp = *t;
+		c->ts->params = lappend(c->ts->params, copyObject(e));
+		c->ts->paramtypes = lappend(c->ts->paramtypes, tp);
 		idx = list_length(c->ts->params) - 1;
 	}
 	for (i = 0; i < pl->nslots; i++)
 		if (pl->slots[i].level == -1 && pl->slots[i].col == idx)
 			return i;
+	return add_slot(pl, -1, idx, pgtype, typmod, coll, t, (Expr *) copyObject(e));
+}
+
+static int
+param_slot(MapCtx *c, Param *p)
+{
+	TmType		t;
+	const char *why = NULL;
+
 	if (!tm_type_from_pg(p->paramtype, p->paramtypmod, p->paramcollid, &t, &why))
 	{
 		fail(c->ts, why);
 		return -1;
 	}
-	return add_slot(pl, -1, idx, p->paramtype, p->paramtypmod, p->paramcollid, &t,
-					(Expr *) copyObject(p));
+	return param_slot_typed(c, (Expr *) p, &t, p->paramtype, p->paramtypmod, p->paramcollid);
+}
+
+static Node *map_mutator(Node *node, MapCtx *c);
+
+static Expr *
+numeric_fn2(Oid fn, Oid rettype, Expr *a, Expr *b)
+{
+	return (Expr *) makeFuncExpr(fn, rettype, list_make2(a, b), InvalidOid, InvalidOid,
+								 COERCE_EXPLICIT_CALL);
+}
+
+/* an operator clause ready for the executor (make_opclause leaves opfuncid unset) */
+static Expr *
+op_clause(Oid opno, Expr *l, Expr *r)
+{
+	OpExpr	   *op = (OpExpr *) make_opclause(opno, BOOLOID, false, l, r, InvalidOid, InvalidOid);
+
+	op->opfuncid = get_opcode(opno);
+	return (Expr *) op;
+}
+
+static Expr *
+case_when(Expr *cond, Expr *then, Expr *otherwise, Oid type)
+{
+	CaseExpr   *ce = makeNode(CaseExpr);
+	CaseWhen   *w = makeNode(CaseWhen);
+
+	w->expr = cond;
+	w->result = then;
+	w->location = -1;
+	ce->casetype = type;
+	ce->casecollid = InvalidOid;
+	ce->args = list_make1(w);
+	ce->defresult = otherwise;
+	ce->location = -1;
+	return (Expr *) ce;
+}
+
+/*
+ * x <op> $p where $p is a numeric without a fixed scale (an initplan's avg(), a prepared statement's
+ * numeric argument) and x has scale s: PostgreSQL computes, once per scan, $p rounded to scale s in the
+ * direction that keeps the comparison exact (x is a multiple of 10^-s):
+ *   x > p <=> x > floor_s(p)    x >= p <=> x >= ceil_s(p)    x < p <=> x < ceil_s(p)    x <= p <=> x <= floor_s(p)
+ *   x = p <=> p has at most s decimals and x = p (NULL where PostgreSQL gives NULL); <> likewise.
+ * Returns NULL if op is not of that form.
+ */
+static Node *
+numeric_param_compare(MapCtx *c, OpExpr *op)
+{
+	Node	   *l = linitial(op->args),
+			   *r = lsecond(op->args);
+	Param	   *p;
+	Expr	   *x;
+	Oid			fn = op->opfuncid;
+	Oid			opno = op->opno;
+	TmType		xt,
+				pt,
+				bt;
+	const char *why = NULL;
+	int			s;
+	Expr	   *pp,
+			   *tr,
+			   *ulp,
+			   *d;
+	int			ds;
+	char		buf[64];
+
+	if (fn != F_NUMERIC_EQ && fn != F_NUMERIC_NE && fn != F_NUMERIC_LT && fn != F_NUMERIC_LE &&
+		fn != F_NUMERIC_GT && fn != F_NUMERIC_GE)
+		return NULL;
+	while (IsA(l, RelabelType))
+		l = (Node *) ((RelabelType *) l)->arg;
+	while (IsA(r, RelabelType))
+		r = (Node *) ((RelabelType *) r)->arg;
+	if (IsA(r, Param) && ((Param *) r)->paramtypmod < 0)
+	{
+		p = (Param *) r;
+		x = (Expr *) l;
+	}
+	else if (IsA(l, Param) && ((Param *) l)->paramtypmod < 0)
+	{
+		/* $p op x  ->  x op' $p */
+		p = (Param *) l;
+		x = (Expr *) r;
+		opno = get_commutator(opno);
+		if (!OidIsValid(opno))
+			return NULL;
+		fn = get_opcode(opno);
+	}
+	else
+		return NULL;
+	if (p->paramtype != NUMERICOID || (p->paramkind != PARAM_EXTERN && p->paramkind != PARAM_EXEC))
+		return NULL;
+
+	x = (Expr *) map_mutator((Node *) x, c);
+	if (c->failed || !expr_type(c->ts, c->pl, x, NULL, &xt) || xt.kind != TM_K_NUMERIC)
+		return NULL;
+	s = xt.scale;
+	memset(&pt, 0, sizeof(pt));
+	pt.kind = TM_K_NUMERIC;
+	pt.scale = s;
+	pt.typmod = -1;
+	pt.pgtype = NUMERICOID;
+
+	pp = (Expr *) copyObject(p);
+	tr = numeric_fn2(F_TRUNC_NUMERIC_INT4, NUMERICOID, pp,
+					 (Expr *) makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(s), false, true));
+	/* 10^-s as text: "1", "0.1", "0.01", ... */
+	if (s <= 0)
+		strcpy(buf, "1");
+	else
+	{
+		strcpy(buf, "0.");
+		for (int i = 1; i < s && i < 40; i++)
+			strcat(buf, "0");
+		strcat(buf, "1");
+	}
+	ulp = (Expr *) makeConst(NUMERICOID, -1, InvalidOid, -1,
+							 DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
+												 ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)),
+							 false, false);
+
+	if (fn == F_NUMERIC_GT || fn == F_NUMERIC_LE)	/* floor_s(p) */
+		d = case_when(numeric_fn2(F_NUMERIC_LT, BOOLOID, copyObject(pp), copyObject(tr)),
+					  numeric_fn2(F_NUMERIC_SUB, NUMERICOID, copyObject(tr), copyObject(ulp)),
+					  copyObject(tr), NUMERICOID);
+	else if (fn == F_NUMERIC_GE || fn == F_NUMERIC_LT)	/* ceil_s(p) */
+		d = case_when(numeric_fn2(F_NUMERIC_GT, BOOLOID, copyObject(pp), copyObject(tr)),
+					  numeric_fn2(F_NUMERIC_ADD, NUMERICOID, copyObject(tr), copyObject(ulp)),
+					  copyObject(tr), NUMERICOID);
+	else
+		d = tr;
+	ds = param_slot_typed(c, d, &pt, NUMERICOID, -1, InvalidOid);
+	if (fn != F_NUMERIC_EQ && fn != F_NUMERIC_NE)
+		return (Node *) op_clause(opno, x, (Expr *) slot_var(c->pl, ds));
+	else
+	{
+		/* CASE WHEN p IS NULL THEN NULL WHEN p = trunc(p, s) THEN x op d WHEN x IS NULL THEN NULL ELSE <op is <>> END */
+		NullTest   *pn = makeNode(NullTest);
+		NullTest   *xn = makeNode(NullTest);
+		int			ns,
+					es;
+		CaseExpr   *ce;
+		CaseWhen   *w2,
+				   *w3;
+
+		if (!tm_type_from_pg(BOOLOID, -1, InvalidOid, &bt, &why))
+			return NULL;
+		pn->arg = (Expr *) copyObject(pp);
+		pn->nulltesttype = IS_NULL;
+		pn->argisrow = false;
+		pn->location = -1;
+		ns = param_slot_typed(c, (Expr *) pn, &bt, BOOLOID, -1, InvalidOid);
+		es = param_slot_typed(c, numeric_fn2(F_NUMERIC_EQ, BOOLOID, copyObject(pp), copyObject(tr)),
+							  &bt, BOOLOID, -1, InvalidOid);
+		xn->arg = (Expr *) copyObject(x);
+		xn->nulltesttype = IS_NULL;
+		xn->argisrow = false;
+		xn->location = -1;
+		ce = (CaseExpr *) case_when((Expr *) slot_var(c->pl, ns),
+									(Expr *) makeNullConst(BOOLOID, -1, InvalidOid),
+									(Expr *) makeBoolConst(fn == F_NUMERIC_NE, false), BOOLOID);
+		w2 = makeNode(CaseWhen);
+		w2->expr = (Expr *) slot_var(c->pl, es);
+		w2->result = op_clause(opno, x, (Expr *) slot_var(c->pl, ds));
+		w2->location = -1;
+		w3 = makeNode(CaseWhen);
+		w3->expr = (Expr *) xn;
+		w3->result = (Expr *) makeNullConst(BOOLOID, -1, InvalidOid);
+		w3->location = -1;
+		ce->args = lappend(ce->args, w2);
+		ce->args = lappend(ce->args, w3);
+		return (Node *) ce;
+	}
 }
 
 static Node *
@@ -424,6 +611,13 @@ map_mutator(Node *node, MapCtx *c)
 			return node;
 		}
 		return copyObject(list_nth(src, v->varattno - 1));
+	}
+	if (IsA(node, OpExpr) && list_length(((OpExpr *) node)->args) == 2)
+	{
+		Node	   *r = numeric_param_compare(c, (OpExpr *) node);
+
+		if (r != NULL || c->failed)
+			return r ? r : node;
 	}
 	if (IsA(node, Param))
 	{
@@ -1562,10 +1756,7 @@ agg_mutator(Node *node, AggCollect *ac)
 		return (Node *) makeVar(TM_GROUP_VARNO, g + 1, v->vartype, v->vartypmod, v->varcollid, 0);
 	}
 	if (IsA(node, Param))
-	{
-		ac->failed = true;
-		return fail(ac->ts, "parameters above an aggregate are not supported");
-	}
+		return copyObject(node);	/* evaluated by PostgreSQL in the node's projection; compiling it fails */
 	if (IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) || IsA(node, GroupingFunc))
 	{
 		ac->failed = true;
@@ -2177,6 +2368,7 @@ translate_node(TState *ts, Plan *plan)
 	ts->hashes = list_truncate(ts->hashes, nh);
 	ts->results = list_truncate(ts->results, nr);
 	ts->params = list_truncate(ts->params, np);
+	ts->paramtypes = list_truncate(ts->paramtypes, np);
 	ts->inputs = list_truncate(ts->inputs, ni);
 	ts->nreal = nreal;
 	ts->source_rows = src;
@@ -2739,18 +2931,8 @@ tm_translate(PlannedStmt *pstmt, Plan *root, bool need_order, const char **why)
 	plan->nparams = list_length(ts.params);
 	plan->paramtypes = palloc0(sizeof(TmType) * Max(plan->nparams, 1));
 	i = 0;
-	foreach(lc, ts.params)
-	{
-		Param	   *pm = lfirst(lc);
-		const char *w = NULL;
-
-		if (!tm_type_from_pg(pm->paramtype, pm->paramtypmod, pm->paramcollid, &plan->paramtypes[i], &w))
-		{
-			fail(&ts, w);
-			goto failed;
-		}
-		i++;
-	}
+	foreach(lc, ts.paramtypes)
+		plan->paramtypes[i++] = *(TmType *) lfirst(lc);
 
 	/* custom_scan_tlist: one entry per output result column, typed as the column */
 	{
