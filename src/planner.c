@@ -34,6 +34,7 @@ typedef struct RewriteCtx
 {
 	PlannedStmt *pstmt;
 	int			next_node_id;
+	Bitmapset  *initplan_params;	/* PARAM_EXEC ids set once by initplans */
 } RewriteCtx;
 
 static Plan *rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel);
@@ -79,6 +80,42 @@ max_node_id_walker(Plan *plan, int *max)
 			break;
 	}
 	return false;
+}
+
+/* the parameters that initplans set (constant for the whole query, unlike correlated ones) */
+static void
+collect_initplan_params(Plan *plan, Bitmapset **ids)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return;
+	foreach(lc, plan->initPlan)
+	{
+		SubPlan    *sp = (SubPlan *) lfirst(lc);
+		ListCell   *lc2;
+
+		foreach(lc2, sp->setParam)
+			*ids = bms_add_member(*ids, lfirst_int(lc2));
+	}
+	collect_initplan_params(plan->lefttree, ids);
+	collect_initplan_params(plan->righttree, ids);
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			foreach(lc, ((Append *) plan)->appendplans)
+				collect_initplan_params(lfirst(lc), ids);
+			break;
+		case T_MergeAppend:
+			foreach(lc, ((MergeAppend *) plan)->mergeplans)
+				collect_initplan_params(lfirst(lc), ids);
+			break;
+		case T_SubqueryScan:
+			collect_initplan_params(((SubqueryScan *) plan)->subplan, ids);
+			break;
+		default:
+			break;
+	}
 }
 
 /* Detach the initplans of every node of a subtree the translation walks (lefttree / righttree / subplan). */
@@ -271,7 +308,13 @@ rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel)
 		return NULL;
 	check_stack_depth();
 
-	if (!in_parallel && is_candidate(plan))
+	/*
+	 * A subtree that reads parameters set per outer row (a correlated subquery, the inner side of a
+	 * parameterized nested loop) is rerun for every outer row; themis would read whole tables each
+	 * time.  Such subtrees stay with PostgreSQL until themis decorrelates them.
+	 */
+	if (!in_parallel && is_candidate(plan) &&
+		!bms_nonempty_difference(plan->extParam, ctx->initplan_params))
 	{
 		const char *why = NULL;
 		TmTranslation *tr = tm_translate(ctx->pstmt, plan, need_order, &why);
@@ -367,6 +410,10 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 		max_node_id_walker((Plan *) lfirst(lc), &maxid);
 	ctx.pstmt = stmt;
 	ctx.next_node_id = maxid + 1;
+	ctx.initplan_params = NULL;
+	collect_initplan_params(stmt->planTree, &ctx.initplan_params);
+	foreach(lc, stmt->subplans)
+		collect_initplan_params((Plan *) lfirst(lc), &ctx.initplan_params);
 
 	/* the order of the top node's output matters only where the query asks for one */
 	stmt->planTree = rewrite_plan(&ctx, stmt->planTree, parse->sortClause != NIL, false);
