@@ -30,8 +30,9 @@
 # Defaults: themis.min_rows = 0 (every eligible subtree is offloaded; --set themis.min_rows=100000
 # for the extension's default), themis.device = auto; PostgreSQL settings from bench/lib/cluster.sh
 # (memory from RAM, jit off) plus max_parallel_workers_per_gather = min(8, cores / 2).
-# As root, the server runs as $THEMIS_RUN_USER (default themis).  Environment: PGBIN (the
-# PostgreSQL 15 bin directory), KEEP_TMP=1.
+# As root, the server runs as $THEMIS_RUN_USER (see scripts/common.sh).  Environment: PGBIN (the
+# PostgreSQL 15 bin directory), THEMIS_COMMIT (the commit to report where the tree has no .git),
+# KEEP_TMP=1.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -189,7 +190,11 @@ GPU_NAME="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head
 	echo "pg_settings=$CONF_DESC"
 	echo "postgres=$(sql -c 'SHOW server_version' 2>/dev/null)"
 	echo "themis=$(sql -c 'SELECT themis.version()' 2>/dev/null)"
-	echo "commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src include cuda 2>/dev/null || echo ' (engine sources modified)')"
+	if git -C "$ROOT" rev-parse HEAD >/dev/null 2>&1; then
+		echo "commit=$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- src include cuda 2>/dev/null || echo ' (engine sources modified)')"
+	else  # a copy of the tree without .git (e.g. carried to a GPU host): THEMIS_COMMIT names it
+		echo "commit=${THEMIS_COMMIT:-unknown (no .git; set THEMIS_COMMIT)}"
+	fi
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "load_s=${LOAD_S:-}"
 } >"$RAW/header.txt"
