@@ -84,3 +84,17 @@ RESET themis.enabled;
 RESET themis.device;
 RESET themis.min_rows;
 RESET themis.fallback;
+-- offload only where it pays: with a real threshold, a primary-key lookup stays an Index Scan
+-- while an aggregation over the largest table goes to themis
+SET themis.device = cpu;
+SET themis.min_rows = 10000;
+SET themis.startup_cost = 100;
+EXPLAIN (COSTS OFF) SELECT o_totalprice FROM orders WHERE o_orderkey = 33;
+EXPLAIN (COSTS OFF) SELECT l_returnflag, count(*), sum(l_quantity) FROM lineitem GROUP BY l_returnflag;
+-- tables smaller than themis.min_rows stay on PostgreSQL
+EXPLAIN (COSTS OFF) SELECT count(*) FROM nation WHERE n_regionkey = 1;
+-- the default startup cost keeps themis off a table this small
+RESET themis.startup_cost;
+EXPLAIN (COSTS OFF) SELECT l_returnflag, count(*), sum(l_quantity) FROM lineitem GROUP BY l_returnflag;
+RESET themis.device;
+RESET themis.min_rows;

@@ -197,7 +197,14 @@ make_themis_node(RewriteCtx *ctx, TmTranslation *tr, Plan *orig)
 	cs->scan.plan.plan_rows = orig->plan_rows;
 	cs->scan.plan.plan_width = orig->plan_width;
 	cs->scan.plan.parallel_aware = false;
-	cs->scan.plan.parallel_safe = false;
+
+	/*
+	 * As parallel-safe as the subtree it replaces: never below a Gather in the main plan (see
+	 * rewrite_plan), but a subplan's root can be run by parallel workers, which receive only
+	 * parallel-safe subplans.  Each worker then computes the whole (uncorrelated) result, as the
+	 * original subplan would.
+	 */
+	cs->scan.plan.parallel_safe = orig->parallel_safe;
 	cs->scan.plan.async_capable = false;
 	cs->scan.plan.plan_node_id = ctx->next_node_id++;
 	cs->scan.plan.targetlist = tr->tlist;
@@ -244,7 +251,7 @@ make_themis_node(RewriteCtx *ctx, TmTranslation *tr, Plan *orig)
 		sort->plan.plan_node_id = ctx->next_node_id++;
 		sort->plan.extParam = bms_copy(orig->extParam);
 		sort->plan.allParam = bms_copy(orig->allParam);
-		sort->plan.parallel_safe = false;
+		sort->plan.parallel_safe = orig->parallel_safe;
 		sort->numCols = tr->nsortkeys;
 		sort->sortColIdx = tr->sortcols;
 		sort->sortOperators = tr->sortops;
@@ -278,6 +285,7 @@ make_themis_node(RewriteCtx *ctx, TmTranslation *tr, Plan *orig)
 			res->plan.plan_node_id = ctx->next_node_id++;
 			res->plan.extParam = bms_copy(orig->extParam);
 			res->plan.allParam = bms_copy(orig->allParam);
+			res->plan.parallel_safe = orig->parallel_safe;
 			return (Plan *) res;
 		}
 		return (Plan *) sort;
