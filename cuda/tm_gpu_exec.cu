@@ -1,0 +1,2908 @@
+/*
+ * tm_gpu_exec.cu — the GPU executor of a themis plan: runs the pipelines of a TmPlan on one CUDA
+ * device (C interface and column layout: tm_gpu_exec.h).
+ *
+ * This is the straightforward first version that the NIFS/AWS executor will replace piece by piece:
+ *
+ *   - one thread per source row (grid-stride loop): it loads the row's level-0 slots into a per-thread
+ *     TmValue array and walks the row's evaluation tree depth-first, exactly like run_ops() of the CPU
+ *     executor (src/cpu_exec.c): FILTER with tm_eval_qual, PROBE by a lookup key -> [start, end) of
+ *     build rows and a loop over that range (residual qual per match; inner / semi / anti / left), and
+ *     every leaf goes to the sink;
+ *   - EMIT and HASH_BUILD run each pipeline twice: a COUNT pass (rows each source row sends to the sink)
+ *     and, after an exclusive prefix sum of the counts (CUB), a RUN pass that writes every sink row at its
+ *     position.  The output is compact and in the same order as the CPU executor's (source order, then
+ *     depth first);
+ *   - HASH_BUILD then groups the collected rows by key: insert into a directory with atomicCAS (the
+ *     first row of each key owns its slot), count per slot, prefix sum, stable radix sort of
+ *     (slot, row) pairs (CUB) and a gather, so that rows with equal keys are contiguous and keep their
+ *     order; the directory entries become { hash, start, count };
+ *   - AGG: one global hash table of groups.  A thread that finds no group claims a directory slot
+ *     (CAS EMPTY -> BUSY), takes a group number, writes the keys and publishes the number; others spin
+ *     while a slot is BUSY.  Aggregates update with atomics: count and int sums with atomicAdd,
+ *     int8 / numeric sums as 192-bit integers (three 64-bit atomicAdds with carries, exact: overflow of
+ *     128 bits is checked once, at the end), min / max of integer kinds with atomicMin / atomicMax, and
+ *     everything else (float sums, min / max of floats, numerics, text) under a per-group spin lock with
+ *     the host functions tm_sum_add / tm_values_cmp.  The table starts small and is rebuilt at the
+ *     bound (the number of sink rows) if it overflows;
+ *   - expression errors (tm_eval status != TM_OK) go to a device error word, first error wins, and stop
+ *     all threads at their next row; the host reports it after the pass.
+ *
+ * Hash rule (same as the CPU executor): h = 0; for each key h = tm_hash_combine(h, NULL ?
+ * TM_GPU_NULL_KEY_HASH : tm_hash_value(key, type)).  Join keys are never NULL (such rows never match);
+ * group keys may be NULL (NULLs group together).  Directory position: tm_hash_mix64(h) & mask, linear
+ * probing, directories at most half full.
+ *
+ * Memory: everything on the device comes from the pool's bump allocator; per pipeline, its descriptor
+ * (the DPipe below with expressions, slot lists, parameter values) is laid out in a host image and
+ * uploaded with one copy.  Device results (EMIT / AGG) and build rows are kept as TmValue arrays plus
+ * NULL bytes; text values point at bytes in device memory (input columns, expression pools) that live
+ * until tm_gpu_execute returns.  All work is ordered on the pool's one stream.
+ */
+#include <cuda_runtime.h>
+#include <cub/cub.cuh>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "themis/tm_types.h"
+#include "themis/tm_expr.h"
+#include "themis/tm_ir.h"
+#include "themis/tm_expr_eval.h"
+#include "themis/tm_hash.h"
+#include "tm_gpu_exec.h"
+
+/* hash of a NULL group key (tm_hashtable.h: TM_NULL_KEY_HASH) */
+#define TM_GPU_NULL_KEY_HASH	UINT64_C(0x9E3779B97F4A7C15)
+
+#define TPB					256			/* threads per block */
+#define POOL_ALIGN			256			/* alignment of pool allocations */
+#define AGG_INITIAL_CAP		65536		/* groups of the first try of an AGG table */
+#define FMT_VALUE			100			/* device column of TmValues (results, build rows) */
+
+/* internal status of a thread's walk: the group table overflowed, the pass is redone */
+#define ST_ABORT			0x1000
+
+/* passes of a pipeline kernel */
+#define PASS_COUNT			1
+#define PASS_RUN			2
+
+/* AGG directory words */
+#define GDIR_EMPTY			(~0ULL)
+#define GDIR_BUSY			(~0ULL - 1)
+#define GDIR_OVERFLOW		(~0ULL - 2)
+
+/* join build directory words */
+#define JDIR_EMPTY			0xFFFFFFFFu
+
+/* how an aggregate is updated */
+enum
+{
+	AM_COUNT = 1,				/* count(*), count(x): atomicAdd */
+	AM_SUM_I64,					/* sum(int2/int4) -> int8: atomicAdd (wraps, like int4_sum) */
+	AM_SUM_I192,				/* sum(int8 / numeric) -> numeric: 192-bit atomic add */
+	AM_MINMAX_INT,				/* min/max of integer-like kinds: atomicMin / atomicMax */
+	AM_LOCKED					/* anything else: per-group lock, tm_sum_add / tm_values_cmp */
+};
+
+/* ------------------------------------------------------------------------------------------------
+ * Device descriptors (built on the host, uploaded to the pool)
+ * ------------------------------------------------------------------------------------------------
+ */
+
+/* a readable column: fmt = TmKind of the layout in tm_gpu_exec.h, or FMT_VALUE */
+struct DCol
+{
+	int32_t		fmt;
+	int32_t		pad;
+	const char *data;
+	const int64_t *offsets;
+	const uint8_t *nulls;
+};
+
+/* slot `slot` takes column `col` (of the source, or of the probed table's payload) */
+struct DSlotRef
+{
+	int16_t		slot;
+	int16_t		col;
+};
+
+/* directory entry of a built join table: count 0 = empty */
+struct DEntry
+{
+	uint64_t	hash;
+	int32_t		start;
+	int32_t		count;
+};
+
+/* a built join table: rows with equal keys are contiguous */
+struct DJoin
+{
+	int32_t		nkeys;
+	int32_t		npay;
+	uint64_t	mask;
+	const TmType *keytypes;
+	const TmValue *const *keys;		/* keys[k][row] */
+	const DEntry *entries;
+	const TmValue *const *pay;		/* pay[c][row] */
+	const uint8_t *const *paynulls;
+};
+
+struct DOp
+{
+	int32_t		kind;
+	int32_t		jointype;
+	int32_t		nkeys;
+	int32_t		nfill;			/* PROBE: slots of its level */
+	const TmExpr *const *keys;
+	const TmExpr *qual;
+	const DJoin *ht;
+	const DSlotRef *fill;
+};
+
+struct DAgg
+{
+	int32_t		kind;			/* TmAggKind */
+	int32_t		mode;			/* AM_* */
+	const TmExpr *arg;
+	const TmExpr *filter;
+	TmType		argtype;
+	TmType		restype;
+};
+
+struct DPipe
+{
+	int64_t		nrows;
+	int32_t		nslots;
+	int32_t		nload;
+	int32_t		nops;
+	int32_t		sinkkind;
+	int32_t		nkeys;
+	int32_t		nvals;
+	int32_t		naggs;
+	int32_t		pad;
+	const TmValue *init_vals;	/* nslots: parameters; other slots start NULL */
+	const uint8_t *init_nulls;
+	const DSlotRef *load;		/* level-0 slots */
+	const DCol *srccols;
+	const DOp  *ops;
+	const TmExpr *const *keys;	/* HASH_BUILD / AGG keys */
+	const TmType *keytypes;
+	const TmExpr *const *vals;	/* HASH_BUILD payload / EMIT values */
+	const DAgg *aggs;
+};
+
+/* running state of one aggregate: per group g, words w[3g .. 3g+2], seen[g], lock[g] */
+struct DAggState
+{
+	unsigned long long *w;
+	unsigned int *seen;
+	unsigned int *lock;
+};
+
+/* error and progress words of a pass */
+struct DFlags
+{
+	int			err;			/* first TmStatus raised, 0 = none */
+	int			stop;			/* set on error or overflow: threads stop at their next row */
+	int			overflow;		/* AGG table full */
+	int			pad;
+	long long	errrow;
+	unsigned long long sinkrows;
+};
+
+/* per-pass arguments (a kernel parameter) */
+struct DRun
+{
+	int			pass;
+	long long  *counts;			/* COUNT: sink rows per source row */
+	const long long *offs;		/* RUN (EMIT / HASH_BUILD): position of each source row's first row */
+	long long	base;			/* EMIT: rows already in the result */
+	TmValue *const *outvals;	/* EMIT: nvals columns; HASH_BUILD: nkeys + nvals columns */
+	uint8_t *const *outnulls;
+	uint64_t   *outhash;		/* HASH_BUILD */
+	/* AGG */
+	unsigned long long *gdir;
+	uint64_t	gmask;
+	long long	gcap;
+	unsigned long long *ngroups;
+	uint64_t   *ghash;
+	TmValue *const *gkeys;
+	uint8_t *const *gknulls;
+	const DAggState *astate;
+	DFlags	   *flags;
+};
+
+/* ------------------------------------------------------------------------------------------------
+ * Device helpers
+ * ------------------------------------------------------------------------------------------------
+ */
+
+/* the interpreter, instantiated once (it is large) */
+__device__ __noinline__ int
+d_eval(const TmExpr *e, const TmValue *slots, const bool *nulls, TmValue *res, bool *isnull)
+{
+	res->n = 0;
+	return (int) tm_eval(e, slots, nulls, res, isnull);
+}
+
+__device__ __noinline__ int
+d_qual(const TmExpr *e, const TmValue *slots, const bool *nulls, bool *pass)
+{
+	return (int) tm_eval_qual(e, slots, nulls, pass);
+}
+
+__device__ __forceinline__ void
+record_error(DFlags *f, int st, long long row)
+{
+	if (atomicCAS(&f->err, 0, st) == 0)
+		f->errrow = row;
+	atomicExch(&f->stop, 1);
+}
+
+__device__ __forceinline__ bool
+stopped(const DFlags *f)
+{
+	return *(volatile const int *) &f->stop != 0;
+}
+
+/* value of column c at row r */
+__device__ __forceinline__ void
+load_col(const DCol *c, int64_t r, TmValue *v, bool *isnull)
+{
+	bool		nl = c->nulls != NULL && c->nulls[r] != 0;
+
+	*isnull = nl;
+	v->n = 0;
+	if (nl)
+		return;
+	switch (c->fmt)
+	{
+		case TM_K_BOOL:
+			v->i = ((const uint8_t *) c->data)[r];
+			break;
+		case TM_K_INT2:
+			v->i = ((const int16_t *) c->data)[r];
+			break;
+		case TM_K_INT4:
+		case TM_K_DATE:
+			v->i = ((const int32_t *) c->data)[r];
+			break;
+		case TM_K_INT8:
+		case TM_K_TIMESTAMP:
+			v->i = ((const int64_t *) c->data)[r];
+			break;
+		case TM_K_FLOAT4:
+			v->f = (double) ((const float *) c->data)[r];
+			break;
+		case TM_K_FLOAT8:
+			v->f = ((const double *) c->data)[r];
+			break;
+		case TM_K_NUMERIC:
+			{
+				const uint64_t *w = (const uint64_t *) c->data + 2 * r;
+
+				v->n = (tm_int128) (((tm_uint128) w[1] << 64) | (tm_uint128) w[0]);
+			}
+			break;
+		case TM_K_TEXT:
+		case TM_K_BPCHAR:
+			{
+				int64_t		o = c->offsets[r];
+
+				v->s.p = c->data + o;
+				v->s.len = (int32_t) (c->offsets[r + 1] - o);
+			}
+			break;
+		case FMT_VALUE:
+			*v = ((const TmValue *) c->data)[r];
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * A directory word with acquire semantics (device scope): the group keys that its writer stored before
+ * publishing it (__threadfence, then atomicExch) are visible after it.
+ */
+__device__ __forceinline__ unsigned long long
+ld_acquire(const unsigned long long *p)
+{
+#ifdef __CUDA_ARCH__
+	unsigned long long v;
+
+	asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+	return v;
+#else
+	return *(volatile const unsigned long long *) p;
+#endif
+}
+
+/* TmValue through L2 (values written by other threads of the same kernel) */
+__device__ __forceinline__ TmValue
+ldcg_value(const TmValue *p)
+{
+	TmValue		v;
+	unsigned long long w[2];
+
+	w[0] = __ldcg((const unsigned long long *) p);
+	w[1] = __ldcg((const unsigned long long *) p + 1);
+	memcpy(&v, w, sizeof(v));
+	return v;
+}
+
+/* keys of a join build row equal to keys[] */
+__device__ __forceinline__ bool
+join_keys_equal(const DJoin *ht, const TmValue *keys, int64_t row)
+{
+	for (int k = 0; k < ht->nkeys; k++)
+		if (!tm_values_equal(&keys[k], &ht->keys[k][row], &ht->keytypes[k]))
+			return false;
+	return true;
+}
+
+/* [start, end) of the build rows with these (non-NULL) keys; false if none */
+__device__ bool
+join_lookup(const DJoin *ht, uint64_t h, const TmValue *keys, int64_t *start, int64_t *end)
+{
+	uint64_t	p = tm_hash_mix64(h) & ht->mask;
+
+	for (;;)
+	{
+		DEntry		e = ht->entries[p];
+
+		if (e.count == 0)
+			return false;
+		if (e.hash == h && join_keys_equal(ht, keys, e.start))
+		{
+			*start = e.start;
+			*end = (int64_t) e.start + e.count;
+			return true;
+		}
+		p = (p + 1) & ht->mask;
+	}
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The pipeline kernel: evaluation tree of each source row, depth first
+ * ------------------------------------------------------------------------------------------------
+ */
+
+/* traversal state of one op */
+struct OpState
+{
+	int64_t		r;				/* PROBE: next build row */
+	int64_t		end;
+	bool		found;			/* PROBE: a match passed the residual */
+	bool		pending;		/* FILTER / SEMI / ANTI: the one child is still to visit */
+	bool		nulldone;		/* LEFT: the NULL-extended child was visited */
+};
+
+/* slots of a probe's level from build row r, or NULLs (r < 0) */
+__device__ __forceinline__ void
+fill_level(const DOp *op, int64_t r, TmValue *vals, bool *nulls)
+{
+	for (int i = 0; i < op->nfill; i++)
+	{
+		int			s = op->fill[i].slot;
+		int			c = op->fill[i].col;
+
+		if (r < 0)
+		{
+			vals[s].n = 0;
+			nulls[s] = true;
+		}
+		else
+		{
+			vals[s] = op->ht->pay[c][r];
+			nulls[s] = op->ht->paynulls[c][r] != 0;
+		}
+	}
+}
+
+/* first visit of op: decide the filter, look the keys up */
+__device__ int
+op_enter(const DOp *op, OpState *o, TmValue *vals, bool *nulls)
+{
+	int			st;
+
+	if (op->kind == TM_OP_FILTER)
+	{
+		bool		pass;
+
+		st = d_qual(op->qual, vals, nulls, &pass);
+		o->pending = pass;
+		return st;
+	}
+
+	/* PROBE */
+	{
+		const DJoin *ht = op->ht;
+		TmValue		keys[TM_GPU_MAX_KEYS];
+		uint64_t	h = 0;
+		bool		hasnull = false;
+
+		for (int i = 0; i < op->nkeys; i++)
+		{
+			bool		isnull;
+
+			st = d_eval(op->keys[i], vals, nulls, &keys[i], &isnull);
+			if (st != TM_OK)
+				return st;
+			if (isnull)
+			{
+				hasnull = true;	/* NULL keys never match */
+				break;
+			}
+			h = tm_hash_combine(h, tm_hash_value(&keys[i], &ht->keytypes[i]));
+		}
+		o->r = o->end = 0;
+		o->found = false;
+		o->nulldone = false;
+		o->pending = false;
+		if (!hasnull && !join_lookup(ht, h, keys, &o->r, &o->end))
+			o->r = o->end = 0;
+
+		if (op->jointype == TM_JOIN_SEMI || op->jointype == TM_JOIN_ANTI)
+		{
+			/* one passing match decides */
+			for (; o->r < o->end; o->r++)
+			{
+				bool		pass = true;
+
+				fill_level(op, o->r, vals, nulls);
+				if (op->qual != NULL)
+				{
+					st = d_qual(op->qual, vals, nulls, &pass);
+					if (st != TM_OK)
+						return st;
+				}
+				if (pass)
+				{
+					o->found = true;
+					break;
+				}
+			}
+			o->pending = (op->jointype == TM_JOIN_SEMI) ? o->found : !o->found;
+		}
+	}
+	return TM_OK;
+}
+
+/* next child of op: *down = true (its level's slots are set) or false (op is done) */
+__device__ int
+op_next(const DOp *op, OpState *o, TmValue *vals, bool *nulls, bool *down)
+{
+	*down = false;
+	if (op->kind == TM_OP_FILTER || op->jointype == TM_JOIN_SEMI || op->jointype == TM_JOIN_ANTI)
+	{
+		*down = o->pending;
+		o->pending = false;
+		return TM_OK;
+	}
+	/* INNER / LEFT: every passing match */
+	while (o->r < o->end)
+	{
+		int64_t		r = o->r++;
+		bool		pass = true;
+
+		fill_level(op, r, vals, nulls);
+		if (op->qual != NULL)
+		{
+			int			st = d_qual(op->qual, vals, nulls, &pass);
+
+			if (st != TM_OK)
+				return st;
+		}
+		if (pass)
+		{
+			o->found = true;
+			*down = true;
+			return TM_OK;
+		}
+	}
+	if (op->jointype == TM_JOIN_LEFT && !o->found && !o->nulldone)
+	{
+		o->nulldone = true;
+		fill_level(op, -1, vals, nulls);
+		*down = true;
+	}
+	return TM_OK;
+}
+
+/* group g of the keys (hash h); created if new.  -1 if the table is full (overflow flagged). */
+__device__ long long
+group_find(const DPipe *P, const DRun &R, uint64_t h, const TmValue *keys, const bool *knulls)
+{
+	uint64_t	p = tm_hash_mix64(h) & R.gmask;
+
+	for (;;)
+	{
+		unsigned long long v = ld_acquire(&R.gdir[p]);
+
+		if (v == GDIR_EMPTY)
+		{
+			unsigned long long old = atomicCAS(&R.gdir[p], GDIR_EMPTY, GDIR_BUSY);
+
+			if (old == GDIR_EMPTY)
+			{
+				/* this thread creates the group */
+				unsigned long long g = atomicAdd(R.ngroups, 1ULL);
+
+				if ((long long) g >= R.gcap)
+				{
+					atomicExch(&R.gdir[p], GDIR_OVERFLOW);
+					atomicExch(&R.flags->overflow, 1);
+					atomicExch(&R.flags->stop, 1);
+					return -1;
+				}
+				R.ghash[g] = h;
+				for (int k = 0; k < P->nkeys; k++)
+				{
+					TmValue		kv = keys[k];
+
+					if (knulls[k])
+						kv.n = 0;
+					R.gkeys[k][g] = kv;
+					R.gknulls[k][g] = knulls[k] ? 1 : 0;
+				}
+				__threadfence();
+				atomicExch(&R.gdir[p], g);
+				return (long long) g;
+			}
+			v = old;
+		}
+		while (v == GDIR_BUSY)
+			v = ld_acquire(&R.gdir[p]);	/* its creator is writing the keys */
+		if (v == GDIR_OVERFLOW)
+			return -1;
+		if (__ldcg((const unsigned long long *) &R.ghash[v]) == h)
+		{
+			bool		eq = true;
+
+			for (int k = 0; k < P->nkeys && eq; k++)
+			{
+				bool		gn = __ldcg(&R.gknulls[k][v]) != 0;
+
+				if (gn != knulls[k])
+					eq = false;
+				else if (!gn)
+				{
+					TmValue		gv = ldcg_value(&R.gkeys[k][v]);
+
+					eq = tm_values_equal(&keys[k], &gv, &P->keytypes[k]);
+				}
+			}
+			if (eq)
+				return (long long) v;
+		}
+		if (stopped(R.flags) && *(volatile int *) &R.flags->overflow)
+			return -1;
+		p = (p + 1) & R.gmask;
+	}
+}
+
+/* w[0..2] += x as 192-bit integers (x sign-extended); exact whatever the order of the adds */
+__device__ __forceinline__ void
+atomic_add192(unsigned long long *w, tm_int128 x)
+{
+	unsigned long long a0 = (unsigned long long) (tm_uint128) x;
+	unsigned long long a1 = (unsigned long long) ((tm_uint128) x >> 64);
+	unsigned long long a2 = x < 0 ? ~0ULL : 0ULL;
+	unsigned long long old;
+	unsigned long long carry;
+	unsigned long long m;
+	unsigned long long hi;
+
+	old = atomicAdd(&w[0], a0);
+	carry = (old + a0 < old) ? 1 : 0;
+	m = a1 + carry;
+	hi = a2 + ((m < a1) ? 1 : 0);	/* a1 + carry wrapped */
+	if (m != 0)
+	{
+		old = atomicAdd(&w[1], m);
+		if (old + m < old)
+			hi++;
+	}
+	if (hi != 0)
+		atomicAdd(&w[2], hi);
+}
+
+__device__ __forceinline__ void
+mark_seen(unsigned int *seen)
+{
+	if (*(volatile unsigned int *) seen == 0)
+		*(volatile unsigned int *) seen = 1;
+}
+
+/* update aggregate a of group g with the current row */
+__device__ int
+agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals, const bool *nulls)
+{
+	TmValue		v;
+	bool		isnull;
+	int			st;
+	unsigned long long *w = &S->w[3 * g];
+
+	if (ag->filter != NULL)
+	{
+		/* FILTER is an expression, not a qual list: evaluate it whole */
+		st = d_eval(ag->filter, vals, nulls, &v, &isnull);
+		if (st != TM_OK)
+			return st;
+		if (isnull || v.i == 0)
+			return TM_OK;
+	}
+	if (ag->kind == TM_AGG_COUNT_STAR)
+	{
+		atomicAdd(w, 1ULL);
+		return TM_OK;
+	}
+	st = d_eval(ag->arg, vals, nulls, &v, &isnull);
+	if (st != TM_OK)
+		return st;
+	if (isnull)
+		return TM_OK;
+
+	switch (ag->mode)
+	{
+		case AM_COUNT:
+			atomicAdd(w, 1ULL);
+			return TM_OK;
+		case AM_SUM_I64:
+			atomicAdd(w, (unsigned long long) v.i);
+			mark_seen(&S->seen[g]);
+			return TM_OK;
+		case AM_SUM_I192:
+			{
+				tm_int128	x;
+
+				/* the input conversion of tm_sum_add */
+				if (ag->argtype.kind == TM_K_INT8)
+				{
+					if (tm_num_upscale((tm_int128) v.i, ag->restype.scale, &x))
+						return TM_ERR_FALLBACK;
+				}
+				else if (tm_num_upscale(v.n, ag->restype.scale - ag->argtype.scale, &x))
+					return TM_ERR_FALLBACK;
+				atomic_add192(w, x);
+				mark_seen(&S->seen[g]);
+				return TM_OK;
+			}
+		case AM_MINMAX_INT:
+			if (ag->kind == TM_AGG_MIN)
+				atomicMin((long long *) w, (long long) v.i);
+			else
+				atomicMax((long long *) w, (long long) v.i);
+			mark_seen(&S->seen[g]);
+			return TM_OK;
+		case AM_LOCKED:
+			{
+				unsigned int *lock = &S->lock[g];
+				volatile unsigned long long *vw = w;
+				volatile unsigned int *vseen = &S->seen[g];
+				bool		done = false;
+
+				st = TM_OK;
+				while (!done)
+				{
+					if (atomicCAS(lock, 0u, 1u) == 0u)
+					{
+						unsigned long long words[2];
+						TmValue		cur;
+						bool		curnull;
+						bool		store = false;
+
+						__threadfence();
+						words[0] = vw[0];
+						words[1] = vw[1];
+						memcpy(&cur, words, sizeof(cur));
+						curnull = (*vseen == 0);
+						if (ag->kind == TM_AGG_SUM)
+						{
+							st = (int) tm_sum_add(&cur, &curnull, &v, &ag->argtype, &ag->restype);
+							store = (st == TM_OK);
+						}
+						else
+						{
+							int			cmp = curnull ? 0 : tm_values_cmp(&v, &cur, &ag->restype);
+
+							if (curnull || (ag->kind == TM_AGG_MIN ? cmp < 0 : cmp > 0))
+							{
+								cur = v;
+								store = true;
+							}
+						}
+						if (store)
+						{
+							memcpy(words, &cur, sizeof(cur));
+							vw[0] = words[0];
+							vw[1] = words[1];
+							*vseen = 1;
+						}
+						__threadfence();
+						atomicExch(lock, 0u);
+						done = true;
+					}
+				}
+				return st;
+			}
+	}
+	return TM_ERR_INTERNAL;
+}
+
+/* a leaf of the evaluation tree reaches the sink */
+__device__ int
+sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, long long *pos,
+		 long long *cnt)
+{
+	int			st;
+
+	switch (P->sinkkind)
+	{
+		case TM_SINK_EMIT:
+			if (R.pass == PASS_RUN)
+			{
+				for (int i = 0; i < P->nvals; i++)
+				{
+					TmValue		v;
+					bool		isnull;
+
+					st = d_eval(P->vals[i], vals, nulls, &v, &isnull);
+					if (st != TM_OK)
+						return st;
+					if (isnull)
+						v.n = 0;
+					R.outvals[i][*pos] = v;
+					R.outnulls[i][*pos] = isnull ? 1 : 0;
+				}
+				(*pos)++;
+			}
+			(*cnt)++;
+			return TM_OK;
+
+		case TM_SINK_HASH_BUILD:
+			{
+				TmValue		keys[TM_GPU_MAX_KEYS];
+				uint64_t	h = 0;
+
+				for (int i = 0; i < P->nkeys; i++)
+				{
+					bool		isnull;
+
+					st = d_eval(P->keys[i], vals, nulls, &keys[i], &isnull);
+					if (st != TM_OK)
+						return st;
+					if (isnull)
+						return TM_OK;	/* a NULL key never matches: the row is dropped */
+					h = tm_hash_combine(h, tm_hash_value(&keys[i], &P->keytypes[i]));
+				}
+				if (R.pass == PASS_RUN)
+				{
+					for (int i = 0; i < P->nvals; i++)
+					{
+						TmValue		v;
+						bool		isnull;
+						int			c = P->nkeys + i;
+
+						st = d_eval(P->vals[i], vals, nulls, &v, &isnull);
+						if (st != TM_OK)
+							return st;
+						if (isnull)
+							v.n = 0;
+						R.outvals[c][*pos] = v;
+						R.outnulls[c][*pos] = isnull ? 1 : 0;
+					}
+					for (int i = 0; i < P->nkeys; i++)
+					{
+						R.outvals[i][*pos] = keys[i];
+						R.outnulls[i][*pos] = 0;
+					}
+					R.outhash[*pos] = h;
+					(*pos)++;
+				}
+				(*cnt)++;
+				return TM_OK;
+			}
+
+		case TM_SINK_AGG:
+			{
+				long long	g = 0;
+
+				if (R.pass == PASS_COUNT)
+				{
+					(*cnt)++;
+					return TM_OK;
+				}
+				if (P->nkeys > 0)
+				{
+					TmValue		keys[TM_GPU_MAX_KEYS];
+					bool		knulls[TM_GPU_MAX_KEYS];
+					uint64_t	h = 0;
+
+					for (int i = 0; i < P->nkeys; i++)
+					{
+						st = d_eval(P->keys[i], vals, nulls, &keys[i], &knulls[i]);
+						if (st != TM_OK)
+							return st;
+						h = tm_hash_combine(h, knulls[i] ? TM_GPU_NULL_KEY_HASH :
+											tm_hash_value(&keys[i], &P->keytypes[i]));
+					}
+					g = group_find(P, R, h, keys, knulls);
+					if (g < 0)
+						return ST_ABORT;
+				}
+				for (int a = 0; a < P->naggs; a++)
+				{
+					st = agg_update(&P->aggs[a], &R.astate[a], g, vals, nulls);
+					if (st != TM_OK)
+						return st;
+				}
+				(*cnt)++;
+				return TM_OK;
+			}
+	}
+	return TM_ERR_INTERNAL;
+}
+
+/* the evaluation tree of the current source row, depth first (run_ops of the CPU executor) */
+__device__ int
+walk_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *os, long long *pos,
+		 long long *cnt)
+{
+	int			nops = P->nops;
+	int			k = 0;
+	bool		enter = true;
+	int			st;
+
+	while (k >= 0)
+	{
+		bool		down;
+
+		if (k == nops)
+		{
+			st = sink_row(P, R, vals, nulls, pos, cnt);
+			if (st != TM_OK)
+				return st;
+			k--;
+			enter = false;
+			continue;
+		}
+		if (enter)
+		{
+			st = op_enter(&P->ops[k], &os[k], vals, nulls);
+			if (st != TM_OK)
+				return st;
+		}
+		st = op_next(&P->ops[k], &os[k], vals, nulls, &down);
+		if (st != TM_OK)
+			return st;
+		if (down)
+		{
+			k++;
+			enter = true;
+		}
+		else
+		{
+			k--;
+			enter = false;
+		}
+	}
+	return TM_OK;
+}
+
+__global__ void __launch_bounds__(TPB)
+pipeline_kernel(const DPipe *__restrict__ P, DRun R)
+{
+	TmValue		vals[TM_GPU_MAX_SLOTS];
+	bool		nulls[TM_GPU_MAX_SLOTS];
+	OpState		os[TM_GPU_MAX_OPS];
+	int64_t		nrows = P->nrows;
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+	unsigned long long nsink = 0;
+
+	/* parameters; the other slots start NULL and are set before anything reads them */
+	for (int s = 0; s < P->nslots; s++)
+	{
+		vals[s] = P->init_vals[s];
+		nulls[s] = P->init_nulls[s] != 0;
+	}
+
+	for (int64_t row = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; row < nrows; row += stride)
+	{
+		long long	pos = 0;
+		long long	cnt = 0;
+		int			st;
+
+		if (stopped(R.flags))
+			break;
+		for (int i = 0; i < P->nload; i++)
+			load_col(&P->srccols[P->load[i].col], row, &vals[P->load[i].slot], &nulls[P->load[i].slot]);
+		if (R.pass == PASS_RUN && R.offs != NULL)
+			pos = R.base + R.offs[row];
+		st = walk_row(P, R, vals, nulls, os, &pos, &cnt);
+		if (st != TM_OK)
+		{
+			if (st != ST_ABORT)
+				record_error(R.flags, st, (long long) row);
+			break;
+		}
+		if (R.pass == PASS_COUNT)
+			R.counts[row] = cnt;
+		nsink += (unsigned long long) cnt;
+	}
+	if (nsink > 0)
+		atomicAdd(&R.flags->sinkrows, nsink);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Small kernels: AGG table set-up and results, join build, output conversion
+ * ------------------------------------------------------------------------------------------------
+ */
+#define GRID_STRIDE(i, n) \
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
+		 i += (int64_t) gridDim.x * blockDim.x)
+
+/* identity of atomicMin / atomicMax states */
+__global__ void
+agg_init_kernel(unsigned long long *w, long long cap, long long init)
+{
+	GRID_STRIDE(g, cap)
+		w[3 * g] = (unsigned long long) init;
+}
+
+/* final value of aggregate state (one aggregate) of groups [0, ngroups) into a result column */
+__global__ void
+agg_final_kernel(DAggState S, int mode, long long ngroups, TmValue *out, uint8_t *outnulls,
+				 DFlags *flags)
+{
+	GRID_STRIDE(g, ngroups)
+	{
+		const unsigned long long *w = &S.w[3 * g];
+		TmValue		v;
+		bool		isnull = (S.seen[g] == 0);
+
+		v.n = 0;
+		switch (mode)
+		{
+			case AM_COUNT:
+				v.i = (int64_t) w[0];
+				isnull = false;
+				break;
+			case AM_SUM_I64:
+			case AM_MINMAX_INT:
+				v.i = (int64_t) w[0];
+				break;
+			case AM_SUM_I192:
+				/* fits 128 bits iff the top word is the sign extension of the middle one */
+				if (w[2] != (((long long) w[1] < 0) ? ~0ULL : 0ULL))
+				{
+					record_error(flags, TM_ERR_FALLBACK, -1);
+					isnull = true;
+				}
+				else
+					v.n = (tm_int128) (((tm_uint128) w[1] << 64) | (tm_uint128) w[0]);
+				break;
+			case AM_LOCKED:
+				memcpy(&v, w, sizeof(v));
+				break;
+		}
+		if (isnull)
+			v.n = 0;
+		out[g] = v;
+		outnulls[g] = isnull ? 1 : 0;
+	}
+}
+
+/* join build: each row finds or claims the directory slot of its keys */
+__global__ void
+join_insert_kernel(const TmValue *const *keys, const TmType *keytypes, int nkeys, const uint64_t *hashes,
+				   long long n, unsigned int *dir, uint64_t mask, unsigned int *gid, int *cnt)
+{
+	GRID_STRIDE(r, n)
+	{
+		uint64_t	h = hashes[r];
+		uint64_t	p = tm_hash_mix64(h) & mask;
+
+		for (;;)
+		{
+			unsigned int e = atomicCAS(&dir[p], JDIR_EMPTY, (unsigned int) r);
+			bool		eq;
+
+			if (e == JDIR_EMPTY)
+				break;
+			eq = hashes[e] == h;
+			for (int k = 0; k < nkeys && eq; k++)
+				eq = tm_values_equal(&keys[k][r], &keys[k][e], &keytypes[k]);
+			if (eq)
+				break;
+			p = (p + 1) & mask;
+		}
+		gid[r] = (unsigned int) p;
+		atomicAdd(&cnt[p], 1);
+	}
+}
+
+__global__ void
+iota_kernel(unsigned int *v, long long n)
+{
+	GRID_STRIDE(i, n)
+		v[i] = (unsigned int) i;
+}
+
+/* dst[i] = src[perm[i]] for columns of TmValues and their NULL bytes */
+__global__ void
+gather_kernel(const TmValue *src, const uint8_t *srcnulls, const unsigned int *perm, long long n,
+			  TmValue *dst, uint8_t *dstnulls)
+{
+	GRID_STRIDE(i, n)
+	{
+		unsigned int r = perm[i];
+
+		dst[i] = src[r];
+		if (dstnulls != NULL)
+			dstnulls[i] = srcnulls[r];
+	}
+}
+
+__global__ void
+join_entries_kernel(const unsigned int *dir, const int *cnt, const int *start, const uint64_t *hashes,
+					long long dirsize, DEntry *entries)
+{
+	GRID_STRIDE(p, dirsize)
+	{
+		DEntry		e;
+
+		e.hash = 0;
+		e.start = 0;
+		e.count = 0;
+		if (cnt[p] > 0)
+		{
+			e.hash = hashes[dir[p]];
+			e.start = start[p];
+			e.count = cnt[p];
+		}
+		entries[p] = e;
+	}
+}
+
+/* output conversion: TmValues to the fixed-width layout of kind */
+__global__ void
+to_fixed_kernel(const TmValue *src, const uint8_t *nulls, long long n, int kind, char *dst)
+{
+	GRID_STRIDE(i, n)
+	{
+		TmValue		v = src[i];
+
+		if (nulls[i])
+			v.n = 0;
+		switch (kind)
+		{
+			case TM_K_BOOL:
+				((uint8_t *) dst)[i] = (uint8_t) (v.i != 0);
+				break;
+			case TM_K_INT2:
+				((int16_t *) dst)[i] = (int16_t) v.i;
+				break;
+			case TM_K_INT4:
+			case TM_K_DATE:
+				((int32_t *) dst)[i] = (int32_t) v.i;
+				break;
+			case TM_K_INT8:
+			case TM_K_TIMESTAMP:
+				((int64_t *) dst)[i] = v.i;
+				break;
+			case TM_K_FLOAT4:
+				((float *) dst)[i] = (float) v.f;
+				break;
+			case TM_K_FLOAT8:
+				((double *) dst)[i] = v.f;
+				break;
+			case TM_K_NUMERIC:
+				((uint64_t *) dst)[2 * i] = (uint64_t) (tm_uint128) v.n;
+				((uint64_t *) dst)[2 * i + 1] = (uint64_t) ((tm_uint128) v.n >> 64);
+				break;
+		}
+	}
+}
+
+/* output conversion of text: lengths (lens[n] = 0 for the prefix sum) ... */
+__global__ void
+text_len_kernel(const TmValue *src, const uint8_t *nulls, long long n, long long *lens)
+{
+	GRID_STRIDE(i, n + 1)
+		lens[i] = (i < n && !nulls[i]) ? (long long) src[i].s.len : 0;
+}
+
+/* ... then the bytes */
+__global__ void
+text_copy_kernel(const TmValue *src, const uint8_t *nulls, long long n, const long long *offs, char *dst)
+{
+	GRID_STRIDE(i, n)
+	{
+		if (!nulls[i])
+		{
+			const char *p = src[i].s.p;
+			int32_t		len = src[i].s.len;
+
+			for (int32_t j = 0; j < len; j++)
+				dst[offs[i] + j] = p[j];
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Host side: pool, errors
+ * ------------------------------------------------------------------------------------------------
+ */
+struct TmGpuPool
+{
+	int			dev;
+	int			nsm;
+	char	   *base;
+	size_t		size;
+	size_t		used;
+	size_t		peak;
+	cudaStream_t stream;
+};
+
+/* a device result: TmValue columns */
+struct HResult
+{
+	bool		made;
+	bool		by_agg;
+	int			ncols;
+	int64_t		nrows;
+	TmValue   **vals;			/* host array of device pointers */
+	uint8_t   **nulls;
+};
+
+/* a built join table */
+struct HHash
+{
+	bool		built;
+	int64_t		nrows;
+	const DJoin *d;				/* device */
+};
+
+/* one tm_gpu_execute */
+struct Ctx
+{
+	TmGpuPool  *pool;
+	cudaStream_t stream;
+	const TmPlan *plan;
+	char	   *err;
+	int			errlen;
+	int			rc;
+	TmGpuFailure *fail;
+	HResult    *results;
+	HHash	   *hts;
+	DFlags	   *dflags;			/* device: flags of the current pass */
+	int			pipeline;		/* current pipeline, for messages */
+};
+
+static void
+set_msg(char *err, int errlen, const char *fmt, ...)
+{
+	va_list		ap;
+
+	if (err == NULL || errlen <= 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, (size_t) errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* record failure rc with a message (the first failure wins); returns false */
+static bool
+fail(Ctx *c, int rc, const char *fmt, ...)
+{
+	va_list		ap;
+
+	if (c->rc != TM_GPU_OK)
+		return false;
+	c->rc = rc;
+	if (c->fail != NULL && c->fail->pipeline < 0)
+		c->fail->pipeline = c->pipeline;
+	if (c->err != NULL && c->errlen > 0)
+	{
+		int			len = 0;
+
+		if (c->pipeline >= 0)
+			len = snprintf(c->err, (size_t) c->errlen, "pipeline %d: ", c->pipeline);
+		if (len < 0 || len >= c->errlen)
+			len = 0;
+		va_start(ap, fmt);
+		vsnprintf(c->err + len, (size_t) (c->errlen - len), fmt, ap);
+		va_end(ap);
+	}
+	return false;
+}
+
+static bool
+fail_cuda(Ctx *c, const char *what, cudaError_t e)
+{
+	return fail(c, TM_GPU_ERR_CUDA, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+/* every CUDA call is checked: on failure, record it and return false from the calling function */
+#define CK(call) \
+	do { \
+		cudaError_t ck_rc_ = (call); \
+		if (ck_rc_ != cudaSuccess) \
+			return fail_cuda(c, #call, ck_rc_); \
+	} while (0)
+
+/* a kernel launch: check the launch itself */
+#define LAUNCH_CHECK(name) \
+	do { \
+		cudaError_t ck_rc_ = cudaGetLastError(); \
+		if (ck_rc_ != cudaSuccess) \
+			return fail_cuda(c, name, ck_rc_); \
+	} while (0)
+
+static const char *
+status_name(int st)
+{
+	switch (st)
+	{
+		case TM_ERR_DIV_BY_ZERO: return "division by zero";
+		case TM_ERR_INT2_OUT_OF_RANGE: return "smallint out of range";
+		case TM_ERR_INT4_OUT_OF_RANGE: return "integer out of range";
+		case TM_ERR_INT8_OUT_OF_RANGE: return "bigint out of range";
+		case TM_ERR_FLOAT_OVERFLOW: return "value out of range: overflow";
+		case TM_ERR_FLOAT_UNDERFLOW: return "value out of range: underflow";
+		case TM_ERR_DATE_OUT_OF_RANGE: return "date out of range";
+		case TM_ERR_TIMESTAMP_OUT_OF_RANGE: return "timestamp out of range";
+		case TM_ERR_NUMERIC_OUT_OF_RANGE: return "value overflows numeric format";
+		case TM_ERR_SUBSTRING_NEGATIVE: return "negative substring length not allowed";
+		case TM_ERR_LIKE_ESCAPE: return "LIKE pattern must not end with escape character";
+		case TM_ERR_FALLBACK: return "value not representable by themis";
+		case TM_ERR_INTERNAL: return "internal error (malformed bytecode)";
+		default: return "unknown error";
+	}
+}
+
+static size_t
+align_up(size_t x, size_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+/* n, at least 1 (sizes of arrays that may be empty) */
+static size_t
+Max1(int64_t n)
+{
+	return n > 0 ? (size_t) n : 1;
+}
+
+/* bytes from the pool (aligned to POOL_ALIGN), NULL with TM_GPU_ERR_NOMEM if it does not fit */
+static void *
+pool_alloc(Ctx *c, size_t bytes)
+{
+	TmGpuPool  *pool = c->pool;
+	size_t		off = align_up(pool->used, POOL_ALIGN);
+
+	if (bytes == 0)
+		bytes = 1;
+	if (off > pool->size || bytes > pool->size - off)
+	{
+		fail(c, TM_GPU_ERR_NOMEM, "device pool exhausted: %zu bytes requested, %zu of %zu free",
+			 bytes, off > pool->size ? (size_t) 0 : pool->size - off, pool->size);
+		return NULL;
+	}
+	pool->used = off + bytes;
+	if (pool->used > pool->peak)
+		pool->peak = pool->used;
+	return pool->base + off;
+}
+
+template <class T>
+static T *
+dalloc(Ctx *c, size_t n)
+{
+	return (T *) pool_alloc(c, sizeof(T) * n);
+}
+
+/* n elements of host array h to a new device array (NULL on failure) */
+template <class T>
+static T *
+upload(Ctx *c, const T *h, size_t n)
+{
+	T		   *d = dalloc<T>(c, n);
+	cudaError_t e;
+
+	if (d == NULL)
+		return NULL;
+	if (n == 0)
+		return d;
+	e = cudaMemcpyAsync(d, h, sizeof(T) * n, cudaMemcpyHostToDevice, c->stream);
+	if (e != cudaSuccess)
+	{
+		fail_cuda(c, "cudaMemcpyAsync (upload)", e);
+		return NULL;
+	}
+	return d;
+}
+
+static int
+nblocks(Ctx *c, int64_t n)
+{
+	int64_t		b = (n + TPB - 1) / TPB;
+	int64_t		maxb = (int64_t) c->pool->nsm * 16;
+
+	if (b > maxb)
+		b = maxb;
+	return b < 1 ? 1 : (int) b;
+}
+
+static void *
+xmalloc0(Ctx *c, size_t bytes)
+{
+	void	   *p = calloc(1, bytes > 0 ? bytes : 1);
+
+	if (p == NULL)
+		fail(c, TM_GPU_ERR_HOST_NOMEM, "out of host memory (%zu bytes)", bytes);
+	return p;
+}
+
+/* exclusive prefix sum of n values (CUB); temporary storage is given back to the pool at once */
+template <class T>
+static bool
+exclusive_sum(Ctx *c, const T *in, T *out, int n)
+{
+	size_t		tbytes = 0;
+	size_t		mark = c->pool->used;
+	void	   *tmp;
+
+	CK(cub::DeviceScan::ExclusiveSum(NULL, tbytes, in, out, n, c->stream));
+	tmp = pool_alloc(c, tbytes);
+	if (tmp == NULL)
+		return false;
+	CK(cub::DeviceScan::ExclusiveSum(tmp, tbytes, in, out, n, c->stream));
+	/* later work on the stream runs after the scan: the temporary bytes can be reused */
+	c->pool->used = mark;
+	return true;
+}
+
+/* read n bytes of device memory (waits for the stream) */
+static bool
+download(Ctx *c, void *h, const void *d, size_t n)
+{
+	CK(cudaMemcpyAsync(h, d, n, cudaMemcpyDeviceToHost, c->stream));
+	CK(cudaStreamSynchronize(c->stream));
+	return true;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Host side: plan checks
+ * ------------------------------------------------------------------------------------------------
+ */
+static bool
+kind_is_text(int kind)
+{
+	return kind == TM_K_TEXT || kind == TM_K_BPCHAR;
+}
+
+extern "C" int
+tm_gpu_kind_width(int kind)
+{
+	switch (kind)
+	{
+		case TM_K_BOOL:
+			return 1;
+		case TM_K_INT2:
+			return 2;
+		case TM_K_INT4:
+		case TM_K_DATE:
+		case TM_K_FLOAT4:
+			return 4;
+		case TM_K_INT8:
+		case TM_K_TIMESTAMP:
+		case TM_K_FLOAT8:
+			return 8;
+		case TM_K_NUMERIC:
+			return 16;
+		case TM_K_TEXT:
+		case TM_K_BPCHAR:
+			return 0;
+		default:
+			return -1;
+	}
+}
+
+/* the layout class of a kind: kinds of one class share a column layout */
+static int
+layout_class(int kind)
+{
+	switch (kind)
+	{
+		case TM_K_INT4:
+		case TM_K_DATE:
+			return TM_K_INT4;
+		case TM_K_INT8:
+		case TM_K_TIMESTAMP:
+			return TM_K_INT8;
+		case TM_K_TEXT:
+		case TM_K_BPCHAR:
+			return TM_K_TEXT;
+		default:
+			return kind;
+	}
+}
+
+static bool
+kind_is_intlike(int kind)
+{
+	return kind == TM_K_BOOL || kind == TM_K_INT2 || kind == TM_K_INT4 || kind == TM_K_INT8 ||
+		kind == TM_K_DATE || kind == TM_K_TIMESTAMP;
+}
+
+/* expression e is well formed for a pipeline with nslots slots */
+static bool
+check_expr(Ctx *c, const TmExpr *e, int nslots, const char *what)
+{
+	int		   *depth;
+	bool		ok;
+
+	if (e == NULL)
+		return fail(c, TM_GPU_ERR_BAD_PLAN, "%s: missing expression", what);
+	if (e->ninstr < 1 || e->total_size < (int32_t) sizeof(TmExpr))
+		return fail(c, TM_GPU_ERR_BAD_PLAN, "%s: malformed expression", what);
+	depth = (int *) xmalloc0(c, sizeof(int) * ((size_t) e->ninstr + 1));
+	if (depth == NULL)
+		return false;
+	ok = tm_expr_validate(e, nslots, depth);
+	free(depth);
+	if (!ok)
+		return fail(c, TM_GPU_ERR_BAD_PLAN, "%s: malformed expression", what);
+	return true;
+}
+
+static bool
+has_fanout(const TmPipeline *pl)
+{
+	for (int k = 0; k < pl->nops; k++)
+		if (pl->ops[k].kind == TM_OP_PROBE &&
+			(pl->ops[k].jointype == TM_JOIN_INNER || pl->ops[k].jointype == TM_JOIN_LEFT))
+			return true;
+	return false;
+}
+
+/* update mode of aggregate a (0 with the failure recorded if it cannot run) */
+static int
+agg_mode(Ctx *c, const TmAgg *a, int idx)
+{
+	int			ak;
+
+	if (a->distinct)
+		return fail(c, TM_GPU_ERR_UNSUPPORTED, "aggregate %d: DISTINCT aggregates are not supported on the GPU yet", idx), 0;
+	switch (a->kind)
+	{
+		case TM_AGG_COUNT_STAR:
+		case TM_AGG_COUNT:
+			return AM_COUNT;
+		case TM_AGG_SUM:
+			ak = a->arg->result.kind;
+			if (ak == TM_K_INT2 || ak == TM_K_INT4)
+				return AM_SUM_I64;
+			if (ak == TM_K_INT8 || ak == TM_K_NUMERIC)
+			{
+				if (a->restype.kind != TM_K_NUMERIC ||
+					(ak == TM_K_NUMERIC && a->restype.scale < a->arg->result.scale))
+					return fail(c, TM_GPU_ERR_BAD_PLAN, "aggregate %d: bad sum result type", idx), 0;
+				return AM_SUM_I192;
+			}
+			if (ak == TM_K_FLOAT4 || ak == TM_K_FLOAT8)
+				return AM_LOCKED;
+			return fail(c, TM_GPU_ERR_BAD_PLAN, "aggregate %d: sum of kind %d", idx, ak), 0;
+		case TM_AGG_MIN:
+		case TM_AGG_MAX:
+			ak = a->arg->result.kind;
+			if (tm_gpu_kind_width(ak) < 0)
+				return fail(c, TM_GPU_ERR_BAD_PLAN, "aggregate %d: min/max of kind %d", idx, ak), 0;
+			return kind_is_intlike(ak) ? AM_MINMAX_INT : AM_LOCKED;
+		default:
+			return fail(c, TM_GPU_ERR_BAD_PLAN, "aggregate %d: unknown kind %d", idx, a->kind), 0;
+	}
+}
+
+/* the whole pipeline is well formed and runnable here (hash tables / results it reads exist) */
+static bool
+check_pipeline(Ctx *c, const TmPipeline *pl, const TmGpuTable *input)
+{
+	const TmPlan *plan = c->plan;
+	const TmSink *sk = &pl->sink;
+	char		what[64];
+
+	if (pl->nslots < 0 || pl->nslots > TM_GPU_MAX_SLOTS)
+		return fail(c, TM_GPU_ERR_UNSUPPORTED, "%d slots (at most %d)", pl->nslots, TM_GPU_MAX_SLOTS);
+	if (pl->nops < 0 || pl->nops > TM_GPU_MAX_OPS)
+		return fail(c, TM_GPU_ERR_UNSUPPORTED, "%d ops (at most %d)", pl->nops, TM_GPU_MAX_OPS);
+
+	/* source */
+	if (pl->srckind == TM_SRC_RESULT)
+	{
+		if (pl->src_result < 0 || pl->src_result >= plan->nresults || !c->results[pl->src_result].made)
+			return fail(c, TM_GPU_ERR_BAD_PLAN, "result %d is read before it is made", pl->src_result);
+	}
+	else if (pl->srckind == TM_SRC_TABLE || pl->srckind == TM_SRC_SUBPLAN)
+	{
+		if (input == NULL)
+			return fail(c, TM_GPU_ERR_BAD_PLAN, "no input table for this pipeline");
+		if (input->nrows < 0 || input->ncols < 0 || (input->ncols > 0 && input->cols == NULL))
+			return fail(c, TM_GPU_ERR_BAD_PLAN, "malformed input table");
+	}
+	else
+		return fail(c, TM_GPU_ERR_BAD_PLAN, "unknown source kind %d", pl->srckind);
+
+	/* slots */
+	for (int s = 0; s < pl->nslots; s++)
+	{
+		const TmSlot *sl = &pl->slots[s];
+		int			lv = sl->level;
+
+		if (tm_gpu_kind_width(sl->type.kind) < 0)
+			return fail(c, TM_GPU_ERR_UNSUPPORTED, "slot %d has kind %d", s, sl->type.kind);
+		if (lv < -1 || lv > pl->nops)
+			return fail(c, TM_GPU_ERR_BAD_PLAN, "slot %d has an invalid level %d", s, lv);
+		if (lv == -1)
+		{
+			if (sl->col < 0 || sl->col >= plan->nparams)
+				return fail(c, TM_GPU_ERR_BAD_PLAN, "slot %d refers to parameter %d of %d", s, sl->col,
+							plan->nparams);
+		}
+		else if (lv == 0)
+		{
+			if (pl->srckind == TM_SRC_RESULT)
+			{
+				const HResult *r = &c->results[pl->src_result];
+
+				if (sl->col < 0 || sl->col >= r->ncols)
+					return fail(c, TM_GPU_ERR_BAD_PLAN, "slot %d refers to column %d of result %d", s,
+								sl->col, pl->src_result);
+			}
+			else
+			{
+				const TmGpuColumn *col;
+
+				if (sl->col < 0 || sl->col >= input->ncols)
+					return fail(c, TM_GPU_ERR_BAD_PLAN, "slot %d refers to source column %d of %d", s,
+								sl->col, input->ncols);
+				col = &input->cols[sl->col];
+				if (tm_gpu_kind_width(col->kind) < 0 ||
+					layout_class(col->kind) != layout_class(sl->type.kind))
+					return fail(c, TM_GPU_ERR_BAD_PLAN, "source column %d has kind %d, slot %d kind %d",
+								sl->col, col->kind, s, sl->type.kind);
+				if (input->nrows > 0 &&
+					(kind_is_text(col->kind) ? (col->offsets == NULL ||
+												(col->data == NULL && col->offsets[input->nrows] > 0) ||
+												col->offsets[0] < 0 ||
+												col->offsets[input->nrows] < col->offsets[0])
+					 : col->data == NULL))
+					return fail(c, TM_GPU_ERR_BAD_PLAN, "source column %d has no data", sl->col);
+			}
+		}
+		else
+		{
+			const TmOp *op = &pl->ops[lv - 1];
+
+			if (op->kind != TM_OP_PROBE)
+				return fail(c, TM_GPU_ERR_BAD_PLAN, "slot %d has level %d of a filter", s, lv);
+			if (op->ht < 0 || op->ht >= plan->nhashtables)
+				return fail(c, TM_GPU_ERR_BAD_PLAN, "op %d probes hash table %d", lv - 1, op->ht);
+			if (sl->col < 0 || sl->col >= plan->hashtables[op->ht].npayload)
+				return fail(c, TM_GPU_ERR_BAD_PLAN, "slot %d refers to payload column %d of hash table %d",
+							s, sl->col, op->ht);
+		}
+	}
+
+	/* ops */
+	for (int k = 0; k < pl->nops; k++)
+	{
+		const TmOp *op = &pl->ops[k];
+
+		snprintf(what, sizeof(what), "op %d", k);
+		if (op->kind == TM_OP_FILTER)
+		{
+			if (!check_expr(c, op->qual, pl->nslots, what))
+				return false;
+		}
+		else if (op->kind == TM_OP_PROBE)
+		{
+			if (op->jointype < TM_JOIN_INNER || op->jointype > TM_JOIN_LEFT)
+				return fail(c, TM_GPU_ERR_BAD_PLAN, "op %d: unknown join type %d", k, op->jointype);
+			if (op->ht < 0 || op->ht >= plan->nhashtables || !c->hts[op->ht].built)
+				return fail(c, TM_GPU_ERR_BAD_PLAN, "hash table %d is probed before it is built", op->ht);
+			if (op->nkeys != plan->hashtables[op->ht].nkeys)
+				return fail(c, TM_GPU_ERR_BAD_PLAN, "probe of hash table %d has %d keys, the table has %d",
+							op->ht, op->nkeys, plan->hashtables[op->ht].nkeys);
+			if (op->nkeys < 1 || op->nkeys > TM_GPU_MAX_KEYS)
+				return fail(c, TM_GPU_ERR_UNSUPPORTED, "op %d: %d keys", k, op->nkeys);
+			for (int i = 0; i < op->nkeys; i++)
+				if (!check_expr(c, op->keys[i], pl->nslots, what))
+					return false;
+			if (op->qual != NULL && !check_expr(c, op->qual, pl->nslots, what))
+				return false;
+		}
+		else
+			return fail(c, TM_GPU_ERR_BAD_PLAN, "op %d: unknown kind %d", k, op->kind);
+	}
+
+	/* sink */
+	snprintf(what, sizeof(what), "sink");
+	switch (sk->kind)
+	{
+		case TM_SINK_EMIT:
+			if (sk->target < 0 || sk->target >= plan->nresults || plan->results[sk->target].ncols != sk->nvals)
+				return fail(c, TM_GPU_ERR_BAD_PLAN, "EMIT sink does not match result %d", sk->target);
+			if (c->results[sk->target].made && c->results[sk->target].by_agg)
+				return fail(c, TM_GPU_ERR_BAD_PLAN, "EMIT into result %d made by an AGG", sk->target);
+			for (int i = 0; i < sk->nvals; i++)
+				if (!check_expr(c, sk->vals[i], pl->nslots, what))
+					return false;
+			for (int i = 0; i < sk->nvals; i++)
+				if (tm_gpu_kind_width(plan->results[sk->target].coltypes[i].kind) < 0)
+					return fail(c, TM_GPU_ERR_UNSUPPORTED, "result %d column %d has kind %d", sk->target, i,
+								plan->results[sk->target].coltypes[i].kind);
+			break;
+		case TM_SINK_HASH_BUILD:
+			{
+				const TmHashTable *def;
+
+				if (sk->target < 0 || sk->target >= plan->nhashtables)
+					return fail(c, TM_GPU_ERR_BAD_PLAN, "HASH_BUILD sink has an invalid hash table %d", sk->target);
+				def = &plan->hashtables[sk->target];
+				if (def->nkeys != sk->nkeys || def->npayload != sk->nvals)
+					return fail(c, TM_GPU_ERR_BAD_PLAN, "HASH_BUILD sink does not match hash table %d", sk->target);
+				if (sk->nkeys < 1 || sk->nkeys > TM_GPU_MAX_KEYS)
+					return fail(c, TM_GPU_ERR_UNSUPPORTED, "hash table with %d keys", sk->nkeys);
+				if (c->hts[sk->target].built)
+					return fail(c, TM_GPU_ERR_BAD_PLAN, "hash table %d is built twice", sk->target);
+				for (int i = 0; i < sk->nkeys; i++)
+					if (!check_expr(c, sk->keys[i], pl->nslots, what))
+						return false;
+				for (int i = 0; i < sk->nvals; i++)
+					if (!check_expr(c, sk->vals[i], pl->nslots, what))
+						return false;
+				break;
+			}
+		case TM_SINK_AGG:
+			if (sk->target < 0 || sk->target >= plan->nresults ||
+				plan->results[sk->target].ncols != sk->nkeys + sk->naggs)
+				return fail(c, TM_GPU_ERR_BAD_PLAN, "AGG sink does not match result %d", sk->target);
+			if (c->results[sk->target].made)
+				return fail(c, TM_GPU_ERR_BAD_PLAN, "result %d is made twice", sk->target);
+			if (sk->nkeys < 0 || sk->nkeys > TM_GPU_MAX_KEYS)
+				return fail(c, TM_GPU_ERR_UNSUPPORTED, "aggregation with %d group keys", sk->nkeys);
+			for (int i = 0; i < sk->nkeys; i++)
+				if (!check_expr(c, sk->keys[i], pl->nslots, what))
+					return false;
+			for (int i = 0; i < sk->nkeys + sk->naggs; i++)
+				if (tm_gpu_kind_width(plan->results[sk->target].coltypes[i].kind) < 0)
+					return fail(c, TM_GPU_ERR_UNSUPPORTED, "result %d column %d has kind %d", sk->target, i,
+								plan->results[sk->target].coltypes[i].kind);
+			for (int a = 0; a < sk->naggs; a++)
+			{
+				const TmAgg *ag = &sk->aggs[a];
+
+				if (ag->kind != TM_AGG_COUNT_STAR && !check_expr(c, ag->arg, pl->nslots, what))
+					return false;
+				if (ag->filter != NULL && !check_expr(c, ag->filter, pl->nslots, what))
+					return false;
+				if (agg_mode(c, ag, a) == 0)
+					return false;
+			}
+			break;
+		default:
+			return fail(c, TM_GPU_ERR_BAD_PLAN, "unknown sink kind %d", sk->kind);
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Host side: the pipeline descriptor image
+ * ------------------------------------------------------------------------------------------------
+ */
+
+/*
+ * A host image of a device region: put() appends bytes and returns their offset; dev() is the device
+ * address of an offset.  Built twice: first without memory (h == NULL) to measure, then for real.
+ */
+struct Img
+{
+	char	   *h;
+	size_t		len;
+	uintptr_t	d;
+};
+
+static size_t
+img_put(Img *im, const void *src, size_t n, size_t align)
+{
+	size_t		off = align_up(im->len, align);
+
+	if (im->h != NULL)
+	{
+		if (src != NULL)
+			memcpy(im->h + off, src, n);
+		else
+			memset(im->h + off, 0, n);
+	}
+	im->len = off + n;
+	return off;
+}
+
+template <class T>
+static T *
+img_dev(const Img *im, size_t off)
+{
+	return (T *) (im->d + off);
+}
+
+/* copy of expression e in the image; its device address */
+static const TmExpr *
+img_expr(Img *im, const TmExpr *e)
+{
+	if (e == NULL)
+		return NULL;
+	return img_dev<const TmExpr>(im, img_put(im, e, (size_t) e->total_size, 16));
+}
+
+/* array of n expressions: device address of the pointer array (NULL if n == 0 or on failure) */
+static const TmExpr *const *
+img_exprs(Ctx *c, Img *im, TmExpr *const *es, int n)
+{
+	const TmExpr **p;
+	const TmExpr *const *res;
+
+	if (n <= 0)
+		return NULL;
+	p = (const TmExpr **) xmalloc0(c, sizeof(TmExpr *) * (size_t) n);
+	if (p == NULL)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		p[i] = img_expr(im, es[i]);
+	res = img_dev<const TmExpr *const>(im, img_put(im, p, sizeof(TmExpr *) * (size_t) n, 16));
+	free(p);
+	return res;
+}
+
+/*
+ * Lay out pipeline pl's descriptor in im: expressions, slot lists, parameter values, source columns
+ * (srccols: ncols device column descriptors).  Returns the offset of the DPipe.
+ */
+static size_t
+img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int ncols, int64_t nrows,
+			 const TmValue *params, const bool *paramnulls)
+{
+	const TmPlan *plan = c->plan;
+	const TmSink *sk = &pl->sink;
+	DPipe		P;
+	TmValue		init[TM_GPU_MAX_SLOTS];
+	uint8_t		initnull[TM_GPU_MAX_SLOTS];
+	DSlotRef	refs[TM_GPU_MAX_SLOTS];
+	DOp			ops[TM_GPU_MAX_OPS];
+	int			n;
+
+	memset(&P, 0, sizeof(P));
+	memset(init, 0, sizeof(init));
+	memset(ops, 0, sizeof(ops));
+	P.nrows = nrows;
+	P.nslots = pl->nslots;
+	P.nops = pl->nops;
+	P.sinkkind = sk->kind;
+
+	/* parameters: text bytes go into the image too */
+	for (int s = 0; s < pl->nslots; s++)
+	{
+		const TmSlot *sl = &pl->slots[s];
+
+		initnull[s] = 1;
+		if (sl->level != -1)
+			continue;
+		initnull[s] = (paramnulls == NULL || !paramnulls[sl->col]) ? 0 : 1;
+		if (initnull[s] || params == NULL)
+		{
+			initnull[s] = 1;
+			continue;
+		}
+		init[s] = params[sl->col];
+		if (kind_is_text(sl->type.kind))
+		{
+			size_t		off = img_put(im, init[s].s.p, (size_t) init[s].s.len, 1);
+
+			init[s].s.p = img_dev<const char>(im, off);
+		}
+	}
+	P.init_vals = img_dev<const TmValue>(im, img_put(im, init, sizeof(TmValue) * (size_t) Max1(pl->nslots), 16));
+	P.init_nulls = img_dev<const uint8_t>(im, img_put(im, initnull, (size_t) Max1(pl->nslots), 16));
+
+	/* level-0 slots */
+	n = 0;
+	for (int s = 0; s < pl->nslots; s++)
+		if (pl->slots[s].level == 0)
+		{
+			refs[n].slot = (int16_t) s;
+			refs[n].col = pl->slots[s].col;
+			n++;
+		}
+	P.nload = n;
+	P.load = img_dev<const DSlotRef>(im, img_put(im, refs, sizeof(DSlotRef) * (size_t) Max1(n), 16));
+	P.srccols = img_dev<const DCol>(im, img_put(im, srccols, sizeof(DCol) * (size_t) Max1(ncols), 16));
+
+	/* ops */
+	for (int k = 0; k < pl->nops; k++)
+	{
+		const TmOp *op = &pl->ops[k];
+		DOp		   *d = &ops[k];
+
+		d->kind = op->kind;
+		d->jointype = op->jointype;
+		d->qual = img_expr(im, op->qual);
+		if (op->kind != TM_OP_PROBE)
+			continue;
+		d->nkeys = op->nkeys;
+		d->keys = img_exprs(c, im, op->keys, op->nkeys);
+		d->ht = c->hts[op->ht].d;
+		n = 0;
+		for (int s = 0; s < pl->nslots; s++)
+			if (pl->slots[s].level == k + 1)
+			{
+				refs[n].slot = (int16_t) s;
+				refs[n].col = pl->slots[s].col;
+				n++;
+			}
+		d->nfill = n;
+		d->fill = img_dev<const DSlotRef>(im, img_put(im, refs, sizeof(DSlotRef) * (size_t) Max1(n), 16));
+	}
+	P.ops = img_dev<const DOp>(im, img_put(im, ops, sizeof(DOp) * (size_t) Max1(pl->nops), 16));
+
+	/* sink */
+	P.nkeys = sk->nkeys;
+	P.nvals = (sk->kind == TM_SINK_AGG) ? 0 : sk->nvals;
+	P.keys = img_exprs(c, im, sk->keys, sk->nkeys);
+	if (sk->kind == TM_SINK_HASH_BUILD)
+		P.keytypes = img_dev<const TmType>(im, img_put(im, plan->hashtables[sk->target].keytypes,
+													   sizeof(TmType) * (size_t) sk->nkeys, 16));
+	else if (sk->kind == TM_SINK_AGG && sk->nkeys > 0)
+		P.keytypes = img_dev<const TmType>(im, img_put(im, plan->results[sk->target].coltypes,
+													   sizeof(TmType) * (size_t) sk->nkeys, 16));
+	if (sk->kind != TM_SINK_AGG)
+		P.vals = img_exprs(c, im, sk->vals, sk->nvals);
+	else
+	{
+		DAgg		aggs[64];
+		DAgg	   *ap = aggs;
+
+		P.naggs = sk->naggs;
+		if (sk->naggs > 64)
+		{
+			ap = (DAgg *) calloc((size_t) sk->naggs, sizeof(DAgg));
+			if (ap == NULL)
+				return fail(c, TM_GPU_ERR_HOST_NOMEM, "out of host memory"), 0;
+		}
+		for (int a = 0; a < sk->naggs; a++)
+		{
+			const TmAgg *ag = &sk->aggs[a];
+
+			memset(&ap[a], 0, sizeof(DAgg));
+			ap[a].kind = ag->kind;
+			ap[a].mode = agg_mode(c, ag, a);
+			ap[a].arg = (ag->kind == TM_AGG_COUNT_STAR) ? NULL : img_expr(im, ag->arg);
+			ap[a].filter = img_expr(im, ag->filter);
+			if (ag->kind != TM_AGG_COUNT_STAR)
+				ap[a].argtype = ag->arg->result;
+			ap[a].restype = ag->restype;
+		}
+		P.aggs = img_dev<const DAgg>(im, img_put(im, ap, sizeof(DAgg) * (size_t) Max1(sk->naggs), 16));
+		if (ap != aggs)
+			free(ap);
+	}
+	return img_put(im, &P, sizeof(P), 16);
+}
+
+/* upload pipeline pl's descriptor (one copy); its device address, or NULL */
+static const DPipe *
+upload_pipeline(Ctx *c, const TmPipeline *pl, const DCol *srccols, int ncols, int64_t nrows,
+				const TmValue *params, const bool *paramnulls)
+{
+	Img			im;
+	size_t		off;
+	char	   *d;
+	cudaError_t e;
+
+	/* measure, then lay out for real */
+	memset(&im, 0, sizeof(im));
+	img_pipeline(c, &im, pl, srccols, ncols, nrows, params, paramnulls);
+	if (c->rc != TM_GPU_OK)
+		return NULL;
+	d = (char *) pool_alloc(c, im.len);
+	if (d == NULL)
+		return NULL;
+	im.h = (char *) xmalloc0(c, im.len);
+	if (im.h == NULL)
+		return NULL;
+	im.len = 0;
+	im.d = (uintptr_t) d;
+	off = img_pipeline(c, &im, pl, srccols, ncols, nrows, params, paramnulls);
+	if (c->rc != TM_GPU_OK)
+	{
+		free(im.h);
+		return NULL;
+	}
+	/* from pageable memory: returns once the bytes are staged, so im.h can go */
+	e = cudaMemcpyAsync(d, im.h, im.len, cudaMemcpyHostToDevice, c->stream);
+	free(im.h);
+	if (e != cudaSuccess)
+	{
+		fail_cuda(c, "cudaMemcpyAsync (pipeline descriptor)", e);
+		return NULL;
+	}
+	return (const DPipe *) (d + off);
+}
+
+/*
+ * Device column descriptors of pipeline pl's source (*cols, ncols of them, malloc'd) and its row count.
+ * TABLE / SUBPLAN: the columns that level-0 slots read are uploaded; RESULT: the result's columns.
+ */
+static bool
+source_columns(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, DCol **cols, int *ncols,
+			   int64_t *nrows)
+{
+	DCol	   *dc;
+
+	*cols = NULL;
+	if (pl->srckind == TM_SRC_RESULT)
+	{
+		const HResult *r = &c->results[pl->src_result];
+
+		dc = (DCol *) xmalloc0(c, sizeof(DCol) * Max1(r->ncols));
+		if (dc == NULL)
+			return false;
+		for (int i = 0; i < r->ncols; i++)
+		{
+			dc[i].fmt = FMT_VALUE;
+			dc[i].data = (const char *) r->vals[i];
+			dc[i].nulls = r->nulls[i];
+		}
+		*cols = dc;
+		*ncols = r->ncols;
+		*nrows = r->nrows;
+		return true;
+	}
+
+	dc = (DCol *) xmalloc0(c, sizeof(DCol) * Max1(input->ncols));
+	if (dc == NULL)
+		return false;
+	*cols = dc;
+	*ncols = input->ncols;
+	*nrows = input->nrows;
+	for (int s = 0; s < pl->nslots; s++)
+	{
+		int			ci = pl->slots[s].col;
+		const TmGpuColumn *col;
+		int64_t		n = input->nrows;
+
+		if (pl->slots[s].level != 0 || dc[ci].fmt != 0)
+			continue;			/* not a source column, or uploaded already */
+		col = &input->cols[ci];
+		dc[ci].fmt = col->kind;
+		if (col->nulls != NULL)
+		{
+			dc[ci].nulls = upload(c, col->nulls, (size_t) n);
+			if (dc[ci].nulls == NULL)
+				return false;
+		}
+		if (kind_is_text(col->kind))
+		{
+			int64_t		nbytes = n > 0 ? col->offsets[n] : 0;
+
+			dc[ci].offsets = upload(c, col->offsets, (size_t) n + 1);
+			dc[ci].data = upload(c, (const char *) col->data, (size_t) nbytes);
+			if (dc[ci].offsets == NULL || dc[ci].data == NULL)
+				return false;
+		}
+		else
+		{
+			dc[ci].data = upload(c, (const char *) col->data, (size_t) n * tm_gpu_kind_width(col->kind));
+			if (dc[ci].data == NULL)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* flags of the pass: an expression error fails the execution */
+static bool
+check_flags(Ctx *c, const DFlags *f)
+{
+	if (f->err != 0)
+	{
+		if (c->fail != NULL)
+		{
+			c->fail->status = f->err;
+			c->fail->row = f->errrow;
+		}
+		return fail(c, TM_GPU_ERR_EXPR, "%s (status %d) at source row %lld", status_name(f->err), f->err,
+					(long long) f->errrow);
+	}
+	return true;
+}
+
+/* one pass of the pipeline kernel over nrows source rows; *f: its flags */
+static bool
+run_pass(Ctx *c, const DPipe *P, const DRun &R, int64_t nrows, DFlags *f)
+{
+	CK(cudaMemsetAsync(c->dflags, 0, sizeof(DFlags), c->stream));
+	if (nrows > 0)
+	{
+		pipeline_kernel<<<nblocks(c, nrows), TPB, 0, c->stream>>>(P, R);
+		LAUNCH_CHECK("pipeline_kernel");
+	}
+	if (!download(c, f, c->dflags, sizeof(DFlags)))
+		return false;
+	return check_flags(c, f);
+}
+
+/* COUNT pass: *offs = exclusive prefix sum of the sink rows of each source row (nrows + 1 values) */
+static bool
+count_pass(Ctx *c, const DPipe *P, int64_t nrows, long long **offs, long long *total)
+{
+	long long  *counts = dalloc<long long>(c, (size_t) nrows + 1);
+	DRun		R;
+	DFlags		f;
+
+	*offs = dalloc<long long>(c, (size_t) nrows + 1);
+	if (counts == NULL || *offs == NULL)
+		return false;
+	CK(cudaMemsetAsync(counts, 0, sizeof(long long) * ((size_t) nrows + 1), c->stream));
+	memset(&R, 0, sizeof(R));
+	R.pass = PASS_COUNT;
+	R.counts = counts;
+	R.flags = c->dflags;
+	if (!run_pass(c, P, R, nrows, &f))
+		return false;
+	if (!exclusive_sum(c, counts, *offs, (int) (nrows + 1)))
+		return false;
+	return download(c, total, *offs + nrows, sizeof(long long));
+}
+
+/* n TmValue columns with NULL bytes, and the device arrays of their pointers */
+static bool
+alloc_value_columns(Ctx *c, int ncols, int64_t n, TmValue **vals, uint8_t **nulls,
+					TmValue ***dvals, uint8_t ***dnulls)
+{
+	for (int i = 0; i < ncols; i++)
+	{
+		vals[i] = dalloc<TmValue>(c, Max1(n));
+		nulls[i] = dalloc<uint8_t>(c, Max1(n));
+		if (vals[i] == NULL || nulls[i] == NULL)
+			return false;
+	}
+	*dvals = upload(c, vals, Max1(ncols));
+	*dnulls = upload(c, nulls, Max1(ncols));
+	return *dvals != NULL && *dnulls != NULL;
+}
+
+/* EMIT: count, prefix sum, write (appending to the result if an earlier EMIT made it) */
+static bool
+sink_emit(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipelineStats *st)
+{
+	const TmSink *sk = &pl->sink;
+	HResult    *res = &c->results[sk->target];
+	int			ncols = sk->nvals;
+	long long  *offs;
+	long long	total;
+	int64_t		old = res->made ? res->nrows : 0;
+	TmValue   **vals;
+	uint8_t   **nulls;
+	TmValue   **dvals;
+	uint8_t   **dnulls;
+	DRun		R;
+	DFlags		f;
+
+	if (!count_pass(c, P, nrows, &offs, &total))
+		return false;
+	if (old + total >= INT32_MAX)
+		return fail(c, TM_GPU_ERR_UNSUPPORTED, "result %d would have %lld rows", sk->target,
+					(long long) (old + total));
+	vals = (TmValue **) xmalloc0(c, sizeof(TmValue *) * Max1(ncols));
+	nulls = (uint8_t **) xmalloc0(c, sizeof(uint8_t *) * Max1(ncols));
+	if (vals == NULL || nulls == NULL ||
+		!alloc_value_columns(c, ncols, old + total, vals, nulls, &dvals, &dnulls))
+	{
+		free(vals);
+		free(nulls);
+		return false;
+	}
+	/* appending: the rows made so far first */
+	for (int i = 0; i < ncols && old > 0; i++)
+	{
+		cudaError_t e;
+
+		if ((e = cudaMemcpyAsync(vals[i], res->vals[i], sizeof(TmValue) * old, cudaMemcpyDeviceToDevice,
+								 c->stream)) != cudaSuccess ||
+			(e = cudaMemcpyAsync(nulls[i], res->nulls[i], old, cudaMemcpyDeviceToDevice,
+								 c->stream)) != cudaSuccess)
+		{
+			free(vals);
+			free(nulls);
+			return fail_cuda(c, "cudaMemcpyAsync (append)", e);
+		}
+	}
+	/* the result owns its host arrays from here on */
+	free(res->vals);
+	free(res->nulls);
+	res->vals = vals;
+	res->nulls = nulls;
+	res->made = true;
+	res->ncols = ncols;
+	res->nrows = old + total;
+
+	memset(&R, 0, sizeof(R));
+	R.pass = PASS_RUN;
+	R.offs = offs;
+	R.base = old;
+	R.outvals = dvals;
+	R.outnulls = dnulls;
+	R.flags = c->dflags;
+	if (!run_pass(c, P, R, nrows, &f))
+		return false;
+	st->sink_rows = total;
+	st->out_rows = total;
+	return true;
+}
+
+/* stable radix sort of (key, value) pairs on the low `bits` bits of the keys (CUB) */
+static bool
+sort_pairs(Ctx *c, const unsigned int *kin, unsigned int *kout, const unsigned int *vin, unsigned int *vout,
+		   int n, int bits)
+{
+	size_t		tbytes = 0;
+	size_t		mark = c->pool->used;
+	void	   *tmp;
+
+	CK(cub::DeviceRadixSort::SortPairs(NULL, tbytes, kin, kout, vin, vout, n, 0, bits, c->stream));
+	tmp = pool_alloc(c, tbytes);
+	if (tmp == NULL)
+		return false;
+	CK(cub::DeviceRadixSort::SortPairs(tmp, tbytes, kin, kout, vin, vout, n, 0, bits, c->stream));
+	c->pool->used = mark;
+	return true;
+}
+
+/*
+ * HASH_BUILD: collect the rows (count, prefix sum, write: keys, payload, hash), then group them by key:
+ * directory insert, count per directory slot, prefix sum, stable sort of (slot, row), gather.
+ */
+static bool
+sink_hash_build(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipelineStats *st)
+{
+	const TmSink *sk = &pl->sink;
+	const TmHashTable *def = &c->plan->hashtables[sk->target];
+	int			nk = sk->nkeys;
+	int			nv = sk->nvals;
+	int			ncols = nk + nv;
+	long long  *offs;
+	long long	n;
+	TmValue    *rows[TM_GPU_MAX_KEYS + 256];
+	uint8_t    *rnulls[TM_GPU_MAX_KEYS + 256];
+	TmValue   **hrows = rows;
+	uint8_t   **hrnulls = rnulls;
+	TmValue   **drows;
+	uint8_t   **drnulls;
+	uint64_t   *hashes;
+	DRun		R;
+	DFlags		f;
+	uint64_t	dirsize;
+	int			bits = 0;
+	unsigned int *dir, *gid, *gid_sorted, *iota, *perm;
+	int		   *cnt, *start;
+	TmType	   *dkeytypes;
+	DEntry	   *entries;
+	DJoin		J;
+	bool		ok = false;
+
+	if (!count_pass(c, P, nrows, &offs, &n))
+		return false;
+	if (n >= TM_GPU_MAX_BUILD_ROWS)
+		return fail(c, TM_GPU_ERR_UNSUPPORTED, "hash table %d: build side of %lld rows", sk->target, n);
+	if (ncols > (int) (sizeof(rows) / sizeof(rows[0])))
+	{
+		hrows = (TmValue **) xmalloc0(c, sizeof(TmValue *) * ncols);
+		hrnulls = (uint8_t **) xmalloc0(c, sizeof(uint8_t *) * ncols);
+		if (hrows == NULL || hrnulls == NULL)
+			goto done;
+	}
+
+	/* the collected rows */
+	hashes = dalloc<uint64_t>(c, Max1(n));
+	if (hashes == NULL || !alloc_value_columns(c, ncols, n, hrows, hrnulls, &drows, &drnulls))
+		goto done;
+	memset(&R, 0, sizeof(R));
+	R.pass = PASS_RUN;
+	R.offs = offs;
+	R.outvals = drows;
+	R.outnulls = drnulls;
+	R.outhash = hashes;
+	R.flags = c->dflags;
+	if (!run_pass(c, P, R, nrows, &f))
+		goto done;
+
+	/* group by key */
+	dirsize = 16;
+	while (dirsize < (uint64_t) n * 2)
+		dirsize <<= 1;
+	while (((uint64_t) 1 << bits) < dirsize)
+		bits++;
+	dir = dalloc<unsigned int>(c, dirsize);
+	cnt = dalloc<int>(c, dirsize);
+	start = dalloc<int>(c, dirsize);
+	gid = dalloc<unsigned int>(c, Max1(n));
+	gid_sorted = dalloc<unsigned int>(c, Max1(n));
+	iota = dalloc<unsigned int>(c, Max1(n));
+	perm = dalloc<unsigned int>(c, Max1(n));
+	entries = dalloc<DEntry>(c, dirsize);
+	dkeytypes = upload(c, def->keytypes, (size_t) nk);
+	if (dir == NULL || cnt == NULL || start == NULL || gid == NULL || gid_sorted == NULL || iota == NULL ||
+		perm == NULL || entries == NULL || dkeytypes == NULL)
+		goto done;
+	if (cudaMemsetAsync(dir, 0xff, sizeof(unsigned int) * dirsize, c->stream) != cudaSuccess ||
+		cudaMemsetAsync(cnt, 0, sizeof(int) * dirsize, c->stream) != cudaSuccess)
+	{
+		fail_cuda(c, "cudaMemsetAsync (join directory)", cudaGetLastError());
+		goto done;
+	}
+	if (n > 0)
+	{
+		join_insert_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(drows, dkeytypes, nk, hashes, n, dir,
+																   dirsize - 1, gid, cnt);
+		if (cudaPeekAtLastError() != cudaSuccess)
+		{
+			fail_cuda(c, "join_insert_kernel", cudaGetLastError());
+			goto done;
+		}
+		iota_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(iota, n);
+		if (cudaPeekAtLastError() != cudaSuccess)
+		{
+			fail_cuda(c, "iota_kernel", cudaGetLastError());
+			goto done;
+		}
+	}
+	if (!exclusive_sum(c, cnt, start, (int) dirsize))
+		goto done;
+	if (n > 0 && !sort_pairs(c, gid, gid_sorted, iota, perm, (int) n, bits))
+		goto done;
+	join_entries_kernel<<<nblocks(c, dirsize), TPB, 0, c->stream>>>(dir, cnt, start, hashes, dirsize, entries);
+	if (cudaPeekAtLastError() != cudaSuccess)
+	{
+		fail_cuda(c, "join_entries_kernel", cudaGetLastError());
+		goto done;
+	}
+
+	/* the final columns: rows with equal keys contiguous */
+	{
+		TmValue    *fin[TM_GPU_MAX_KEYS + 256];
+		uint8_t    *finnulls[TM_GPU_MAX_KEYS + 256];
+		TmValue   **hfin = fin;
+		uint8_t   **hfinnulls = finnulls;
+
+		if (ncols > (int) (sizeof(fin) / sizeof(fin[0])))
+		{
+			hfin = (TmValue **) xmalloc0(c, sizeof(TmValue *) * ncols);
+			hfinnulls = (uint8_t **) xmalloc0(c, sizeof(uint8_t *) * ncols);
+		}
+		if (hfin != NULL && hfinnulls != NULL)
+		{
+			bool		good = true;
+
+			for (int i = 0; i < ncols && good; i++)
+			{
+				hfin[i] = dalloc<TmValue>(c, Max1(n));
+				hfinnulls[i] = (i < nk) ? NULL : dalloc<uint8_t>(c, Max1(n));
+				good = hfin[i] != NULL && (i < nk || hfinnulls[i] != NULL);
+				if (good && n > 0)
+				{
+					gather_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(hrows[i], hrnulls[i], perm, n,
+																		 hfin[i], hfinnulls[i]);
+					if (cudaPeekAtLastError() != cudaSuccess)
+					{
+						fail_cuda(c, "gather_kernel", cudaGetLastError());
+						good = false;
+					}
+				}
+			}
+			if (good)
+			{
+				memset(&J, 0, sizeof(J));
+				J.nkeys = nk;
+				J.npay = nv;
+				J.mask = dirsize - 1;
+				J.keytypes = dkeytypes;
+				J.entries = entries;
+				J.keys = upload(c, (const TmValue *const *) hfin, Max1(nk));
+				J.pay = nv > 0 ? upload(c, (const TmValue *const *) hfin + nk, (size_t) nv) : NULL;
+				J.paynulls = nv > 0 ? upload(c, (const uint8_t *const *) hfinnulls + nk, (size_t) nv) : NULL;
+				if (J.keys != NULL && (nv == 0 || (J.pay != NULL && J.paynulls != NULL)))
+				{
+					c->hts[sk->target].d = upload(c, &J, 1);
+					if (c->hts[sk->target].d != NULL)
+					{
+						c->hts[sk->target].built = true;
+						c->hts[sk->target].nrows = n;
+						ok = true;
+					}
+				}
+			}
+		}
+		if (hfin != fin)
+			free(hfin);
+		if (hfinnulls != finnulls)
+			free(hfinnulls);
+	}
+	/* uploads above read host arrays: complete them before those arrays go */
+	if (ok && cudaStreamSynchronize(c->stream) != cudaSuccess)
+		ok = fail_cuda(c, "cudaStreamSynchronize (hash build)", cudaGetLastError());
+	st->sink_rows = n;
+	st->out_rows = n;
+
+done:
+	if (hrows != rows)
+		free(hrows);
+	if (hrnulls != rnulls)
+		free(hrnulls);
+	return ok;
+}
+
+/*
+ * AGG: group table with atomics.  The table first gets room for min(bound, AGG_INITIAL_CAP) groups
+ * (bound: sink rows, counted by a COUNT pass where probes can multiply rows, else the source rows); if
+ * that overflows, the pass is redone with room for bound groups.
+ */
+static bool
+sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipelineStats *st)
+{
+	const TmSink *sk = &pl->sink;
+	HResult    *res = &c->results[sk->target];
+	int			nk = sk->nkeys;
+	int			na = sk->naggs;
+	int			ncols = nk + na;
+	long long	bound = nrows;
+	long long	cap;
+	size_t		mark;
+	int		   *modes = NULL;
+	DAggState  *states = NULL;
+	TmValue	   *gkeys[TM_GPU_MAX_KEYS];
+	uint8_t    *gknulls[TM_GPU_MAX_KEYS];
+	unsigned long long ng = 0;
+	DFlags		f;
+	bool		ok = false;
+
+	if (has_fanout(pl))
+	{
+		long long  *offs;
+
+		if (!count_pass(c, P, nrows, &offs, &bound))
+			return false;
+	}
+	if (bound >= INT32_MAX)
+		return fail(c, TM_GPU_ERR_UNSUPPORTED, "aggregation of %lld rows", bound);
+	cap = (nk == 0) ? 1 : (bound < AGG_INITIAL_CAP ? bound : AGG_INITIAL_CAP);
+	if (cap < 1)
+		cap = 1;
+	modes = (int *) xmalloc0(c, sizeof(int) * Max1(na));
+	states = (DAggState *) xmalloc0(c, sizeof(DAggState) * Max1(na));
+	if (modes == NULL || states == NULL)
+		goto done;
+	for (int a = 0; a < na; a++)
+		modes[a] = agg_mode(c, &sk->aggs[a], a);
+
+	mark = c->pool->used;
+	for (;;)
+	{
+		DRun		R;
+		uint64_t	dirsize = 16;
+		unsigned long long ng0 = (nk == 0) ? 1 : 0;
+
+		memset(&R, 0, sizeof(R));
+		R.pass = PASS_RUN;
+		R.flags = c->dflags;
+		R.gcap = cap;
+		if (nk > 0)
+		{
+			while (dirsize < (uint64_t) cap * 2)
+				dirsize <<= 1;
+			R.gdir = dalloc<unsigned long long>(c, dirsize);
+			R.gmask = dirsize - 1;
+			R.ghash = dalloc<uint64_t>(c, (size_t) cap);
+			if (R.gdir == NULL || R.ghash == NULL)
+				goto done;
+			if (cudaMemsetAsync(R.gdir, 0xff, sizeof(unsigned long long) * dirsize, c->stream) != cudaSuccess)
+			{
+				fail_cuda(c, "cudaMemsetAsync (group directory)", cudaGetLastError());
+				goto done;
+			}
+			for (int k = 0; k < nk; k++)
+			{
+				gkeys[k] = dalloc<TmValue>(c, (size_t) cap);
+				gknulls[k] = dalloc<uint8_t>(c, (size_t) cap);
+				if (gkeys[k] == NULL || gknulls[k] == NULL)
+					goto done;
+			}
+			R.gkeys = upload(c, gkeys, (size_t) nk);
+			R.gknulls = upload(c, gknulls, (size_t) nk);
+			if (R.gkeys == NULL || R.gknulls == NULL)
+				goto done;
+		}
+		for (int a = 0; a < na; a++)
+		{
+			states[a].w = dalloc<unsigned long long>(c, 3 * (size_t) cap);
+			states[a].seen = dalloc<unsigned int>(c, (size_t) cap);
+			states[a].lock = dalloc<unsigned int>(c, (size_t) cap);
+			if (states[a].w == NULL || states[a].seen == NULL || states[a].lock == NULL)
+				goto done;
+			if (cudaMemsetAsync(states[a].w, 0, sizeof(unsigned long long) * 3 * cap, c->stream) != cudaSuccess ||
+				cudaMemsetAsync(states[a].seen, 0, sizeof(unsigned int) * cap, c->stream) != cudaSuccess ||
+				cudaMemsetAsync(states[a].lock, 0, sizeof(unsigned int) * cap, c->stream) != cudaSuccess)
+			{
+				fail_cuda(c, "cudaMemsetAsync (aggregate states)", cudaGetLastError());
+				goto done;
+			}
+			if (modes[a] == AM_MINMAX_INT)
+			{
+				agg_init_kernel<<<nblocks(c, cap), TPB, 0, c->stream>>>(states[a].w, cap,
+																		 sk->aggs[a].kind == TM_AGG_MIN ?
+																		 INT64_MAX : INT64_MIN);
+				if (cudaPeekAtLastError() != cudaSuccess)
+				{
+					fail_cuda(c, "agg_init_kernel", cudaGetLastError());
+					goto done;
+				}
+			}
+		}
+		R.astate = upload(c, states, Max1(na));
+		R.ngroups = upload(c, &ng0, 1);
+		if (R.astate == NULL || R.ngroups == NULL)
+			goto done;
+		if (!run_pass(c, P, R, nrows, &f))
+			goto done;
+		if (f.overflow)
+		{
+			if (cap >= bound)
+			{
+				fail(c, TM_GPU_ERR_BAD_PLAN, "group table of %lld groups overflowed", cap);
+				goto done;
+			}
+			/* again, with room for every sink row */
+			c->pool->used = mark;
+			cap = bound;
+			continue;
+		}
+		if (!download(c, &ng, R.ngroups, sizeof(ng)))
+			goto done;
+		break;
+	}
+	if ((long long) ng > cap)
+		ng = (unsigned long long) cap;
+
+	/* the result: keys, then the final value of each aggregate */
+	{
+		TmValue   **vals = (TmValue **) xmalloc0(c, sizeof(TmValue *) * Max1(ncols));
+		uint8_t   **nulls = (uint8_t **) xmalloc0(c, sizeof(uint8_t *) * Max1(ncols));
+		TmValue   **dvals;
+		uint8_t   **dnulls;
+		DFlags		ff;
+
+		if (vals == NULL || nulls == NULL ||
+			!alloc_value_columns(c, ncols, (int64_t) ng, vals, nulls, &dvals, &dnulls))
+		{
+			free(vals);
+			free(nulls);
+			goto done;
+		}
+		res->vals = vals;
+		res->nulls = nulls;
+		res->ncols = ncols;
+		res->nrows = (int64_t) ng;
+		res->made = true;
+		res->by_agg = true;
+		for (int k = 0; k < nk && ng > 0; k++)
+		{
+			cudaError_t e;
+
+			if ((e = cudaMemcpyAsync(vals[k], gkeys[k], sizeof(TmValue) * ng, cudaMemcpyDeviceToDevice,
+									 c->stream)) != cudaSuccess ||
+				(e = cudaMemcpyAsync(nulls[k], gknulls[k], ng, cudaMemcpyDeviceToDevice,
+									 c->stream)) != cudaSuccess)
+			{
+				fail_cuda(c, "cudaMemcpyAsync (group keys)", e);
+				goto done;
+			}
+		}
+		if (cudaMemsetAsync(c->dflags, 0, sizeof(DFlags), c->stream) != cudaSuccess)
+		{
+			fail_cuda(c, "cudaMemsetAsync (flags)", cudaGetLastError());
+			goto done;
+		}
+		for (int a = 0; a < na && ng > 0; a++)
+		{
+			agg_final_kernel<<<nblocks(c, (int64_t) ng), TPB, 0, c->stream>>>(states[a], modes[a], (long long) ng,
+																			  vals[nk + a], nulls[nk + a],
+																			  c->dflags);
+			if (cudaPeekAtLastError() != cudaSuccess)
+			{
+				fail_cuda(c, "agg_final_kernel", cudaGetLastError());
+				goto done;
+			}
+		}
+		if (!download(c, &ff, c->dflags, sizeof(ff)) || !check_flags(c, &ff))
+			goto done;
+	}
+	st->sink_rows = (long long) f.sinkrows;
+	st->out_rows = (long long) ng;
+	ok = true;
+
+done:
+	free(modes);
+	free(states);
+	return ok;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Host side: the output result back to host columns
+ * ------------------------------------------------------------------------------------------------
+ */
+static bool
+output_column(Ctx *c, const HResult *r, int i, int kind, TmGpuColumn *col)
+{
+	int64_t		n = r->made ? r->nrows : 0;
+	size_t		mark = c->pool->used;
+
+	col->kind = (int16_t) kind;
+	col->nulls = (uint8_t *) xmalloc0(c, Max1(n));
+	if (col->nulls == NULL)
+		return false;
+	if (n > 0 && !download(c, col->nulls, r->nulls[i], (size_t) n))
+		return false;
+
+	if (kind_is_text(kind))
+	{
+		long long  *lens;
+		long long  *offs;
+		long long	total = 0;
+		char	   *bytes;
+
+		col->offsets = (int64_t *) xmalloc0(c, sizeof(int64_t) * ((size_t) n + 1));
+		if (col->offsets == NULL)
+			return false;
+		if (n > 0)
+		{
+			lens = dalloc<long long>(c, (size_t) n + 1);
+			offs = dalloc<long long>(c, (size_t) n + 1);
+			if (lens == NULL || offs == NULL)
+				return false;
+			text_len_kernel<<<nblocks(c, n + 1), TPB, 0, c->stream>>>(r->vals[i], r->nulls[i], n, lens);
+			LAUNCH_CHECK("text_len_kernel");
+			if (!exclusive_sum(c, lens, offs, (int) (n + 1)) ||
+				!download(c, &total, offs + n, sizeof(total)))
+				return false;
+			bytes = dalloc<char>(c, Max1(total));
+			if (bytes == NULL)
+				return false;
+			text_copy_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(r->vals[i], r->nulls[i], n, offs, bytes);
+			LAUNCH_CHECK("text_copy_kernel");
+			if (!download(c, col->offsets, offs, sizeof(int64_t) * ((size_t) n + 1)))
+				return false;
+			col->data = xmalloc0(c, Max1(total));
+			if (col->data == NULL || (total > 0 && !download(c, col->data, bytes, (size_t) total)))
+				return false;
+		}
+		else
+		{
+			col->data = xmalloc0(c, 1);
+			if (col->data == NULL)
+				return false;
+		}
+	}
+	else
+	{
+		int			w = tm_gpu_kind_width(kind);
+
+		col->data = xmalloc0(c, Max1(n * w));
+		if (col->data == NULL)
+			return false;
+		if (n > 0)
+		{
+			char	   *d = dalloc<char>(c, (size_t) (n * w));
+
+			if (d == NULL)
+				return false;
+			to_fixed_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(r->vals[i], r->nulls[i], n, kind, d);
+			LAUNCH_CHECK("to_fixed_kernel");
+			if (!download(c, col->data, d, (size_t) (n * w)))
+				return false;
+		}
+	}
+	c->pool->used = mark;
+	return true;
+}
+
+static bool
+output_table(Ctx *c, TmGpuTable *out)
+{
+	const TmResult *def = &c->plan->results[c->plan->output_result];
+	const HResult *r = &c->results[c->plan->output_result];
+	TmGpuTable	t;
+
+	memset(&t, 0, sizeof(t));
+	t.ncols = def->ncols;
+	t.nrows = r->made ? r->nrows : 0;
+	t.cols = (TmGpuColumn *) xmalloc0(c, sizeof(TmGpuColumn) * Max1(def->ncols));
+	if (t.cols == NULL)
+		return false;
+	if (r->made && r->ncols != def->ncols)
+	{
+		free(t.cols);
+		return fail(c, TM_GPU_ERR_BAD_PLAN, "output result has %d columns, expected %d", r->ncols, def->ncols);
+	}
+	for (int i = 0; i < def->ncols; i++)
+	{
+		if (!output_column(c, r, i, def->coltypes[i].kind, &t.cols[i]))
+		{
+			tm_gpu_table_free(&t);
+			return false;
+		}
+	}
+	*out = t;
+	return true;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The C interface
+ * ------------------------------------------------------------------------------------------------
+ */
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double) ts.tv_sec * 1000.0 + (double) ts.tv_nsec / 1e6;
+}
+
+static bool
+execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *params, const bool *paramnulls,
+			 TmGpuTable *out, TmGpuPipelineStats *stats)
+{
+	const TmPlan *plan = c->plan;
+
+	CK(cudaSetDevice(c->pool->dev));
+	c->dflags = dalloc<DFlags>(c, 1);
+	if (c->dflags == NULL)
+		return false;
+
+	for (int p = 0; p < plan->npipelines; p++)
+	{
+		const TmPipeline *pl = &plan->pipelines[p];
+		const TmGpuTable *input = NULL;
+		TmGpuPipelineStats st;
+		DCol	   *cols = NULL;
+		int			ncols = 0;
+		int64_t		nrows = 0;
+		const DPipe *P;
+		bool		ok;
+		double		t0 = now_ms();
+
+		c->pipeline = p;
+		memset(&st, 0, sizeof(st));
+		if ((pl->srckind == TM_SRC_TABLE || pl->srckind == TM_SRC_SUBPLAN) && inputs != NULL && p < ninputs)
+			input = &inputs[p];
+		if (!check_pipeline(c, pl, input))
+			return false;
+		if (!source_columns(c, pl, input, &cols, &ncols, &nrows))
+		{
+			free(cols);
+			return false;
+		}
+		if (nrows >= INT32_MAX)
+		{
+			free(cols);
+			return fail(c, TM_GPU_ERR_UNSUPPORTED, "source of %lld rows", (long long) nrows);
+		}
+		P = upload_pipeline(c, pl, cols, ncols, nrows, params, paramnulls);
+		free(cols);
+		if (P == NULL)
+			return false;
+		st.source_rows = nrows;
+		switch (pl->sink.kind)
+		{
+			case TM_SINK_EMIT:
+				ok = sink_emit(c, pl, P, nrows, &st);
+				break;
+			case TM_SINK_HASH_BUILD:
+				ok = sink_hash_build(c, pl, P, nrows, &st);
+				break;
+			default:
+				ok = sink_agg(c, pl, P, nrows, &st);
+				break;
+		}
+		if (!ok)
+			return false;
+		CK(cudaStreamSynchronize(c->stream));
+		st.time_ms = now_ms() - t0;
+		if (stats != NULL)
+			stats[p] = st;
+	}
+	c->pipeline = -1;
+	return output_table(c, out);
+}
+
+extern "C" int
+tm_gpu_execute(TmGpuPool *pool, const TmPlan *plan, const TmGpuTable *inputs, int ninputs,
+			   const TmValue *params, const bool *paramnulls,
+			   TmGpuTable *out, TmGpuPipelineStats *stats, TmGpuFailure *failure,
+			   char *err, int errlen)
+{
+	Ctx			ctx;
+	Ctx		   *c = &ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	c->err = err;
+	c->errlen = errlen;
+	c->pipeline = -1;
+	c->fail = failure;
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (failure != NULL)
+	{
+		failure->pipeline = -1;
+		failure->status = 0;
+		failure->row = -1;
+	}
+	if (pool == NULL || plan == NULL || out == NULL)
+	{
+		fail(c, TM_GPU_ERR_BAD_PLAN, "tm_gpu_execute: no pool, plan or output");
+		return c->rc;
+	}
+	if (plan->output_result < 0 || plan->output_result >= plan->nresults || plan->npipelines < 0)
+	{
+		fail(c, TM_GPU_ERR_BAD_PLAN, "plan has an invalid output result %d", plan->output_result);
+		return c->rc;
+	}
+	if (plan->nparams > 0 && params == NULL)
+	{
+		fail(c, TM_GPU_ERR_BAD_PLAN, "plan has %d parameters, none given", plan->nparams);
+		return c->rc;
+	}
+	c->pool = pool;
+	c->stream = pool->stream;
+	c->plan = plan;
+	pool->used = 0;
+	pool->peak = 0;
+	c->results = (HResult *) xmalloc0(c, sizeof(HResult) * Max1(plan->nresults));
+	c->hts = (HHash *) xmalloc0(c, sizeof(HHash) * Max1(plan->nhashtables));
+
+	if (c->results != NULL && c->hts != NULL)
+		(void) execute_plan(c, inputs, ninputs, params, paramnulls, out, stats);
+
+	if (c->rc != TM_GPU_OK)
+	{
+		/* let queued work finish before the pool is reused; clear a non-sticky error */
+		(void) cudaStreamSynchronize(pool->stream);
+		(void) cudaGetLastError();
+	}
+	if (c->results != NULL)
+		for (int i = 0; i < plan->nresults; i++)
+		{
+			free(c->results[i].vals);
+			free(c->results[i].nulls);
+		}
+	free(c->results);
+	free(c->hts);
+	return c->rc;
+}
+
+extern "C" int
+tm_gpu_pool_create(int dev, size_t bytes, TmGpuPool **poolp, char *err, int errlen)
+{
+	Ctx			ctx;
+	Ctx		   *c = &ctx;
+	TmGpuPool  *pool;
+	cudaError_t e;
+
+	memset(&ctx, 0, sizeof(ctx));
+	c->err = err;
+	c->errlen = errlen;
+	c->pipeline = -1;
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	*poolp = NULL;
+	if (bytes == 0)
+	{
+		fail(c, TM_GPU_ERR_BAD_PLAN, "tm_gpu_pool_create: size 0");
+		return c->rc;
+	}
+	pool = (TmGpuPool *) xmalloc0(c, sizeof(TmGpuPool));
+	if (pool == NULL)
+		return c->rc;
+	pool->dev = dev;
+	pool->size = bytes;
+	if ((e = cudaSetDevice(dev)) != cudaSuccess)
+		fail_cuda(c, "cudaSetDevice", e);
+	else if ((e = cudaDeviceGetAttribute(&pool->nsm, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
+		fail_cuda(c, "cudaDeviceGetAttribute", e);
+	else if ((e = cudaMalloc((void **) &pool->base, bytes)) != cudaSuccess)
+		fail(c, (e == cudaErrorMemoryAllocation) ? TM_GPU_ERR_NOMEM : TM_GPU_ERR_CUDA,
+			 "cudaMalloc of %zu bytes: %s (%s)", bytes, cudaGetErrorString(e), cudaGetErrorName(e));
+	else if ((e = cudaStreamCreateWithFlags(&pool->stream, cudaStreamNonBlocking)) != cudaSuccess)
+		fail_cuda(c, "cudaStreamCreateWithFlags", e);
+	if (c->rc != TM_GPU_OK)
+	{
+		if (pool->base != NULL)
+			(void) cudaFree(pool->base);
+		(void) cudaGetLastError();
+		free(pool);
+		return c->rc;
+	}
+	if (pool->nsm < 1)
+		pool->nsm = 1;
+	*poolp = pool;
+	return TM_GPU_OK;
+}
+
+extern "C" int
+tm_gpu_pool_destroy(TmGpuPool *pool, char *err, int errlen)
+{
+	int			rc = TM_GPU_OK;
+	cudaError_t e;
+
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (pool == NULL)
+		return TM_GPU_OK;
+	if ((e = cudaSetDevice(pool->dev)) == cudaSuccess)
+	{
+		(void) cudaStreamSynchronize(pool->stream);
+		if ((e = cudaStreamDestroy(pool->stream)) == cudaSuccess)
+			e = cudaFree(pool->base);
+	}
+	if (e != cudaSuccess)
+	{
+		set_msg(err, errlen, "tm_gpu_pool_destroy: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+		(void) cudaGetLastError();
+		rc = TM_GPU_ERR_CUDA;
+	}
+	free(pool);
+	return rc;
+}
+
+extern "C" size_t
+tm_gpu_pool_size(const TmGpuPool *pool)
+{
+	return pool ? pool->size : 0;
+}
+
+extern "C" size_t
+tm_gpu_pool_peak(const TmGpuPool *pool)
+{
+	return pool ? pool->peak : 0;
+}
+
+extern "C" void
+tm_gpu_table_free(TmGpuTable *t)
+{
+	if (t == NULL)
+		return;
+	if (t->cols != NULL)
+		for (int i = 0; i < t->ncols; i++)
+		{
+			free(t->cols[i].data);
+			free(t->cols[i].offsets);
+			free(t->cols[i].nulls);
+		}
+	free(t->cols);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,160 @@
+/*
+ * tm_gpu_exec.h — C interface of the GPU executor of a themis plan (cuda/tm_gpu_exec.cu).
+ *
+ * The GPU executor runs every pipeline of a TmPlan (themis/tm_ir.h) on one CUDA device, with the same
+ * semantics as the CPU executor (src/cpu_exec.c, the reference): the same bytecode interpreter
+ * (tm_expr_eval.h), the same hashing and equality (tm_hash.h), the same join / NULL rules.  It is
+ * independent of PostgreSQL: the caller hands it host columns, it hands back host columns.  This first
+ * version is the straightforward one: one thread per source row walks that row's evaluation tree
+ * depth-first (no NIFS/AWS load balancing yet).
+ *
+ * Column layout (host and device alike), by TmKind of the column:
+ *
+ *   TM_K_BOOL                 uint8_t    0 / 1
+ *   TM_K_INT2                 int16_t
+ *   TM_K_INT4, TM_K_DATE      int32_t    (date: PostgreSQL DateADT)
+ *   TM_K_INT8, TM_K_TIMESTAMP int64_t    (timestamp: PostgreSQL Timestamp)
+ *   TM_K_FLOAT4               float
+ *   TM_K_FLOAT8               double
+ *   TM_K_NUMERIC              16 bytes per value: value * 10^scale as a two's complement 128-bit integer,
+ *                             little endian (an array of tm_int128, or of int64_t pairs low, high)
+ *   TM_K_TEXT, TM_K_BPCHAR    data = the bytes of all values, offsets = nrows + 1 int64_t: value r is
+ *                             data[offsets[r] .. offsets[r + 1])  (bpchar: as stored, blank padded)
+ *
+ *   nulls: NULL (no NULLs in the column) or nrows bytes, 1 = NULL.  The value of a NULL row is ignored
+ *   (it must still be a valid offset pair for text).
+ *
+ * Inputs: inputs[p] is the source of pipeline p when it reads a TABLE or a SUBPLAN (the caller has read
+ * the rows); its columns are the pipeline's source columns (TmPipeline.nsrccols, slot .col indexes
+ * them).  Pipelines with a RESULT source read the device copy of an earlier result; their inputs[p] is
+ * ignored.  The output is plan->output_result, copied back in the same layout (always with a nulls
+ * array).
+ *
+ * Device memory: one pool per device (tm_gpu_pool_create: the only cudaMalloc), a bump allocator that
+ * each tm_gpu_execute starts from empty.  If the pool is too small the call fails with TM_GPU_ERR_NOMEM
+ * (and says how much more it needed); nothing else is allocated on the device.
+ *
+ * Every function is extern "C", never throws or aborts, checks every CUDA call it makes and reports
+ * failure as a negative TmGpuRc plus a NUL-terminated message in err[errlen].  A pool is used by one
+ * host thread at a time.
+ *
+ * Supported: FILTER; PROBE inner / semi / anti / left with residual quals (NULL keys never match);
+ * sinks HASH_BUILD, AGG (count(*), count, sum, min, max with FILTER clauses; group keys may be NULL and
+ * group together; no group keys: exactly one group) and EMIT (several EMITs into one result append);
+ * parameters (level -1 slots).  Refused with TM_GPU_ERR_UNSUPPORTED: DISTINCT aggregates, more than
+ * TM_GPU_MAX_SLOTS slots / TM_GPU_MAX_OPS ops / TM_GPU_MAX_KEYS keys, sources of 2^31 rows or more, build
+ * sides of TM_GPU_MAX_BUILD_ROWS rows or more.
+ *
+ * Differences from the CPU executor that are not bugs: rows of the output come in another order
+ * (EMIT keeps source order within a pipeline, but groups of an AGG come in no particular order), sums of
+ * floats add in another order, a numeric / int8 sum is exact as long as the final sum fits 128 bits
+ * (the CPU falls back when a partial sum overflows), and when several rows raise different errors, the
+ * one reported may differ.
+ */
+#ifndef THEMIS_TM_GPU_EXEC_H
+#define THEMIS_TM_GPU_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "themis/tm_types.h"
+#include "themis/tm_ir.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+/* limits of this version (per pipeline) */
+#define TM_GPU_MAX_SLOTS		64
+#define TM_GPU_MAX_OPS			16
+#define TM_GPU_MAX_KEYS			16
+#define TM_GPU_MAX_BUILD_ROWS	(INT32_C(1) << 29)
+
+typedef enum TmGpuRc
+{
+	TM_GPU_OK = 0,
+	TM_GPU_ERR_CUDA = -1,			/* a CUDA call failed (err says which and why) */
+	TM_GPU_ERR_NOMEM = -2,			/* the device pool is too small for this plan */
+	TM_GPU_ERR_HOST_NOMEM = -3,		/* malloc failed */
+	TM_GPU_ERR_UNSUPPORTED = -4,	/* the plan uses what this executor cannot run yet: run it on the CPU */
+	TM_GPU_ERR_BAD_PLAN = -5,		/* malformed plan or inputs (a bug of the caller) */
+	TM_GPU_ERR_EXPR = -6			/* an expression raised an error: TmGpuFailure.status says which
+									 * (TM_ERR_FALLBACK: not representable, run the CPU plan) */
+} TmGpuRc;
+
+/* a column in the layout above */
+typedef struct TmGpuColumn
+{
+	int16_t		kind;			/* TmKind */
+	void	   *data;
+	int64_t    *offsets;		/* text kinds only */
+	uint8_t    *nulls;			/* NULL or nrows bytes, 1 = NULL */
+} TmGpuColumn;
+
+typedef struct TmGpuTable
+{
+	int32_t		ncols;
+	int64_t		nrows;
+	TmGpuColumn *cols;
+} TmGpuTable;
+
+/* per pipeline, as TmPipelineStats of the CPU executor */
+typedef struct TmGpuPipelineStats
+{
+	int64_t		source_rows;	/* rows read from the source */
+	int64_t		sink_rows;		/* rows that reached the sink (HASH_BUILD: not counting NULL keys) */
+	int64_t		out_rows;		/* hash table rows, groups, or emitted rows */
+	double		time_ms;		/* wall clock, uploads and copies included */
+} TmGpuPipelineStats;
+
+/* where and why a tm_gpu_execute failed */
+typedef struct TmGpuFailure
+{
+	int32_t		pipeline;		/* the pipeline that failed, -1 if none / before any */
+	int32_t		status;			/* TM_GPU_ERR_EXPR: the TmStatus raised (first one recorded) */
+	int64_t		row;			/* TM_GPU_ERR_EXPR: a source row of that pipeline that raised it */
+} TmGpuFailure;
+
+typedef struct TmGpuPool TmGpuPool;
+
+/*
+ * Create a pool of `bytes` of device memory on device dev (creates the CUDA context if there is none,
+ * and one stream).  0 and *pool, or a negative TmGpuRc with err set.
+ */
+extern int	tm_gpu_pool_create(int dev, size_t bytes, TmGpuPool **pool, char *err, int errlen);
+
+/* Free the pool (NULL is fine).  0, or TM_GPU_ERR_CUDA with err set (err may be NULL). */
+extern int	tm_gpu_pool_destroy(TmGpuPool *pool, char *err, int errlen);
+
+/* Bytes of the pool, and the most that the last tm_gpu_execute used. */
+extern size_t tm_gpu_pool_size(const TmGpuPool *pool);
+extern size_t tm_gpu_pool_peak(const TmGpuPool *pool);
+
+/*
+ * Run plan on the pool's device.
+ *   inputs[p] (ninputs >= plan->npipelines; may be NULL if no pipeline reads a TABLE / SUBPLAN): see above.
+ *   params / paramnulls: plan->nparams values of the level -1 slots (text values point at host bytes;
+ *   paramnulls NULL: none is NULL; both may be NULL when nparams is 0).
+ *   out: set to the output result (host memory from malloc; free it with tm_gpu_table_free), also when
+ *   no pipeline made it (0 rows).  Untouched on failure.
+ *   stats: plan->npipelines entries, or NULL.  fail: where it failed, or NULL.
+ * Returns TM_GPU_OK or a negative TmGpuRc with err set (and *fail).
+ */
+extern int	tm_gpu_execute(TmGpuPool *pool, const TmPlan *plan,
+						   const TmGpuTable *inputs, int ninputs,
+						   const TmValue *params, const bool *paramnulls,
+						   TmGpuTable *out, TmGpuPipelineStats *stats, TmGpuFailure *fail,
+						   char *err, int errlen);
+
+/* Free the arrays of a table made by tm_gpu_execute and zero it (NULL or an empty table is fine). */
+extern void tm_gpu_table_free(TmGpuTable *t);
+
+/* Bytes per value of kind in the layout above (text kinds: 0), or -1 for kinds the executor cannot hold. */
+extern int	tm_gpu_kind_width(int kind);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* THEMIS_TM_GPU_EXEC_H */

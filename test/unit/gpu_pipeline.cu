@@ -1,0 +1,1576 @@
+/*
+ * gpu_pipeline.cu — tests of the GPU executor (cuda/tm_gpu_exec.cu, interface cuda/tm_gpu_exec.h).
+ *
+ * Builds small TmPlans by hand (expressions assembled like test_expr.c does), runs them on the GPU over
+ * random tables with NULLs, duplicates and skewed (Zipf) keys, and compares the output with a plain CPU
+ * reference written here (nested loops, maps).  Rows are compared as sorted lists of text renderings
+ * (in order where the executor promises an order).  Covered: filter + emit with a parameter; inner /
+ * semi / anti / left joins with and without residual quals; two joins in one pipeline (a two-key one
+ * and a residual across levels); grouped and global aggregation (count / sum / min / max over int4,
+ * int8, numeric, float8, date, text, FILTER clauses, NULL group keys, bpchar keys); aggregation after a
+ * join feeding a RESULT source; a group table that outgrows its first size; EMIT appends; errors:
+ * division by zero (also in a later pipeline), numeric sum beyond 128 bits (fallback), count(DISTINCT)
+ * refused, a pool too small.
+ *
+ * Prints "N passed, N failed" (tm_unit.h); without a usable GPU it says it skipped and passes (make
+ * unittest does not even run it then, see test/unit/harness/run.sh).
+ *
+ *   nvcc -gencode arch=compute_90,code=sm_90 -std=c++17 --fmad=false -Iinclude -Icuda -Itest/unit \
+ *        test/unit/gpu_pipeline.cu cuda/tm_gpu_exec.cu -o gpu_pipeline
+ */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "themis/tm_types.h"
+#include "themis/tm_expr.h"
+#include "themis/tm_ir.h"
+#include "themis/tm_expr_eval.h"
+#include "tm_gpu_exec.h"
+#include "tm_unit.h"
+
+/* ------------------------------------------------------------------------------------------------
+ * Memory that lives until the end (plans, expressions)
+ * ------------------------------------------------------------------------------------------------
+ */
+static std::vector<void *> g_allocs;
+
+template <class T>
+static T *
+mk(size_t n)
+{
+	T		   *p = (T *) aligned_alloc(16, ((sizeof(T) * (n > 0 ? n : 1)) + 15) & ~(size_t) 15);
+
+	memset((void *) p, 0, sizeof(T) * (n > 0 ? n : 1));
+	g_allocs.push_back(p);
+	return p;
+}
+
+template <class T>
+static T *
+mkcopy(const std::vector<T> &v)
+{
+	T		   *p = mk<T>(v.size());
+
+	for (size_t i = 0; i < v.size(); i++)
+		p[i] = v[i];
+	return p;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * A tiny assembler (as in test_expr.c)
+ * ------------------------------------------------------------------------------------------------
+ */
+struct Asm
+{
+	TmInstr		code[256];
+	int			n;
+	TmValue		consts[64];
+	int			nc;
+	char		pool[1024];
+	int			plen;
+};
+
+static Asm A;
+
+static void
+a_init(void)
+{
+	memset(&A, 0, sizeof(A));
+}
+
+static int
+a_op(int op, int flags, int a, int b, int c)
+{
+	TmInstr    *in = &A.code[A.n];
+
+	in->op = (uint16_t) op;
+	in->flags = (uint16_t) flags;
+	in->a = a;
+	in->b = b;
+	in->c = c;
+	return A.n++;
+}
+
+static void
+p_slot(int s)
+{
+	a_op(TMI_PUSH_SLOT, 0, s, 0, 0);
+}
+
+static void
+p_int(int64_t i)
+{
+	TmValue		v;
+
+	memset(&v, 0, sizeof(v));
+	v.i = i;
+	A.consts[A.nc] = v;
+	a_op(TMI_PUSH_CONST, 0, A.nc++, 0, 0);
+}
+
+static void
+patch(int at)
+{
+	A.code[at].a = A.n;
+}
+
+static TmType
+ty(int kind, int scale = 0)
+{
+	TmType		t;
+
+	memset(&t, 0, sizeof(t));
+	t.kind = (int16_t) kind;
+	t.scale = (int16_t) scale;
+	t.typmod = -1;
+	return t;
+}
+
+/* the assembled block, 16-byte aligned like the compiler's, checked by tm_expr_validate */
+static TmExpr *
+a_build(TmType result)
+{
+	size_t		io = 48,
+				co,
+				po,
+				total;
+	TmExpr	   *e;
+	int			depth[300];
+
+	co = (io + A.n * sizeof(TmInstr) + 15) & ~(size_t) 15;
+	po = (co + A.nc * sizeof(TmValue) + 15) & ~(size_t) 15;
+	total = (po + A.plen + 15) & ~(size_t) 15;
+	e = (TmExpr *) mk<char>(total);
+	e->total_size = (int32_t) total;
+	e->ninstr = A.n;
+	e->instr_off = (int32_t) io;
+	e->nconst = A.nc;
+	e->const_off = (int32_t) co;
+	e->pool_len = A.plen;
+	e->pool_off = (int32_t) po;
+	e->max_stack = TM_EXPR_MAX_STACK;
+	e->result = result;
+	memcpy((char *) e + io, A.code, A.n * sizeof(TmInstr));
+	memcpy((char *) e + co, A.consts, A.nc * sizeof(TmValue));
+	memcpy((char *) e + po, A.pool, A.plen);
+	if (!tm_expr_validate(e, -1, depth))
+	{
+		printf("assembled expression does not validate (%s)\n", tm_unit_current);
+		tm_unit_failed++;
+	}
+	return e;
+}
+
+/* slot s */
+static TmExpr *
+x_slot(int s, TmType t)
+{
+	a_init();
+	p_slot(s);
+	return a_build(t);
+}
+
+/* slot a <pred> slot b (integer kinds) */
+static TmExpr *
+x_cmp_slots(int a, int pred, int b)
+{
+	a_init();
+	p_slot(a);
+	p_slot(b);
+	a_op(TMI_CMP, TM_CMP_INT, pred, 0, 0);
+	return a_build(ty(TM_K_BOOL));
+}
+
+/* slot a <pred> constant (integer kinds) */
+static TmExpr *
+x_cmp_const(int a, int pred, int64_t k)
+{
+	a_init();
+	p_slot(a);
+	p_int(k);
+	a_op(TMI_CMP, TM_CMP_INT, pred, 0, 0);
+	return a_build(ty(TM_K_BOOL));
+}
+
+/* slot a % m (integer kind kind) */
+static TmExpr *
+x_mod(int a, int64_t m, int kind)
+{
+	a_init();
+	p_slot(a);
+	p_int(m);
+	a_op(TMI_MOD, kind, 0, 0, 0);
+	return a_build(ty(kind));
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Plans
+ * ------------------------------------------------------------------------------------------------
+ */
+struct PipeB
+{
+	TmPipeline	pl;
+	std::vector<TmSlot> slots;
+	std::vector<TmOp> ops;
+
+	PipeB(int srckind, int src)
+	{
+		memset(&pl, 0, sizeof(pl));
+		pl.srckind = srckind;
+		if (srckind == TM_SRC_RESULT)
+			pl.src_result = src;
+	}
+	int slot(TmType t, int level, int col)
+	{
+		TmSlot		s;
+
+		s.type = t;
+		s.level = (int16_t) level;
+		s.col = (int16_t) col;
+		slots.push_back(s);
+		return (int) slots.size() - 1;
+	}
+	void filter(TmExpr *q)
+	{
+		TmOp		op;
+
+		memset(&op, 0, sizeof(op));
+		op.kind = TM_OP_FILTER;
+		op.qual = q;
+		ops.push_back(op);
+	}
+	void probe(int jointype, int ht, std::vector<TmExpr *> keys, TmExpr *qual)
+	{
+		TmOp		op;
+
+		memset(&op, 0, sizeof(op));
+		op.kind = TM_OP_PROBE;
+		op.jointype = jointype;
+		op.ht = ht;
+		op.nkeys = (int) keys.size();
+		op.keys = mkcopy(keys);
+		op.qual = qual;
+		ops.push_back(op);
+	}
+	TmPipeline emit(int result, std::vector<TmExpr *> vals)
+	{
+		pl.sink.kind = TM_SINK_EMIT;
+		pl.sink.target = result;
+		pl.sink.nvals = (int) vals.size();
+		pl.sink.vals = mkcopy(vals);
+		return done();
+	}
+	TmPipeline build(int ht, std::vector<TmExpr *> keys, std::vector<TmExpr *> vals)
+	{
+		pl.sink.kind = TM_SINK_HASH_BUILD;
+		pl.sink.target = ht;
+		pl.sink.nkeys = (int) keys.size();
+		pl.sink.keys = mkcopy(keys);
+		pl.sink.nvals = (int) vals.size();
+		pl.sink.vals = mkcopy(vals);
+		return done();
+	}
+	TmPipeline agg(int result, std::vector<TmExpr *> keys, std::vector<TmAgg> aggs)
+	{
+		pl.sink.kind = TM_SINK_AGG;
+		pl.sink.target = result;
+		pl.sink.nkeys = (int) keys.size();
+		pl.sink.keys = mkcopy(keys);
+		pl.sink.naggs = (int) aggs.size();
+		pl.sink.aggs = mkcopy(aggs);
+		return done();
+	}
+	TmPipeline done()
+	{
+		pl.nslots = (int) slots.size();
+		pl.slots = mkcopy(slots);
+		pl.nops = (int) ops.size();
+		pl.ops = mkcopy(ops);
+		return pl;
+	}
+};
+
+static TmAgg
+agg(int kind, TmExpr *arg, TmType restype, TmExpr *filter = NULL)
+{
+	TmAgg		a;
+
+	memset(&a, 0, sizeof(a));
+	a.kind = kind;
+	a.arg = arg;
+	a.restype = restype;
+	a.filter = filter;
+	return a;
+}
+
+static TmHashTable
+hashtable(std::vector<TmType> keys, std::vector<TmType> pay)
+{
+	TmHashTable h;
+
+	h.nkeys = (int) keys.size();
+	h.keytypes = mkcopy(keys);
+	h.npayload = (int) pay.size();
+	h.payloadtypes = mkcopy(pay);
+	return h;
+}
+
+static TmResult
+result(std::vector<TmType> cols)
+{
+	TmResult	r;
+
+	r.ncols = (int) cols.size();
+	r.coltypes = mkcopy(cols);
+	return r;
+}
+
+static TmPlan
+plan(std::vector<TmPipeline> pipes, std::vector<TmHashTable> hts, std::vector<TmResult> res, int output,
+	 std::vector<TmType> params = std::vector<TmType>())
+{
+	TmPlan		p;
+
+	memset(&p, 0, sizeof(p));
+	p.npipelines = (int) pipes.size();
+	p.pipelines = mkcopy(pipes);
+	p.nhashtables = (int) hts.size();
+	p.hashtables = mkcopy(hts);
+	p.nresults = (int) res.size();
+	p.results = mkcopy(res);
+	p.output_result = output;
+	p.nparams = (int) params.size();
+	p.paramtypes = mkcopy(params);
+	return p;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Random data
+ * ------------------------------------------------------------------------------------------------
+ */
+static uint64_t rng = 0x9E3779B97F4A7C15ULL;
+
+static uint64_t
+rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static int64_t
+rnd_range(int64_t lo, int64_t hi)		/* [lo, hi] */
+{
+	return lo + (int64_t) (rnd() % (uint64_t) (hi - lo + 1));
+}
+
+static bool
+chance(double p)
+{
+	return (double) (rnd() >> 11) / 9007199254740992.0 < p;
+}
+
+/* Zipf over [0, n): value i with weight 1 / (i + 1)^s (value 0 is the hottest) */
+struct Zipf
+{
+	std::vector<double> cdf;
+
+	Zipf(int n, double s)
+	{
+		double		sum = 0;
+
+		for (int i = 0; i < n; i++)
+		{
+			sum += 1.0 / pow((double) (i + 1), s);
+			cdf.push_back(sum);
+		}
+		for (auto &x : cdf)
+			x /= sum;
+	}
+	int draw()
+	{
+		double		u = (double) (rnd() >> 11) / 9007199254740992.0;
+
+		return (int) (std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
+	}
+};
+
+/* a host column: values by kind, NULL flags */
+struct HCol
+{
+	int			kind;
+	bool		has_nulls;		/* pass a nulls array to the GPU */
+	std::vector<int64_t> i;		/* bool, int kinds, date */
+	std::vector<double> f;
+	std::vector<__int128> n;	/* numeric (tm_int128 values) */
+	std::vector<std::string> s;
+	std::vector<uint8_t> nul;
+};
+
+struct HTable
+{
+	int64_t		nrows = 0;
+	std::vector<HCol> cols;
+};
+
+static HCol
+col_new(int kind)
+{
+	HCol		c;
+
+	c.kind = kind;
+	c.has_nulls = false;
+	return c;
+}
+
+/* append one value (null: a NULL) */
+static void
+push_i(HCol &c, int64_t v, bool null = false)
+{
+	c.i.push_back(null ? 0 : v);
+	c.nul.push_back(null);
+	c.has_nulls |= null;
+}
+
+static void
+push_f(HCol &c, double v, bool null = false)
+{
+	c.f.push_back(null ? 0 : v);
+	c.nul.push_back(null);
+	c.has_nulls |= null;
+}
+
+static void
+push_n(HCol &c, tm_int128 v, bool null = false)
+{
+	c.n.push_back(null ? 0 : v);
+	c.nul.push_back(null);
+	c.has_nulls |= null;
+}
+
+static void
+push_s(HCol &c, const std::string &v, bool null = false)
+{
+	c.s.push_back(null ? std::string() : v);
+	c.nul.push_back(null);
+	c.has_nulls |= null;
+}
+
+/* the table in the layout of tm_gpu_exec.h (buffers owned here) */
+struct GpuIn
+{
+	std::vector<std::vector<char>> bufs;
+	std::vector<std::vector<int64_t>> offs;
+	std::vector<std::vector<uint8_t>> nulls;
+	std::vector<TmGpuColumn> cols;
+	TmGpuTable	t;
+
+	explicit GpuIn(const HTable &h)
+	{
+		size_t		nc = h.cols.size();
+
+		bufs.resize(nc);
+		offs.resize(nc);
+		nulls.resize(nc);
+		cols.resize(nc);
+		for (size_t c = 0; c < nc; c++)
+		{
+			const HCol &hc = h.cols[c];
+			TmGpuColumn &g = cols[c];
+			int			w = tm_gpu_kind_width(hc.kind);
+
+			memset(&g, 0, sizeof(g));
+			g.kind = (int16_t) hc.kind;
+			if (hc.has_nulls)
+			{
+				nulls[c] = hc.nul;
+				g.nulls = nulls[c].data();
+			}
+			if (w == 0)
+			{
+				offs[c].push_back(0);
+				for (int64_t r = 0; r < h.nrows; r++)
+				{
+					bufs[c].insert(bufs[c].end(), hc.s[r].begin(), hc.s[r].end());
+					offs[c].push_back((int64_t) bufs[c].size());
+				}
+				bufs[c].push_back(0);
+				g.offsets = offs[c].data();
+			}
+			else
+			{
+				bufs[c].resize((size_t) w * (size_t) h.nrows + 16);
+				for (int64_t r = 0; r < h.nrows; r++)
+				{
+					char	   *p = bufs[c].data() + (size_t) w * r;
+
+					switch (hc.kind)
+					{
+						case TM_K_BOOL:
+							*(uint8_t *) p = (uint8_t) hc.i[r];
+							break;
+						case TM_K_INT2:
+							*(int16_t *) p = (int16_t) hc.i[r];
+							break;
+						case TM_K_INT4:
+						case TM_K_DATE:
+							*(int32_t *) p = (int32_t) hc.i[r];
+							break;
+						case TM_K_INT8:
+						case TM_K_TIMESTAMP:
+							*(int64_t *) p = hc.i[r];
+							break;
+						case TM_K_FLOAT4:
+							*(float *) p = (float) hc.f[r];
+							break;
+						case TM_K_FLOAT8:
+							*(double *) p = hc.f[r];
+							break;
+						case TM_K_NUMERIC:
+							memcpy(p, &hc.n[r], 16);
+							break;
+					}
+				}
+			}
+			g.data = bufs[c].data();
+		}
+		t.ncols = (int32_t) nc;
+		t.nrows = h.nrows;
+		t.cols = cols.data();
+	}
+};
+
+/* ------------------------------------------------------------------------------------------------
+ * Rows as text, for comparison
+ * ------------------------------------------------------------------------------------------------
+ */
+static std::string
+i128_str(tm_int128 v)
+{
+	char		buf[64];
+	int			p = 63;
+	bool		neg = v < 0;
+	tm_uint128	u = neg ? (tm_uint128) 0 - (tm_uint128) v : (tm_uint128) v;
+
+	buf[p] = '\0';
+	do
+	{
+		buf[--p] = (char) ('0' + (int) (u % 10));
+		u /= 10;
+	} while (u != 0);
+	if (neg)
+		buf[--p] = '-';
+	return std::string(buf + p);
+}
+
+static std::string
+cI(int64_t v)
+{
+	return std::to_string((long long) v) + "|";
+}
+
+static std::string
+cN(tm_int128 v)
+{
+	return i128_str(v) + "|";
+}
+
+static std::string
+cF(double v)
+{
+	char		buf[64];
+
+	snprintf(buf, sizeof(buf), "%.17g|", v);
+	return buf;
+}
+
+static std::string
+cS(const std::string &s)
+{
+	return std::to_string(s.size()) + ":" + s + "|";
+}
+
+static std::string
+cB(const std::string &s)		/* bpchar: compared without trailing blanks */
+{
+	size_t		len = s.size();
+
+	while (len > 0 && s[len - 1] == ' ')
+		len--;
+	return cS(s.substr(0, len));
+}
+
+static const std::string cNULL = "N|";
+
+/* cell r of a host column, rendered like the expected ones */
+static std::string
+cell(const HCol &c, int64_t r)
+{
+	if (c.nul[r])
+		return cNULL;
+	switch (c.kind)
+	{
+		case TM_K_FLOAT4:
+		case TM_K_FLOAT8:
+			return cF(c.f[r]);
+		case TM_K_NUMERIC:
+			return cN(c.n[r]);
+		case TM_K_TEXT:
+			return cS(c.s[r]);
+		case TM_K_BPCHAR:
+			return cB(c.s[r]);
+		default:
+			return cI(c.i[r]);
+	}
+}
+
+/* cell r of an output column */
+static std::string
+out_cell(const TmGpuColumn &c, int64_t r)
+{
+	const char *p = (const char *) c.data;
+
+	if (c.nulls[r])
+		return cNULL;
+	switch (c.kind)
+	{
+		case TM_K_BOOL:
+			return cI(((const uint8_t *) p)[r]);
+		case TM_K_INT2:
+			return cI(((const int16_t *) p)[r]);
+		case TM_K_INT4:
+		case TM_K_DATE:
+			return cI(((const int32_t *) p)[r]);
+		case TM_K_INT8:
+		case TM_K_TIMESTAMP:
+			return cI(((const int64_t *) p)[r]);
+		case TM_K_FLOAT4:
+			return cF(((const float *) p)[r]);
+		case TM_K_FLOAT8:
+			return cF(((const double *) p)[r]);
+		case TM_K_NUMERIC:
+			{
+				tm_int128	v;
+
+				memcpy(&v, p + 16 * r, 16);
+				return cN(v);
+			}
+		case TM_K_TEXT:
+			return cS(std::string(p + c.offsets[r], (size_t) (c.offsets[r + 1] - c.offsets[r])));
+		case TM_K_BPCHAR:
+			return cB(std::string(p + c.offsets[r], (size_t) (c.offsets[r + 1] - c.offsets[r])));
+	}
+	return "?|";
+}
+
+static std::vector<std::string>
+out_rows(const TmGpuTable &t)
+{
+	std::vector<std::string> rows;
+
+	for (int64_t r = 0; r < t.nrows; r++)
+	{
+		std::string row;
+
+		for (int c = 0; c < t.ncols; c++)
+			row += out_cell(t.cols[c], r);
+		rows.push_back(row);
+	}
+	return rows;
+}
+
+/* one check: the rows are the expected ones (in this order if ordered, else as multisets) */
+static void
+check_rows(const char *what, std::vector<std::string> got, std::vector<std::string> exp, bool ordered)
+{
+	size_t		i;
+
+	if (!ordered)
+	{
+		std::sort(got.begin(), got.end());
+		std::sort(exp.begin(), exp.end());
+	}
+	for (i = 0; i < got.size() && i < exp.size(); i++)
+		if (got[i] != exp[i])
+			break;
+	TM_CHECK_MSG(got.size() == exp.size() && i == got.size(),
+				 "%s: %zu rows, expected %zu; first difference at %zu: got \"%s\", expected \"%s\"", what,
+				 got.size(), exp.size(), i, i < got.size() ? got[i].c_str() : "(none)",
+				 i < exp.size() ? exp[i].c_str() : "(none)");
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Running a plan
+ * ------------------------------------------------------------------------------------------------
+ */
+static TmGpuPool *g_pool;
+
+struct Run
+{
+	int			rc;
+	TmGpuTable	out;
+	TmGpuFailure fail;
+	std::vector<TmGpuPipelineStats> stats;
+	char		err[512];
+};
+
+/* inputs: per pipeline, NULL for RESULT sources */
+static Run
+run_plan(const TmPlan &p, std::vector<const HTable *> inputs, const TmValue *params = NULL,
+		 const bool *paramnulls = NULL, TmGpuPool *pool = NULL)
+{
+	Run			r;
+	std::vector<GpuIn *> gin;
+	std::vector<TmGpuTable> tabs;
+
+	memset(&r.out, 0, sizeof(r.out));
+	r.stats.resize((size_t) p.npipelines);
+	for (auto *h : inputs)
+	{
+		GpuIn	   *g = h ? new GpuIn(*h) : NULL;
+		TmGpuTable	empty;
+
+		memset(&empty, 0, sizeof(empty));
+		gin.push_back(g);
+		tabs.push_back(g ? g->t : empty);
+	}
+	r.rc = tm_gpu_execute(pool ? pool : g_pool, &p, tabs.data(), (int) tabs.size(), params, paramnulls,
+						  &r.out, r.stats.data(), &r.fail, r.err, sizeof(r.err));
+	for (auto *g : gin)
+		delete g;
+	return r;
+}
+
+#define CHECK_OK(run) \
+	TM_CHECK_MSG((run).rc == TM_GPU_OK, "tm_gpu_execute returned %d: %s", (run).rc, (run).err)
+
+/* ------------------------------------------------------------------------------------------------
+ * Test data: T (probe / fact side), B (build side), C (second build side, two keys)
+ * ------------------------------------------------------------------------------------------------
+ */
+enum { T_ID, T_K, T_V, T_BIG, T_NUM, T_TXT, T_G, T_F, T_D, T_BP, T_NCOLS };
+enum { B_K, B_W, B_NAME, B_NCOLS };
+enum { C_G, C_PAR, C_LABEL, C_X, C_NCOLS };
+
+static const char *const words[] = {"", "a", "ab", "abc", "hello", "world", "zebra", "Zebra", "\xce\xa9mega",
+	"longer text value 0123456789"};
+#define NWORDS ((int) (sizeof(words) / sizeof(words[0])))
+
+static HTable
+make_T(int64_t n, int kdomain)
+{
+	HTable		t;
+	Zipf		zk(kdomain, 1.1);
+	Zipf		zg(20, 1.5);
+	static const char *const bps[] = {"x", "x  ", "y ", "y", "zz"};
+
+	t.nrows = n;
+	t.cols.push_back(col_new(TM_K_INT8));
+	t.cols.push_back(col_new(TM_K_INT4));
+	t.cols.push_back(col_new(TM_K_INT4));
+	t.cols.push_back(col_new(TM_K_INT8));
+	t.cols.push_back(col_new(TM_K_NUMERIC));
+	t.cols.push_back(col_new(TM_K_TEXT));
+	t.cols.push_back(col_new(TM_K_INT4));
+	t.cols.push_back(col_new(TM_K_FLOAT8));
+	t.cols.push_back(col_new(TM_K_DATE));
+	t.cols.push_back(col_new(TM_K_BPCHAR));
+	for (int64_t r = 0; r < n; r++)
+	{
+		push_i(t.cols[T_ID], r);
+		push_i(t.cols[T_K], zk.draw(), chance(0.05));
+		push_i(t.cols[T_V], rnd_range(-50, 50), chance(0.10));
+		push_i(t.cols[T_BIG], rnd_range(-(INT64_C(1) << 61), INT64_C(1) << 61), chance(0.10));
+		push_n(t.cols[T_NUM], (tm_int128) rnd_range(-INT64_C(1000000000000000000), INT64_C(1000000000000000000)) *
+			   (tm_int128) rnd_range(1, 1000), chance(0.10));
+		push_s(t.cols[T_TXT], words[rnd() % NWORDS], chance(0.10));
+		push_i(t.cols[T_G], zg.draw(), chance(0.15));
+		push_f(t.cols[T_F], (double) rnd_range(-100, 100), chance(0.10));
+		push_i(t.cols[T_D], rnd_range(-3000, 9000), chance(0.10));
+		push_s(t.cols[T_BP], bps[rnd() % 5], chance(0.10));
+	}
+	return t;
+}
+
+/* keys: mostly the same hot keys as T, some that T never has; duplicates everywhere */
+static HTable
+make_B(int64_t n, int kdomain)
+{
+	HTable		t;
+	Zipf		zk(kdomain, 1.1);
+
+	t.nrows = n;
+	t.cols.push_back(col_new(TM_K_INT4));
+	t.cols.push_back(col_new(TM_K_INT4));
+	t.cols.push_back(col_new(TM_K_TEXT));
+	for (int64_t r = 0; r < n; r++)
+	{
+		int64_t		k = chance(0.8) ? zk.draw() : kdomain + rnd_range(0, 50);
+
+		push_i(t.cols[B_K], k, chance(0.05));
+		push_i(t.cols[B_W], rnd_range(-50, 50), chance(0.10));
+		push_s(t.cols[B_NAME], words[rnd() % NWORDS], chance(0.10));
+	}
+	return t;
+}
+
+static HTable
+make_C(int64_t n)
+{
+	HTable		t;
+
+	t.nrows = n;
+	t.cols.push_back(col_new(TM_K_INT4));
+	t.cols.push_back(col_new(TM_K_INT8));
+	t.cols.push_back(col_new(TM_K_TEXT));
+	t.cols.push_back(col_new(TM_K_INT8));
+	for (int64_t r = 0; r < n; r++)
+	{
+		push_i(t.cols[C_G], rnd_range(0, 24), chance(0.05));
+		push_i(t.cols[C_PAR], rnd_range(0, 1));
+		push_s(t.cols[C_LABEL], words[rnd() % NWORDS], chance(0.10));
+		push_i(t.cols[C_X], rnd_range(-60, 60), chance(0.10));
+	}
+	return t;
+}
+
+static bool
+isnull(const HTable &t, int c, int64_t r)
+{
+	return t.cols[c].nul[r] != 0;
+}
+
+static int64_t
+ival(const HTable &t, int c, int64_t r)
+{
+	return t.cols[c].i[r];
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Tests
+ * ------------------------------------------------------------------------------------------------
+ */
+
+/* T -> FILTER v % 3 = 1 -> FILTER v <= $0 -> EMIT (id, v, txt, num, v * 2, f, bp): source order kept */
+static void
+test_filter_emit(void)
+{
+	HTable		T = make_T(5000, 300);
+	PipeB		p(TM_SRC_TABLE, 0);
+	int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+	int			s_v = p.slot(ty(TM_K_INT4), 0, T_V);
+	int			s_txt = p.slot(ty(TM_K_TEXT), 0, T_TXT);
+	int			s_num = p.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
+	int			s_f = p.slot(ty(TM_K_FLOAT8), 0, T_F);
+	int			s_bp = p.slot(ty(TM_K_BPCHAR), 0, T_BP);
+	int			s_par = p.slot(ty(TM_K_INT4), -1, 0);
+	TmExpr	   *v2;
+	TmValue		param;
+	bool		paramnull = false;
+	std::vector<std::string> exp;
+
+	a_init();
+	p_slot(s_v);
+	p_int(3);
+	a_op(TMI_MOD, TM_K_INT4, 0, 0, 0);
+	p_int(1);
+	a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
+	p.filter(a_build(ty(TM_K_BOOL)));
+	p.filter(x_cmp_slots(s_v, TM_PRED_LE, s_par));
+	a_init();
+	p_slot(s_v);
+	p_int(2);
+	a_op(TMI_MUL, TM_K_INT4, 0, 0, 0);
+	v2 = a_build(ty(TM_K_INT4));
+
+	std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_INT4), ty(TM_K_TEXT), ty(TM_K_NUMERIC, 2), ty(TM_K_INT4),
+		ty(TM_K_FLOAT8), ty(TM_K_BPCHAR)};
+	TmPlan		pl = plan({p.emit(0, {x_slot(s_id, rt[0]), x_slot(s_v, rt[1]), x_slot(s_txt, rt[2]),
+									   x_slot(s_num, rt[3]), v2, x_slot(s_f, rt[5]), x_slot(s_bp, rt[6])})},
+						  {}, {result(rt)}, 0, {ty(TM_K_INT4)});
+
+	memset(&param, 0, sizeof(param));
+	param.i = 40;
+	Run			r = run_plan(pl, {&T}, &param, &paramnull);
+
+	CHECK_OK(r);
+	for (int64_t i = 0; i < T.nrows; i++)
+	{
+		int64_t		v = ival(T, T_V, i);
+
+		if (isnull(T, T_V, i) || v % 3 != 1 || v > 40)
+			continue;
+		exp.push_back(cell(T.cols[T_ID], i) + cell(T.cols[T_V], i) + cell(T.cols[T_TXT], i) +
+					  cell(T.cols[T_NUM], i) + cI(v * 2) + cell(T.cols[T_F], i) + cell(T.cols[T_BP], i));
+	}
+	check_rows("filter + emit", out_rows(r.out), exp, true);
+	TM_CHECK_INT_EQ(r.stats[0].source_rows, T.nrows);
+	TM_CHECK_INT_EQ(r.stats[0].out_rows, (int64_t) exp.size());
+	tm_gpu_table_free(&r.out);
+
+	/* a NULL parameter: v <= NULL is never true */
+	paramnull = true;
+	r = run_plan(pl, {&T}, &param, &paramnull);
+	CHECK_OK(r);
+	TM_CHECK_INT_EQ(r.out.nrows, 0);
+	tm_gpu_table_free(&r.out);
+}
+
+/* B -> HASH_BUILD ht0 (k -> w, name);  T -> PROBE ht0 (jointype, residual b.w < t.v?) -> EMIT */
+static void
+test_joins(void)
+{
+	HTable		T = make_T(6000, 300);
+	HTable		B = make_B(1500, 300);
+	static const char *const jname[] = {"", "inner", "semi", "anti", "left"};
+
+	for (int jt = TM_JOIN_INNER; jt <= TM_JOIN_LEFT; jt++)
+		for (int resid = 0; resid < 2; resid++)
+		{
+			PipeB		pb(TM_SRC_TABLE, 0);
+			int			b_k = pb.slot(ty(TM_K_INT4), 0, B_K);
+			int			b_w = pb.slot(ty(TM_K_INT4), 0, B_W);
+			int			b_name = pb.slot(ty(TM_K_TEXT), 0, B_NAME);
+			TmPipeline	build = pb.build(0, {x_slot(b_k, ty(TM_K_INT4))},
+										 {x_slot(b_w, ty(TM_K_INT4)), x_slot(b_name, ty(TM_K_TEXT))});
+			PipeB		pp(TM_SRC_TABLE, 1);
+			int			t_id = pp.slot(ty(TM_K_INT8), 0, T_ID);
+			int			t_k = pp.slot(ty(TM_K_INT4), 0, T_K);
+			int			t_v = pp.slot(ty(TM_K_INT4), 0, T_V);
+			int			m_w = pp.slot(ty(TM_K_INT4), 1, 0);
+			int			m_name = pp.slot(ty(TM_K_TEXT), 1, 1);
+			bool		wide = (jt == TM_JOIN_INNER || jt == TM_JOIN_LEFT);
+			std::vector<TmType> rt;
+			std::vector<TmExpr *> vals;
+			std::vector<std::string> exp;
+			char		what[64];
+
+			pp.probe(jt, 0, {x_slot(t_k, ty(TM_K_INT4))}, resid ? x_cmp_slots(m_w, TM_PRED_LT, t_v) : NULL);
+			rt = {ty(TM_K_INT8), ty(TM_K_INT4)};
+			vals = {x_slot(t_id, rt[0]), x_slot(t_v, rt[1])};
+			if (wide)
+			{
+				rt.push_back(ty(TM_K_INT4));
+				rt.push_back(ty(TM_K_TEXT));
+				vals.push_back(x_slot(m_w, rt[2]));
+				vals.push_back(x_slot(m_name, rt[3]));
+			}
+			TmPlan		pl = plan({build, pp.emit(0, vals)},
+								  {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4), ty(TM_K_TEXT)})},
+								  {result(rt)}, 0);
+			Run			r = run_plan(pl, {&B, &T});
+
+			snprintf(what, sizeof(what), "%s join%s", jname[jt], resid ? " with residual" : "");
+			CHECK_OK(r);
+			/* nested loops */
+			for (int64_t i = 0; i < T.nrows; i++)
+			{
+				bool		found = false;
+				std::string left = cell(T.cols[T_ID], i) + cell(T.cols[T_V], i);
+
+				for (int64_t j = 0; j < B.nrows && !isnull(T, T_K, i); j++)
+				{
+					if (isnull(B, B_K, j) || ival(B, B_K, j) != ival(T, T_K, i))
+						continue;
+					if (resid && (isnull(B, B_W, j) || isnull(T, T_V, i) || !(ival(B, B_W, j) < ival(T, T_V, i))))
+						continue;
+					found = true;
+					if (wide)
+						exp.push_back(left + cell(B.cols[B_W], j) + cell(B.cols[B_NAME], j));
+				}
+				if ((jt == TM_JOIN_SEMI && found) || (jt == TM_JOIN_ANTI && !found))
+					exp.push_back(left);
+				if (jt == TM_JOIN_LEFT && !found)
+					exp.push_back(left + cNULL + cNULL);
+			}
+			check_rows(what, out_rows(r.out), exp, false);
+			TM_CHECK_MSG(r.stats[0].out_rows <= B.nrows && r.stats[1].out_rows == (int64_t) exp.size(),
+						 "%s: stats %lld / %lld", what, (long long) r.stats[0].out_rows,
+						 (long long) r.stats[1].out_rows);
+			tm_gpu_table_free(&r.out);
+		}
+}
+
+/*
+ * B -> ht0 (k -> w, name);  C -> ht1 ((g, par) -> label, x);
+ * T -> PROBE ht0 inner on k -> PROBE ht1 left on (t.g, t.id % 2), residual c.x > b.w -> EMIT (id, w, label, x)
+ */
+static void
+test_two_joins(void)
+{
+	HTable		T = make_T(4000, 300);
+	HTable		B = make_B(800, 300);
+	HTable		C = make_C(300);
+	PipeB		pb(TM_SRC_TABLE, 0);
+	int			b_k = pb.slot(ty(TM_K_INT4), 0, B_K);
+	int			b_w = pb.slot(ty(TM_K_INT4), 0, B_W);
+	int			b_name = pb.slot(ty(TM_K_TEXT), 0, B_NAME);
+	TmPipeline	build0 = pb.build(0, {x_slot(b_k, ty(TM_K_INT4))},
+								  {x_slot(b_w, ty(TM_K_INT4)), x_slot(b_name, ty(TM_K_TEXT))});
+	PipeB		pc(TM_SRC_TABLE, 0);
+	int			c_g = pc.slot(ty(TM_K_INT4), 0, C_G);
+	int			c_par = pc.slot(ty(TM_K_INT8), 0, C_PAR);
+	int			c_label = pc.slot(ty(TM_K_TEXT), 0, C_LABEL);
+	int			c_x = pc.slot(ty(TM_K_INT8), 0, C_X);
+	TmPipeline	build1 = pc.build(1, {x_slot(c_g, ty(TM_K_INT4)), x_slot(c_par, ty(TM_K_INT8))},
+								  {x_slot(c_label, ty(TM_K_TEXT)), x_slot(c_x, ty(TM_K_INT8))});
+	PipeB		pp(TM_SRC_TABLE, 0);
+	int			t_id = pp.slot(ty(TM_K_INT8), 0, T_ID);
+	int			t_k = pp.slot(ty(TM_K_INT4), 0, T_K);
+	int			t_g = pp.slot(ty(TM_K_INT4), 0, T_G);
+	int			m_w = pp.slot(ty(TM_K_INT4), 1, 0);
+	int			m_label = pp.slot(ty(TM_K_TEXT), 2, 0);
+	int			m_x = pp.slot(ty(TM_K_INT8), 2, 1);
+	std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_INT4), ty(TM_K_TEXT), ty(TM_K_INT8)};
+	std::vector<std::string> exp;
+
+	pp.probe(TM_JOIN_INNER, 0, {x_slot(t_k, ty(TM_K_INT4))}, NULL);
+	pp.probe(TM_JOIN_LEFT, 1, {x_slot(t_g, ty(TM_K_INT4)), x_mod(t_id, 2, TM_K_INT8)},
+			 x_cmp_slots(m_x, TM_PRED_GT, m_w));
+	TmPlan		pl = plan({build0, build1,
+						   pp.emit(0, {x_slot(t_id, rt[0]), x_slot(m_w, rt[1]), x_slot(m_label, rt[2]),
+									   x_slot(m_x, rt[3])})},
+						  {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4), ty(TM_K_TEXT)}),
+						   hashtable({ty(TM_K_INT4), ty(TM_K_INT8)}, {ty(TM_K_TEXT), ty(TM_K_INT8)})},
+						  {result(rt)}, 0);
+	Run			r = run_plan(pl, {&B, &C, &T});
+
+	CHECK_OK(r);
+	for (int64_t i = 0; i < T.nrows; i++)
+	{
+		if (isnull(T, T_K, i))
+			continue;
+		for (int64_t j = 0; j < B.nrows; j++)
+		{
+			bool		found = false;
+			std::string left;
+
+			if (isnull(B, B_K, j) || ival(B, B_K, j) != ival(T, T_K, i))
+				continue;
+			left = cell(T.cols[T_ID], i) + cell(B.cols[B_W], j);
+			for (int64_t l = 0; l < C.nrows && !isnull(T, T_G, i); l++)
+			{
+				if (isnull(C, C_G, l) || ival(C, C_G, l) != ival(T, T_G, i) || ival(C, C_PAR, l) != ival(T, T_ID, i) % 2)
+					continue;
+				if (isnull(C, C_X, l) || isnull(B, B_W, j) || !(ival(C, C_X, l) > ival(B, B_W, j)))
+					continue;
+				found = true;
+				exp.push_back(left + cell(C.cols[C_LABEL], l) + cell(C.cols[C_X], l));
+			}
+			if (!found)
+				exp.push_back(left + cNULL + cNULL);
+		}
+	}
+	check_rows("two joins", out_rows(r.out), exp, false);
+	tm_gpu_table_free(&r.out);
+}
+
+/* the aggregates of test_group_agg / test_global_agg, over T's slots */
+struct AggSlots
+{
+	int			v, big, num, txt, f, d;
+};
+
+static std::vector<TmAgg>
+t_aggs(const AggSlots &s)
+{
+	return {
+		agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+		agg(TM_AGG_COUNT, x_slot(s.v, ty(TM_K_INT4)), ty(TM_K_INT8)),
+		agg(TM_AGG_SUM, x_slot(s.v, ty(TM_K_INT4)), ty(TM_K_INT8)),
+		agg(TM_AGG_SUM, x_slot(s.big, ty(TM_K_INT8)), ty(TM_K_NUMERIC, 0)),
+		agg(TM_AGG_SUM, x_slot(s.num, ty(TM_K_NUMERIC, 2)), ty(TM_K_NUMERIC, 2)),
+		agg(TM_AGG_MIN, x_slot(s.v, ty(TM_K_INT4)), ty(TM_K_INT4)),
+		agg(TM_AGG_MAX, x_slot(s.v, ty(TM_K_INT4)), ty(TM_K_INT4)),
+		agg(TM_AGG_MIN, x_slot(s.num, ty(TM_K_NUMERIC, 2)), ty(TM_K_NUMERIC, 2)),
+		agg(TM_AGG_MAX, x_slot(s.num, ty(TM_K_NUMERIC, 2)), ty(TM_K_NUMERIC, 2)),
+		agg(TM_AGG_MIN, x_slot(s.txt, ty(TM_K_TEXT)), ty(TM_K_TEXT)),
+		agg(TM_AGG_MAX, x_slot(s.big, ty(TM_K_INT8)), ty(TM_K_INT8)),
+		agg(TM_AGG_SUM, x_slot(s.f, ty(TM_K_FLOAT8)), ty(TM_K_FLOAT8)),
+		agg(TM_AGG_MAX, x_slot(s.f, ty(TM_K_FLOAT8)), ty(TM_K_FLOAT8)),
+		agg(TM_AGG_MIN, x_slot(s.d, ty(TM_K_DATE)), ty(TM_K_DATE)),
+		agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8), x_cmp_const(s.v, TM_PRED_GT, 0)),
+		agg(TM_AGG_SUM, x_slot(s.big, ty(TM_K_INT8)), ty(TM_K_NUMERIC, 0), x_cmp_const(s.v, TM_PRED_LT, 0)),
+	};
+}
+
+static std::vector<TmType>
+t_agg_types(void)
+{
+	return {ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_NUMERIC, 0), ty(TM_K_NUMERIC, 2), ty(TM_K_INT4),
+		ty(TM_K_INT4), ty(TM_K_NUMERIC, 2), ty(TM_K_NUMERIC, 2), ty(TM_K_TEXT), ty(TM_K_INT8), ty(TM_K_FLOAT8),
+		ty(TM_K_FLOAT8), ty(TM_K_DATE), ty(TM_K_INT8), ty(TM_K_NUMERIC, 0)};
+}
+
+/* reference state of t_aggs() for one group */
+struct RefAgg
+{
+	int64_t		cstar = 0, cv = 0, sumv = 0, cpos = 0;
+	bool		hv = false, hbig = false, hnum = false, htxt = false, hf = false, hd = false, hneg = false;
+	tm_int128	sumbig = 0, sumnum = 0, minnum = 0, maxnum = 0, sumneg = 0;
+	int64_t		minv = 0, maxv = 0, maxbig = 0, mind = 0;
+	std::string mintxt;
+	double		sumf = 0, maxf = 0;
+
+	void add(const HTable &T, int64_t r)
+	{
+		cstar++;
+		if (!isnull(T, T_V, r))
+		{
+			int64_t		v = ival(T, T_V, r);
+
+			cv++;
+			sumv += v;
+			minv = hv ? std::min(minv, v) : v;
+			maxv = hv ? std::max(maxv, v) : v;
+			hv = true;
+			if (v > 0)
+				cpos++;
+			if (v < 0 && !isnull(T, T_BIG, r))
+			{
+				sumneg += ival(T, T_BIG, r);
+				hneg = true;
+			}
+		}
+		if (!isnull(T, T_BIG, r))
+		{
+			sumbig += ival(T, T_BIG, r);
+			maxbig = hbig ? std::max(maxbig, ival(T, T_BIG, r)) : ival(T, T_BIG, r);
+			hbig = true;
+		}
+		if (!isnull(T, T_NUM, r))
+		{
+			tm_int128	n = T.cols[T_NUM].n[r];
+
+			sumnum += n;
+			/* no std::min: tm_int128 is only 8-byte aligned, std::min takes references */
+			if (!hnum || n < minnum)
+				minnum = n;
+			if (!hnum || n > maxnum)
+				maxnum = n;
+			hnum = true;
+		}
+		if (!isnull(T, T_TXT, r))
+		{
+			mintxt = htxt ? std::min(mintxt, T.cols[T_TXT].s[r]) : T.cols[T_TXT].s[r];
+			htxt = true;
+		}
+		if (!isnull(T, T_F, r))
+		{
+			sumf += T.cols[T_F].f[r];
+			maxf = hf ? std::max(maxf, T.cols[T_F].f[r]) : T.cols[T_F].f[r];
+			hf = true;
+		}
+		if (!isnull(T, T_D, r))
+		{
+			mind = hd ? std::min(mind, ival(T, T_D, r)) : ival(T, T_D, r);
+			hd = true;
+		}
+	}
+	std::string cells() const
+	{
+		return cI(cstar) + cI(cv) + (hv ? cI(sumv) : cNULL) + (hbig ? cN(sumbig) : cNULL) +
+			(hnum ? cN(sumnum) : cNULL) + (hv ? cI(minv) : cNULL) + (hv ? cI(maxv) : cNULL) +
+			(hnum ? cN(minnum) : cNULL) + (hnum ? cN(maxnum) : cNULL) + (htxt ? cS(mintxt) : cNULL) +
+			(hbig ? cI(maxbig) : cNULL) + (hf ? cF(sumf) : cNULL) + (hf ? cF(maxf) : cNULL) +
+			(hd ? cI(mind) : cNULL) + cI(cpos) + (hneg ? cN(sumneg) : cNULL);
+	}
+};
+
+static PipeB
+t_agg_pipe(AggSlots *s)
+{
+	PipeB		p(TM_SRC_TABLE, 0);
+
+	s->v = p.slot(ty(TM_K_INT4), 0, T_V);
+	s->big = p.slot(ty(TM_K_INT8), 0, T_BIG);
+	s->num = p.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
+	s->txt = p.slot(ty(TM_K_TEXT), 0, T_TXT);
+	s->f = p.slot(ty(TM_K_FLOAT8), 0, T_F);
+	s->d = p.slot(ty(TM_K_DATE), 0, T_D);
+	return p;
+}
+
+/* T -> AGG by (g, bp) [NULL keys; bpchar keys equal without trailing blanks] */
+static void
+test_group_agg(void)
+{
+	HTable		T = make_T(20000, 300);
+	AggSlots	s;
+	PipeB		p = t_agg_pipe(&s);
+	int			s_g = p.slot(ty(TM_K_INT4), 0, T_G);
+	int			s_bp = p.slot(ty(TM_K_BPCHAR), 0, T_BP);
+	std::vector<TmType> rt = {ty(TM_K_INT4), ty(TM_K_BPCHAR)};
+	std::vector<TmType> at = t_agg_types();
+	std::map<std::string, RefAgg> groups;
+	std::vector<std::string> exp;
+
+	rt.insert(rt.end(), at.begin(), at.end());
+	TmPlan		pl = plan({p.agg(0, {x_slot(s_g, ty(TM_K_INT4)), x_slot(s_bp, ty(TM_K_BPCHAR))}, t_aggs(s))},
+						  {}, {result(rt)}, 0);
+	Run			r = run_plan(pl, {&T});
+
+	CHECK_OK(r);
+	for (int64_t i = 0; i < T.nrows; i++)
+		groups[cell(T.cols[T_G], i) + cell(T.cols[T_BP], i)].add(T, i);
+	for (auto &g : groups)
+		exp.push_back(g.first + g.second.cells());
+	check_rows("group by (g, bp)", out_rows(r.out), exp, false);
+	TM_CHECK_INT_EQ(r.stats[0].sink_rows, T.nrows);
+	TM_CHECK_INT_EQ(r.stats[0].out_rows, (int64_t) groups.size());
+	tm_gpu_table_free(&r.out);
+}
+
+/* T -> AGG without keys: one group, also over an empty table */
+static void
+test_global_agg(void)
+{
+	HTable		T = make_T(3000, 300);
+	HTable		E = make_T(0, 300);
+	AggSlots	s;
+	PipeB		p = t_agg_pipe(&s);
+	TmPlan		pl = plan({p.agg(0, {}, t_aggs(s))}, {}, {result(t_agg_types())}, 0);
+	RefAgg		all,
+				none;
+	Run			r = run_plan(pl, {&T});
+
+	CHECK_OK(r);
+	for (int64_t i = 0; i < T.nrows; i++)
+		all.add(T, i);
+	check_rows("global aggregate", out_rows(r.out), {all.cells()}, true);
+	tm_gpu_table_free(&r.out);
+
+	r = run_plan(pl, {&E});
+	CHECK_OK(r);
+	check_rows("global aggregate, no rows", out_rows(r.out), {none.cells()}, true);
+	tm_gpu_table_free(&r.out);
+}
+
+/*
+ * B -> ht0;  T -> PROBE ht0 inner -> AGG result0 by (b.name, t.g): count(*), sum(b.w), max(t.txt);
+ * result0 -> FILTER count > 5 -> EMIT result1
+ */
+static void
+test_join_agg_result(void)
+{
+	HTable		T = make_T(5000, 200);
+	HTable		B = make_B(600, 200);
+	PipeB		pb(TM_SRC_TABLE, 0);
+	int			b_k = pb.slot(ty(TM_K_INT4), 0, B_K);
+	int			b_w = pb.slot(ty(TM_K_INT4), 0, B_W);
+	int			b_name = pb.slot(ty(TM_K_TEXT), 0, B_NAME);
+	TmPipeline	build = pb.build(0, {x_slot(b_k, ty(TM_K_INT4))},
+								 {x_slot(b_w, ty(TM_K_INT4)), x_slot(b_name, ty(TM_K_TEXT))});
+	PipeB		pp(TM_SRC_TABLE, 0);
+	int			t_k = pp.slot(ty(TM_K_INT4), 0, T_K);
+	int			t_g = pp.slot(ty(TM_K_INT4), 0, T_G);
+	int			t_txt = pp.slot(ty(TM_K_TEXT), 0, T_TXT);
+	int			m_w = pp.slot(ty(TM_K_INT4), 1, 0);
+	int			m_name = pp.slot(ty(TM_K_TEXT), 1, 1);
+	std::vector<TmType> rt = {ty(TM_K_TEXT), ty(TM_K_INT4), ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_TEXT)};
+	PipeB		pr(TM_SRC_RESULT, 0);
+	int			r_name = pr.slot(rt[0], 0, 0);
+	int			r_g = pr.slot(rt[1], 0, 1);
+	int			r_cnt = pr.slot(rt[2], 0, 2);
+	int			r_sum = pr.slot(rt[3], 0, 3);
+	int			r_max = pr.slot(rt[4], 0, 4);
+	struct G
+	{
+		int64_t		cnt = 0, sum = 0;
+		bool		hsum = false, hmax = false;
+		std::string max;
+	};
+	std::map<std::string, G> groups;
+	std::vector<std::string> exp;
+
+	pp.probe(TM_JOIN_INNER, 0, {x_slot(t_k, ty(TM_K_INT4))}, NULL);
+	TmPipeline	aggp = pp.agg(0, {x_slot(m_name, rt[0]), x_slot(t_g, rt[1])},
+							  {agg(TM_AGG_COUNT_STAR, NULL, rt[2]), agg(TM_AGG_SUM, x_slot(m_w, ty(TM_K_INT4)), rt[3]),
+							   agg(TM_AGG_MAX, x_slot(t_txt, rt[4]), rt[4])});
+	pr.filter(x_cmp_const(r_cnt, TM_PRED_GT, 5));
+	TmPipeline	emit = pr.emit(1, {x_slot(r_name, rt[0]), x_slot(r_g, rt[1]), x_slot(r_cnt, rt[2]),
+								   x_slot(r_sum, rt[3]), x_slot(r_max, rt[4])});
+	TmPlan		pl = plan({build, aggp, emit}, {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4), ty(TM_K_TEXT)})},
+						  {result(rt), result(rt)}, 1);
+	Run			r = run_plan(pl, {&B, &T, NULL});
+
+	CHECK_OK(r);
+	for (int64_t i = 0; i < T.nrows; i++)
+		for (int64_t j = 0; j < B.nrows && !isnull(T, T_K, i); j++)
+		{
+			G		   *g;
+
+			if (isnull(B, B_K, j) || ival(B, B_K, j) != ival(T, T_K, i))
+				continue;
+			g = &groups[cell(B.cols[B_NAME], j) + cell(T.cols[T_G], i)];
+			g->cnt++;
+			if (!isnull(B, B_W, j))
+			{
+				g->sum += ival(B, B_W, j);
+				g->hsum = true;
+			}
+			if (!isnull(T, T_TXT, i))
+			{
+				g->max = g->hmax ? std::max(g->max, T.cols[T_TXT].s[i]) : T.cols[T_TXT].s[i];
+				g->hmax = true;
+			}
+		}
+	for (auto &g : groups)
+		if (g.second.cnt > 5)
+			exp.push_back(g.first + cI(g.second.cnt) + (g.second.hsum ? cI(g.second.sum) : cNULL) +
+						  (g.second.hmax ? cS(g.second.max) : cNULL));
+	check_rows("join, aggregate, result source", out_rows(r.out), exp, false);
+	TM_CHECK_INT_EQ(r.stats[1].out_rows, (int64_t) groups.size());
+	TM_CHECK_INT_EQ(r.stats[2].source_rows, (int64_t) groups.size());
+	tm_gpu_table_free(&r.out);
+}
+
+/* more groups than the first group table holds: it is rebuilt */
+static void
+test_many_groups(void)
+{
+	HTable		T = make_T(100000, 300);
+	PipeB		p(TM_SRC_TABLE, 0);
+	int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+	int			s_v = p.slot(ty(TM_K_INT4), 0, T_V);
+	std::map<int64_t, std::pair<int64_t, int64_t>> groups;
+	std::vector<std::string> exp;
+	TmPlan		pl = plan({p.agg(0, {x_mod(s_id, 70001, TM_K_INT8)},
+								 {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+								  agg(TM_AGG_SUM, x_slot(s_v, ty(TM_K_INT4)), ty(TM_K_INT8))})},
+						  {}, {result({ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_INT8)})}, 0);
+	Run			r = run_plan(pl, {&T});
+
+	CHECK_OK(r);
+	for (int64_t i = 0; i < T.nrows; i++)
+	{
+		auto	   &g = groups[i % 70001];
+
+		g.first++;
+		if (!isnull(T, T_V, i))
+			g.second += ival(T, T_V, i);
+	}
+	for (auto &g : groups)
+	{
+		/* sum is NULL where every v of the group is NULL: recount */
+		bool		any = false;
+
+		for (int64_t i = g.first; i < T.nrows && !any; i += 70001)
+			any = !isnull(T, T_V, i);
+		exp.push_back(cI(g.first) + cI(g.second.first) + (any ? cI(g.second.second) : cNULL));
+	}
+	check_rows("70001 groups", out_rows(r.out), exp, false);
+	tm_gpu_table_free(&r.out);
+}
+
+/* two EMIT pipelines into one result (UNION ALL) */
+static void
+test_emit_append(void)
+{
+	HTable		T1 = make_T(700, 50);
+	HTable		T2 = make_T(300, 50);
+	PipeB		p1(TM_SRC_TABLE, 0);
+	int			a_id = p1.slot(ty(TM_K_INT8), 0, T_ID);
+	int			a_txt = p1.slot(ty(TM_K_TEXT), 0, T_TXT);
+	PipeB		p2(TM_SRC_TABLE, 0);
+	int			b_v = p2.slot(ty(TM_K_INT4), 0, T_V);
+	int			b_txt = p2.slot(ty(TM_K_TEXT), 0, T_TXT);
+	std::vector<std::string> exp;
+	TmExpr	   *widen;
+
+	a_init();
+	p_slot(b_v);
+	widen = a_build(ty(TM_K_INT8));		/* int4 value as int8 (same .i) */
+	p2.filter(x_cmp_const(b_v, TM_PRED_GE, 0));
+	TmPlan		pl = plan({p1.emit(0, {x_slot(a_id, ty(TM_K_INT8)), x_slot(a_txt, ty(TM_K_TEXT))}),
+						   p2.emit(0, {widen, x_slot(b_txt, ty(TM_K_TEXT))})},
+						  {}, {result({ty(TM_K_INT8), ty(TM_K_TEXT)})}, 0);
+	Run			r = run_plan(pl, {&T1, &T2});
+
+	CHECK_OK(r);
+	for (int64_t i = 0; i < T1.nrows; i++)
+		exp.push_back(cell(T1.cols[T_ID], i) + cell(T1.cols[T_TXT], i));
+	for (int64_t i = 0; i < T2.nrows; i++)
+		if (!isnull(T2, T_V, i) && ival(T2, T_V, i) >= 0)
+			exp.push_back(cell(T2.cols[T_V], i) + cell(T2.cols[T_TXT], i));
+	check_rows("emit append", out_rows(r.out), exp, true);
+	tm_gpu_table_free(&r.out);
+}
+
+/* errors: division by zero (first pipeline, and in a residual of a later one), sum overflow, refusals */
+static void
+test_errors(void)
+{
+	HTable		T = make_T(3000, 100);
+	HTable		B = make_B(300, 100);
+
+	/* EMIT 100 / (v % 5) */
+	{
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+		int			s_v = p.slot(ty(TM_K_INT4), 0, T_V);
+		TmExpr	   *e;
+		int64_t		row;
+
+		a_init();
+		p_int(100);
+		p_slot(s_v);
+		p_int(5);
+		a_op(TMI_MOD, TM_K_INT4, 0, 0, 0);
+		a_op(TMI_DIV, TM_K_INT4, 0, 0, 0);
+		e = a_build(ty(TM_K_INT4));
+		TmPlan		pl = plan({p.emit(0, {x_slot(s_id, ty(TM_K_INT8)), e})}, {},
+							  {result({ty(TM_K_INT8), ty(TM_K_INT4)})}, 0);
+		Run			r = run_plan(pl, {&T});
+
+		row = r.fail.row;
+		TM_CHECK_MSG(r.rc == TM_GPU_ERR_EXPR && r.fail.status == TM_ERR_DIV_BY_ZERO && r.fail.pipeline == 0,
+					 "rc %d status %d pipeline %d: %s", r.rc, r.fail.status, r.fail.pipeline, r.err);
+		TM_CHECK_MSG(row >= 0 && row < T.nrows && !isnull(T, T_V, row) && ival(T, T_V, row) % 5 == 0,
+					 "error row %lld", (long long) row);
+		TM_CHECK(strstr(r.err, "division by zero") != NULL);
+		TM_CHECK(r.out.cols == NULL);
+	}
+
+	/* a residual b.w < 10 / (t.v - t.v) of a join in pipeline 1 */
+	{
+		PipeB		pb(TM_SRC_TABLE, 0);
+		int			b_k = pb.slot(ty(TM_K_INT4), 0, B_K);
+		int			b_w = pb.slot(ty(TM_K_INT4), 0, B_W);
+		TmPipeline	build = pb.build(0, {x_slot(b_k, ty(TM_K_INT4))}, {x_slot(b_w, ty(TM_K_INT4))});
+		PipeB		pp(TM_SRC_TABLE, 0);
+		int			t_k = pp.slot(ty(TM_K_INT4), 0, T_K);
+		int			t_v = pp.slot(ty(TM_K_INT4), 0, T_V);
+		int			m_w = pp.slot(ty(TM_K_INT4), 1, 0);
+		int			j;
+
+		/* residual as a qual: b.w IS NOT NULL AND b.w < 10 / (t.v - t.v) */
+		a_init();
+		p_slot(m_w);
+		a_op(TMI_IS_NOT_NULL, 0, 0, 0, 0);
+		j = a_op(TMI_QJUMP_IF_FALSE, 0, -1, 0, 0);
+		p_slot(m_w);
+		p_int(10);
+		p_slot(t_v);
+		p_slot(t_v);
+		a_op(TMI_SUB, TM_K_INT4, 0, 0, 0);
+		a_op(TMI_DIV, TM_K_INT4, 0, 0, 0);
+		a_op(TMI_CMP, TM_CMP_INT, TM_PRED_LT, 0, 0);
+		a_op(TMI_AND, 0, 0, 0, 0);
+		patch(j);
+		pp.probe(TM_JOIN_SEMI, 0, {x_slot(t_k, ty(TM_K_INT4))}, a_build(ty(TM_K_BOOL)));
+		TmPlan		pl = plan({build, pp.emit(0, {x_slot(t_k, ty(TM_K_INT4))})},
+							  {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4)})}, {result({ty(TM_K_INT4)})}, 0);
+		Run			r = run_plan(pl, {&B, &T});
+
+		TM_CHECK_MSG(r.rc == TM_GPU_ERR_EXPR && r.fail.status == TM_ERR_DIV_BY_ZERO && r.fail.pipeline == 1,
+					 "rc %d status %d pipeline %d: %s", r.rc, r.fail.status, r.fail.pipeline, r.err);
+	}
+
+	/* sum of numerics beyond 128 bits: fallback to the CPU */
+	{
+		HTable		H;
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_n = p.slot(ty(TM_K_NUMERIC, 0), 0, 0);
+		tm_int128	big = (tm_int128) INT64_C(900000000000000000) * (tm_int128) INT64_C(100000000000000000);
+
+		H.nrows = 4000;
+		H.cols.push_back(col_new(TM_K_NUMERIC));
+		for (int64_t i = 0; i < H.nrows; i++)
+			push_n(H.cols[0], big);		/* 9e34 each: 4000 of them pass 2^127 (1.7e38) */
+		TmPlan		pl = plan({p.agg(0, {}, {agg(TM_AGG_SUM, x_slot(s_n, ty(TM_K_NUMERIC, 0)), ty(TM_K_NUMERIC, 0))})},
+							  {}, {result({ty(TM_K_NUMERIC, 0)})}, 0);
+		Run			r = run_plan(pl, {&H});
+
+		TM_CHECK_MSG(r.rc == TM_GPU_ERR_EXPR && r.fail.status == TM_ERR_FALLBACK,
+					 "rc %d status %d: %s", r.rc, r.fail.status, r.err);
+
+		/* 1000 of them fit: exact */
+		H.nrows = 1000;
+		r = run_plan(pl, {&H});
+		CHECK_OK(r);
+		check_rows("numeric sum near 2^127", out_rows(r.out), {cN(big * 1000)}, true);
+		tm_gpu_table_free(&r.out);
+	}
+
+	/* count(DISTINCT) is refused */
+	{
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_v = p.slot(ty(TM_K_INT4), 0, T_V);
+		TmAgg		a = agg(TM_AGG_COUNT, x_slot(s_v, ty(TM_K_INT4)), ty(TM_K_INT8));
+
+		a.distinct = true;
+		TmPlan		pl = plan({p.agg(0, {}, {a})}, {}, {result({ty(TM_K_INT8)})}, 0);
+		Run			r = run_plan(pl, {&T});
+
+		TM_CHECK_MSG(r.rc == TM_GPU_ERR_UNSUPPORTED, "rc %d: %s", r.rc, r.err);
+	}
+
+	/* a pool too small: an error, not a crash; the big pool still works afterwards */
+	{
+		TmGpuPool  *small = NULL;
+		char		err[256];
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+		TmPlan		pl = plan({p.emit(0, {x_slot(s_id, ty(TM_K_INT8))})}, {}, {result({ty(TM_K_INT8)})}, 0);
+		int			rc = tm_gpu_pool_create(0, 8192, &small, err, sizeof(err));
+
+		TM_CHECK_MSG(rc == TM_GPU_OK, "%s", err);
+		if (rc == TM_GPU_OK)
+		{
+			Run			r = run_plan(pl, {&T}, NULL, NULL, small);
+
+			TM_CHECK_MSG(r.rc == TM_GPU_ERR_NOMEM, "rc %d: %s", r.rc, r.err);
+			TM_CHECK(tm_gpu_pool_destroy(small, err, sizeof(err)) == TM_GPU_OK);
+		}
+		Run			r = run_plan(pl, {&T});
+
+		CHECK_OK(r);
+		TM_CHECK_INT_EQ(r.out.nrows, T.nrows);
+		tm_gpu_table_free(&r.out);
+	}
+}
+
+int
+main(void)
+{
+	int			ndev = 0;
+	cudaError_t e = cudaGetDeviceCount(&ndev);
+	char		err[256];
+
+	if (e != cudaSuccess || ndev == 0)
+	{
+		printf("skipped: no GPU (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+		return tm_unit_done();
+	}
+	if (tm_gpu_pool_create(0, (size_t) 1 << 30, &g_pool, err, sizeof(err)) != TM_GPU_OK)
+	{
+		printf("tm_gpu_pool_create: %s\n", err);
+		tm_unit_failed++;
+		return tm_unit_done();
+	}
+
+	TM_RUN(test_filter_emit);
+	TM_RUN(test_joins);
+	TM_RUN(test_two_joins);
+	TM_RUN(test_group_agg);
+	TM_RUN(test_global_agg);
+	TM_RUN(test_join_agg_result);
+	TM_RUN(test_many_groups);
+	TM_RUN(test_emit_append);
+	TM_RUN(test_errors);
+	printf("device memory used at most: %zu bytes of %zu\n", tm_gpu_pool_peak(g_pool), tm_gpu_pool_size(g_pool));
+
+	TM_CHECK(tm_gpu_pool_destroy(g_pool, err, sizeof(err)) == TM_GPU_OK);
+	for (void *p : g_allocs)
+		free(p);
+	return tm_unit_done();
+}
