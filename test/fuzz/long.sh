@@ -1,0 +1,120 @@
+#!/bin/bash
+# test/fuzz/long.sh — a long, time-bounded differential fuzzing run (test/fuzz/fuzz.py), e.g. on the GPU host.
+#
+#   test/fuzz/long.sh [--minutes M | --hours H] [--jobs J] [--device cpu|gpu|auto] [--first-seed S]
+#                     [--queries Q] [--variants V] [--out DIR] [-- more fuzz.py options]
+#
+# Runs J fuzz.py processes side by side (default: one per 2 CPU cores, at least 1), each with its own
+# throw-away cluster; process i takes the seeds S+i, S+i+J, S+i+2J, ... (Q queries each, V plan variants
+# per query besides the default) until the time is up.  Minimal reproducers of mismatches go to
+# test/fuzz/repro/, unshrunk ones and the logs / JSON summaries to DIR (default /tmp/themis-fuzz-long.XXXXXX).
+# Ends with a combined summary and the line "N passed, N failed"; exit status 1 on any mismatch.
+#
+# PostgreSQL: the bin directory of pg_config on PATH (or $PG_CONFIG, $PGBIN); where there is none (the GPU
+# host), the environment of shared/tools/pg-portable.sh is used (../shared/tools, ./shared/tools or
+# $PG_PORTABLE), as scripts/gpu-host.sh sets it up.  As root, servers run as themisrun / pgrun.
+set -uo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+
+MINUTES=60
+JOBS=$(( $(nproc 2>/dev/null || echo 2) / 2 ))
+[ "$JOBS" -ge 1 ] || JOBS=1
+DEVICE=cpu
+FIRST_SEED=1000
+QUERIES=400
+VARIANTS=2
+OUT=""
+EXTRA=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --minutes) MINUTES="$2"; shift 2 ;;
+        --hours) MINUTES=$(( $2 * 60 )); shift 2 ;;
+        --jobs) JOBS="$2"; shift 2 ;;
+        --device) DEVICE="$2"; shift 2 ;;
+        --first-seed) FIRST_SEED="$2"; shift 2 ;;
+        --queries) QUERIES="$2"; shift 2 ;;
+        --variants) VARIANTS="$2"; shift 2 ;;
+        --out) OUT="$2"; shift 2 ;;
+        --) shift; EXTRA=("$@"); break ;;
+        -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        *) echo "unknown option: $1" >&2; exit 2 ;;
+    esac
+done
+
+# PostgreSQL binaries
+if [ -z "${PGBIN:-}" ]; then
+    PGC="${PG_CONFIG:-$(command -v pg_config || true)}"
+    if [ -z "$PGC" ] && [ ! -x /usr/lib/postgresql/15/bin/initdb ]; then
+        for pp in "${PG_PORTABLE:-}" "$ROOT/../shared/tools/pg-portable.sh" "$ROOT/shared/tools/pg-portable.sh"; do
+            if [ -n "$pp" ] && [ -f "$pp" ]; then
+                eval "$(bash "$pp" env)"
+                PGC="${PG_CONFIG:-}"
+                break
+            fi
+        done
+    fi
+    if [ -n "$PGC" ] && [ -x "$("$PGC" --bindir)/initdb" ]; then
+        PGBIN="$("$PGC" --bindir)"
+    else
+        PGBIN=/usr/lib/postgresql/15/bin
+    fi
+fi
+export PGBIN
+[ -x "$PGBIN/initdb" ] || { echo "no PostgreSQL in $PGBIN (set PGBIN or PG_CONFIG)" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "python3 is needed" >&2; exit 2; }
+
+if [ -z "$OUT" ]; then
+    OUT="$(mktemp -d /tmp/themis-fuzz-long.XXXXXX)"
+fi
+mkdir -p "$OUT"
+SECS=$(( MINUTES * 60 ))
+echo "==> $JOBS job(s), ${MINUTES} min, device $DEVICE, seeds from $FIRST_SEED, $QUERIES queries per seed; output in $OUT" >&2
+
+pids=()
+for ((i = 0; i < JOBS; i++)); do
+    s=$(( FIRST_SEED + i ))
+    python3 "$HERE/fuzz.py" --seeds "$s-$(( s + 1000000 )):$JOBS" --queries "$QUERIES" --variants "$VARIANTS" \
+        --device "$DEVICE" --time-limit "$SECS" --pg-bin "$PGBIN" --raw-dir "$OUT/raw" \
+        --json "$OUT/job$i.json" "${EXTRA[@]}" >"$OUT/job$i.out" 2>"$OUT/job$i.log" &
+    pids+=($!)
+done
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done' INT TERM
+for p in "${pids[@]}"; do
+    wait "$p"
+done
+
+python3 - "$OUT" "$JOBS" <<'EOF'
+import collections, json, os, sys
+out, jobs = sys.argv[1], int(sys.argv[2])
+tot = collections.Counter()
+feats, left, reasons, fb, errors = (collections.Counter() for _ in range(5))
+mism = []
+for i in range(jobs):
+    p = os.path.join(out, "job%d.json" % i)
+    if not os.path.exists(p):
+        print("job %d wrote no summary (see %s)" % (i, os.path.join(out, "job%d.log" % i)))
+        tot["failed"] += 1
+        continue
+    d = json.load(open(p))
+    for k in ("passed", "failed", "themis", "explained", "both_err", "plan_dep", "full"):
+        tot[k] += d.get(k, 0)
+    for k, c in (("features", feats), ("pg_nodes", left), ("reasons", reasons), ("fallback", fb), ("errors", errors)):
+        c.update(d.get(k, {}))
+    for k, v in d.get("skipped", {}).items():
+        tot["skipped"] += v
+    mism += d.get("mismatches", [])
+n = max(1, tot["explained"])
+print("== themis long fuzz: %d queries compared (%d skipped)" % (tot["passed"] + tot["failed"], tot["skipped"]))
+print("coverage: Themis node in %d of %d (%.0f%%); all scans/joins/aggregates inside Themis in %d (%.0f%%)"
+      % (tot["themis"], tot["explained"], 100.0 * tot["themis"] / n, tot["full"], 100.0 * tot["full"] / n))
+print("Themis features: " + ", ".join("%s %d" % kv for kv in sorted(feats.items()) if kv[0] != "node"))
+print("PostgreSQL nodes left: " + ", ".join("%s %d" % kv for kv in left.most_common()))
+print("left to PostgreSQL because: " + "; ".join("%s x%d" % kv for kv in reasons.most_common(12)))
+print("both failed alike: %d; fallback: %d; plan-dependent accepted: %d" % (tot["both_err"], sum(fb.values()), tot["plan_dep"]))
+for m in mism:
+    print("MISMATCH seed %(seed)s query %(query)s [%(variant)s] %(category)s: %(detail).200s\n    %(repro)s" % m)
+print("%d passed, %d failed" % (tot["passed"], tot["failed"]))
+sys.exit(1 if tot["failed"] else 0)
+EOF
