@@ -9,14 +9,15 @@
  * Data structures (all of them column arrays, grown by doubling, no per-row allocation):
  *   TmStore    a growable set of typed columns (results, rows of a hash table under construction),
  *              with an arena that owns the bytes of its text values;
- *   TmCpuHash  a built hash table: rows reordered so that rows with equal keys are contiguous, and an
- *              open-addressing directory key -> group -> [start, end);
- *   TmAggExec  hash aggregation: open-addressing directory over groups whose keys and running
- *              aggregate states are the columns of the result itself;
- *   TmDistinct per-aggregate set of (group, value) pairs for DISTINCT aggregates.
+ *   TmCpuHash  a built hash table: rows reordered so that rows with equal keys are contiguous, and a
+ *              TmJoinTable (themis/tm_hashtable.h) key -> [start, end);
+ *   TmAggExec  hash aggregation: a TmGroupTable over groups whose keys and running aggregate states
+ *              are the columns of the result itself;
+ *   TmDistinct per-aggregate TmDistinctSet of (group, value) pairs for DISTINCT aggregates.
  *
- * Hashing rule (the GPU executor must use the same one): h = 0; for each key k in order,
- * h = tm_hash_combine(h, key is NULL ? TM_NULL_HASH : tm_hash_value(&key, &keytype)).
+ * The hash tables themselves, and the hashing rule the GPU executor must share (h = 0; for each key k
+ * in order, h = tm_hash_key(h, &k, k is NULL, &keytype)), are in themis/tm_hashtable.h, which the engine
+ * unit tests (test/unit/test_hashtable.c) check without PostgreSQL.
  *
  * Memory: the output result lives in the caller's CurrentMemoryContext; everything else (hash tables,
  * intermediate results, per-row scratch) in a child context that is deleted before returning.  On
@@ -36,9 +37,7 @@
 #include "themis.h"
 #include "themis/tm_expr_eval.h"
 #include "themis/tm_hash.h"
-
-/* hash of a NULL key (group keys: NULLs group together) */
-#define TM_NULL_HASH	UINT64CONST(0x9E3779B97F4A7C15)
+#include "themis/tm_hashtable.h"
 
 /* TmValue holds an __int128: arrays of it must be 16-byte aligned (palloc only gives MAXALIGN) */
 #define TM_VALUE_ALIGN	16
@@ -88,27 +87,42 @@ kind_is_text(int kind)
 	return kind == TM_K_TEXT || kind == TM_K_BPCHAR;
 }
 
-/* final mixer (murmur3 fmix64): directory positions must not depend on the low bits of tm_hash_value */
-static inline uint64
-mix64(uint64 h)
+/* memory of the hash tables (tm_hashtable.h): a memory context; palloc raises on out of memory */
+static void *
+htmem_alloc(void *arg, size_t size)
 {
-	h ^= h >> 33;
-	h *= UINT64CONST(0xff51afd7ed558ccd);
-	h ^= h >> 33;
-	h *= UINT64CONST(0xc4ceb9fe1a85ec53);
-	h ^= h >> 33;
-	return h;
+	return MemoryContextAllocExtended((MemoryContext) arg, size, MCXT_ALLOC_HUGE);
 }
 
-/* smallest power of two >= n (n >= 1) */
-static uint64
-pow2_at_least(uint64 n)
+static void
+htmem_free(void *arg, void *p)
 {
-	uint64		p = 16;
+	pfree(p);
+}
 
-	while (p < n)
-		p <<= 1;
-	return p;
+static void
+htmem_tick(void *arg)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+static inline TmHtMem
+htmem(MemoryContext cxt)
+{
+	TmHtMem		m;
+
+	m.alloc = htmem_alloc;
+	m.free = htmem_free;
+	m.tick = htmem_tick;
+	m.arg = cxt;
+	return m;
+}
+
+/* a status of tm_hashtable.h that is not TM_HT_OK (palloc raises first: not expected) */
+static void
+htmem_failed(TmHtStatus st)
+{
+	elog(ERROR, "themis: hash table operation failed (status %d)", (int) st);
 }
 
 /* ----------------------------------------------------------------
@@ -259,15 +273,9 @@ store_set(TmStore *s, int col, int64 row, const TmValue *v, bool isnull)
  *		TmCpuHash: hash table of a HASH_BUILD sink
  * ----------------------------------------------------------------
  */
-typedef struct TmHashEntry
-{
-	uint64		hash;
-	int32		start;			/* first row of the group of equal keys */
-	int32		count;			/* rows in the group; 0 = empty entry */
-} TmHashEntry;
-
 typedef struct TmCpuHash
 {
+	TmJoinTable jt;				/* keys -> [start, end) of the rows below */
 	int			nkeys;
 	const TmType *keytypes;
 	int			npay;
@@ -275,63 +283,29 @@ typedef struct TmCpuHash
 	TmValue   **keys;			/* keys[k][row]; rows with equal keys are contiguous */
 	TmValue   **pay;			/* pay[c][row] */
 	bool	  **paynulls;
-	int64		ngroups;
-	TmHashEntry *entries;		/* open addressing (linear probing) over groups */
-	uint64		mask;
 } TmCpuHash;
-
-static inline bool
-keys_equal(const TmValue *a, const TmValue *const *bcols, int64 brow, const TmType *types, int nkeys)
-{
-	int			k;
-
-	for (k = 0; k < nkeys; k++)
-		if (!tm_values_equal(&a[k], &bcols[k][brow], &types[k]))
-			return false;
-	return true;
-}
 
 /* key lookup: true with [*start, *end) if some build rows have these (non-NULL) keys */
 static inline bool
 ht_lookup(const TmCpuHash *ht, uint64 h, const TmValue *keys, int64 *start, int64 *end)
 {
-	uint64		pos = mix64(h) & ht->mask;
-
-	for (;;)
-	{
-		const TmHashEntry *e = &ht->entries[pos];
-
-		if (e->count == 0)
-			return false;
-		if (e->hash == h &&
-			keys_equal(keys, (const TmValue *const *) ht->keys, e->start, ht->keytypes, ht->nkeys))
-		{
-			*start = e->start;
-			*end = (int64) e->start + e->count;
-			return true;
-		}
-		pos = (pos + 1) & ht->mask;
-	}
+	return tm_join_table_lookup(&ht->jt, h, keys, start, end);
 }
 
 /*
  * Build the hash table from the collected rows: rows (keys in columns 0..nkeys-1, payload after them)
- * with their hashes.  Rows are grouped by equal keys, then reordered group by group.
+ * with their hashes.  Rows are grouped by equal keys (tm_join_table_build), then every column is moved
+ * to the rows' new positions, group by group.
  */
 static TmCpuHash *
 ht_build(MemoryContext cxt, const TmHashTable *def, TmStore *rows, const uint64 *hashes,
 		 const char **reason)
 {
 	TmCpuHash  *ht = MemoryContextAllocZero(cxt, sizeof(TmCpuHash));
+	TmHtMem		mem = htmem(cxt);
 	int64		n = rows->nrows;
-	int32	   *dir;			/* pass 1 directory: group id or -1 */
-	uint64		dirmask;
-	uint64	   *ghash;			/* per group: hash */
-	int64	   *grep;			/* per group: representative row, later its start */
-	int32	   *gid;			/* per row: group, later its destination */
-	int64	   *cursor;
-	int64		r,
-				g;
+	int32	   *pos;			/* per row: its position in the table */
+	TmHtStatus	st;
 	int			c;
 
 	ht->nkeys = def->nkeys;
@@ -339,103 +313,16 @@ ht_build(MemoryContext cxt, const TmHashTable *def, TmStore *rows, const uint64 
 	ht->npay = def->npayload;
 	ht->nrows = n;
 
-	if (n >= PG_INT32_MAX / 2)
+	if (n >= TM_JOIN_TABLE_MAX_ROWS)
 	{
 		*reason = "hash table build side has too many rows for the CPU executor";
 		return NULL;
 	}
-
-	dirmask = pow2_at_least((uint64) n * 2) - 1;
-	dir = huge_alloc(cxt, sizeof(int32) * (dirmask + 1));
-	memset(dir, 0xff, sizeof(int32) * (dirmask + 1));
-	ghash = huge_alloc(cxt, sizeof(uint64) * Max(n, 1));
-	grep = huge_alloc(cxt, sizeof(int64) * (n + 1));
-	gid = huge_alloc(cxt, sizeof(int32) * Max(n, 1));
-
-	/* pass 1: find or create each row's group */
-	for (r = 0; r < n; r++)
-	{
-		uint64		h = hashes[r];
-		uint64		pos = mix64(h) & dirmask;
-
-		for (;;)
-		{
-			int32		e = dir[pos];
-
-			if (e < 0)
-			{
-				e = (int32) ht->ngroups++;
-				dir[pos] = e;
-				ghash[e] = h;
-				grep[e] = r;
-				gid[r] = e;
-				break;
-			}
-			if (ghash[e] == h)
-			{
-				int64		rep = grep[e];
-				int			k;
-				bool		eq = true;
-
-				for (k = 0; k < ht->nkeys; k++)
-					if (!tm_values_equal(&rows->vals[k][r], &rows->vals[k][rep], &ht->keytypes[k]))
-					{
-						eq = false;
-						break;
-					}
-				if (eq)
-				{
-					gid[r] = e;
-					break;
-				}
-			}
-			pos = (pos + 1) & dirmask;
-		}
-		if ((r & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-	pfree(dir);
-
-	/* pass 2: group sizes -> start offsets (grep[] becomes the start of each group) */
-	cursor = huge_alloc(cxt, sizeof(int64) * (ht->ngroups + 1));
-	memset(cursor, 0, sizeof(int64) * (ht->ngroups + 1));
-	for (r = 0; r < n; r++)
-		cursor[gid[r]]++;
-	{
-		int64		sum = 0;
-
-		for (g = 0; g < ht->ngroups; g++)
-		{
-			int64		cnt = cursor[g];
-
-			grep[g] = sum;
-			cursor[g] = sum;
-			sum += cnt;
-		}
-		grep[ht->ngroups] = sum;
-	}
-
-	/* the final directory: one entry per group */
-	ht->mask = pow2_at_least((uint64) ht->ngroups * 2) - 1;
-	ht->entries = huge_alloc(cxt, sizeof(TmHashEntry) * (ht->mask + 1));
-	memset(ht->entries, 0, sizeof(TmHashEntry) * (ht->mask + 1));
-	for (g = 0; g < ht->ngroups; g++)
-	{
-		uint64		pos = mix64(ghash[g]) & ht->mask;
-
-		while (ht->entries[pos].count != 0)
-			pos = (pos + 1) & ht->mask;
-		ht->entries[pos].hash = ghash[g];
-		ht->entries[pos].start = (int32) grep[g];
-		ht->entries[pos].count = (int32) (grep[g + 1] - grep[g]);
-	}
-	pfree(ghash);
-	pfree(grep);
-
-	/* pass 3: destination of each row (gid[] is reused for it), then move every column there */
-	for (r = 0; r < n; r++)
-		gid[r] = (int32) cursor[gid[r]]++;
-	pfree(cursor);
+	pos = huge_alloc(cxt, sizeof(int32) * Max(n, 1));
+	st = tm_join_table_build(&ht->jt, &mem, def->nkeys, def->keytypes, n,
+							 (const TmValue *const *) rows->vals, hashes, pos);
+	if (st != TM_HT_OK)
+		htmem_failed(st);
 
 	ht->keys = MemoryContextAllocZero(cxt, sizeof(TmValue *) * Max(ht->nkeys, 1));
 	ht->pay = MemoryContextAllocZero(cxt, sizeof(TmValue *) * Max(ht->npay, 1));
@@ -446,26 +333,24 @@ ht_build(MemoryContext cxt, const TmHashTable *def, TmStore *rows, const uint64 
 		TmValue    *dst = values_alloc(cxt, n);
 
 		/* text bytes stay where they are: in the rows' arena, which lives on */
-		for (r = 0; r < n; r++)
-			dst[gid[r]] = src[r];
+		tm_ht_scatter_values(dst, src, pos, n);
 		values_free(src);
 		rows->vals[c] = NULL;
 		if (c < ht->nkeys)
 			ht->keys[c] = dst;
 		else
 		{
-			bool	   *nsrc = rows->nulls[c];
 			bool	   *ndst = huge_alloc(cxt, n);
 
-			for (r = 0; r < n; r++)
-				ndst[gid[r]] = nsrc[r];
+			tm_ht_scatter_bools(ndst, rows->nulls[c], pos, n);
 			ht->pay[c - ht->nkeys] = dst;
 			ht->paynulls[c - ht->nkeys] = ndst;
 		}
 		pfree(rows->nulls[c]);
 		rows->nulls[c] = NULL;
 	}
-	pfree(gid);
+	pfree(pos);
+	ht->jt.keys = (const TmValue *const *) ht->keys;
 	return ht;
 }
 
@@ -473,97 +358,40 @@ ht_build(MemoryContext cxt, const TmHashTable *def, TmStore *rows, const uint64 
  *		TmDistinct: (group, value) pairs seen by a DISTINCT aggregate
  * ----------------------------------------------------------------
  */
-typedef struct TmDistinctEntry
-{
-	uint64		hash;
-	int64		g;				/* group */
-	int64		idx;			/* index into vals, -1 = empty entry */
-} TmDistinctEntry;
-
 typedef struct TmDistinct
 {
-	const TmType *type;
-	int64		n;
-	int64		cap;			/* values; the directory has 2 * cap entries */
-	TmValue    *vals;
-	TmDistinctEntry *dir;
-	uint64		mask;
-	MemoryContext cxt;
-	TmArena		arena;
+	TmDistinctSet set;
+	TmHtMem		mem;
+	TmArena		arena;			/* owns the text bytes of the set's values */
 } TmDistinct;
-
-static void
-distinct_alloc(TmDistinct *d, int64 cap)
-{
-	uint64		dirsize = pow2_at_least((uint64) cap * 2);
-	TmValue    *vals = values_alloc(d->cxt, cap);
-	TmDistinctEntry *old = d->dir;
-	uint64		oldsize = old ? d->mask + 1 : 0;
-	uint64		i;
-
-	if (d->n > 0)
-		memcpy(vals, d->vals, sizeof(TmValue) * d->n);
-	if (d->vals)
-		values_free(d->vals);
-	d->vals = vals;
-	d->cap = cap;
-	d->mask = dirsize - 1;
-	d->dir = huge_alloc(d->cxt, sizeof(TmDistinctEntry) * dirsize);
-	memset(d->dir, 0xff, sizeof(TmDistinctEntry) * dirsize);
-	for (i = 0; i < oldsize; i++)
-	{
-		uint64		pos;
-
-		if (old[i].idx < 0)
-			continue;
-		pos = mix64(old[i].hash) & d->mask;
-		while (d->dir[pos].idx >= 0)
-			pos = (pos + 1) & d->mask;
-		d->dir[pos] = old[i];
-	}
-	if (old)
-		pfree(old);
-}
 
 static TmDistinct *
 distinct_create(MemoryContext cxt, const TmType *type)
 {
 	TmDistinct *d = MemoryContextAllocZero(cxt, sizeof(TmDistinct));
+	TmHtStatus	st;
 
-	d->type = type;
-	d->cxt = cxt;
+	d->mem = htmem(cxt);
 	arena_init(&d->arena, cxt);
-	distinct_alloc(d, TM_STORE_INITCAP);
+	st = tm_distinct_init(&d->set, &d->mem, type, TM_STORE_INITCAP);
+	if (st != TM_HT_OK)
+		htmem_failed(st);
 	return d;
 }
 
 /* add (g, v); true if it was not there yet */
-static bool
+static inline bool
 distinct_add(TmDistinct *d, int64 g, const TmValue *v)
 {
-	uint64		h = tm_hash_combine(tm_hash_value(v, d->type), (uint64) g);
-	uint64		pos = mix64(h) & d->mask;
-	TmDistinctEntry *e;
-	int64		i;
+	int64_t		idx;
+	int			r = tm_distinct_add(&d->set, &d->mem, g, v, &idx);
 
-	for (;;)
-	{
-		e = &d->dir[pos];
-		if (e->idx < 0)
-			break;
-		if (e->hash == h && e->g == g && tm_values_equal(&d->vals[e->idx], v, d->type))
-			return false;
-		pos = (pos + 1) & d->mask;
-	}
-	i = d->n++;
-	d->vals[i] = *v;
-	if (kind_is_text(d->type->kind))
-		arena_own(&d->arena, &d->vals[i]);
-	e->hash = h;
-	e->g = g;
-	e->idx = i;
-	if (d->n >= d->cap)
-		distinct_alloc(d, d->cap * 2);
+	if (r < 0)
+		htmem_failed(TM_HT_NOMEM);
+	if (r == 0)
+		return false;
+	if (kind_is_text(d->set.type->kind))
+		arena_own(&d->arena, &d->set.vals[idx]);
 	return true;
 }
 
@@ -577,19 +405,13 @@ distinct_add(TmDistinct *d, int64 g, const TmValue *v)
  * state: COUNT(*) / COUNT: .i = count (never NULL); SUM: the accumulator of tm_sum_add; MIN / MAX: the
  * current extreme value (NULL while no input).  So nothing is left to finalize at the end.
  */
-typedef struct TmAggEntry
-{
-	uint64		hash;
-	int64		g;				/* group (row of the result), -1 = empty entry */
-} TmAggEntry;
-
 typedef struct TmAggExec
 {
 	const TmSink *sink;
 	TmStore    *out;
 	int			nkeys;
-	TmAggEntry *dir;			/* open addressing over groups */
-	uint64		mask;
+	TmGroupTable groups;		/* over the key columns of out */
+	TmHtMem		mem;
 	TmDistinct **distinct;		/* per aggregate, or NULL */
 	TmValue    *keyvals;		/* scratch: the current row's keys */
 	bool	   *keynulls;
@@ -611,31 +433,6 @@ agg_init_group(TmAggExec *ag, int64 g)
 	}
 }
 
-static void
-agg_resize_dir(TmAggExec *ag, uint64 dirsize)
-{
-	TmAggEntry *old = ag->dir;
-	uint64		oldsize = old ? ag->mask + 1 : 0;
-	uint64		i;
-
-	ag->dir = huge_alloc(ag->cxt, sizeof(TmAggEntry) * dirsize);
-	memset(ag->dir, 0xff, sizeof(TmAggEntry) * dirsize);
-	ag->mask = dirsize - 1;
-	for (i = 0; i < oldsize; i++)
-	{
-		uint64		pos;
-
-		if (old[i].g < 0)
-			continue;
-		pos = mix64(old[i].hash) & ag->mask;
-		while (ag->dir[pos].g >= 0)
-			pos = (pos + 1) & ag->mask;
-		ag->dir[pos] = old[i];
-	}
-	if (old)
-		pfree(old);
-}
-
 static TmAggExec *
 agg_create(MemoryContext cxt, MemoryContext outcxt, const TmSink *sink, const TmResult *res)
 {
@@ -644,6 +441,7 @@ agg_create(MemoryContext cxt, MemoryContext outcxt, const TmSink *sink, const Tm
 
 	ag->sink = sink;
 	ag->cxt = cxt;
+	ag->mem = htmem(cxt);
 	ag->nkeys = sink->nkeys;
 	ag->out = store_create(outcxt, res->ncols, res->coltypes);
 	ag->keyvals = values_alloc(cxt, Max(sink->nkeys, 1));
@@ -661,61 +459,50 @@ agg_create(MemoryContext cxt, MemoryContext outcxt, const TmSink *sink, const Tm
 	}
 	else
 	{
-		agg_resize_dir(ag, pow2_at_least(TM_STORE_INITCAP * 2));
+		/* the store's column pointer arrays stay put when it grows */
+		TmHtStatus	st = tm_group_table_init(&ag->groups, &ag->mem, sink->nkeys, ag->out->types,
+											 ag->out->vals, ag->out->nulls, TM_STORE_INITCAP * 2);
+
+		if (st != TM_HT_OK)
+			htmem_failed(st);
 	}
 	return ag;
 }
 
-/* the group of the current keys (ag->keyvals / keynulls), created if new */
-static int64
-agg_find_group(TmAggExec *ag)
+/* a new group for the current keys (ag->keyvals / keynulls) at directory position pos (cold path) */
+static pg_noinline int64
+agg_new_group(TmAggExec *ag, uint64 h, uint64 pos)
 {
 	TmStore    *out = ag->out;
+	int64		g = store_add_row(out);
+	int			k;
+	TmHtStatus	st;
+
+	for (k = 0; k < ag->nkeys; k++)
+		store_set(out, k, g, &ag->keyvals[k], ag->keynulls[k]);
+	agg_init_group(ag, g);
+	st = tm_group_table_insert(&ag->groups, &ag->mem, pos, h, g);
+	if (st != TM_HT_OK)
+		htmem_failed(st);
+	return g;
+}
+
+/* the group of the current keys (ag->keyvals / keynulls), created if new */
+static inline int64
+agg_find_group(TmAggExec *ag)
+{
+	const TmType *types = ag->out->types;
 	uint64		h = 0;
-	uint64		pos;
+	uint64		pos = 0;
 	int64		g;
 	int			k;
 
 	for (k = 0; k < ag->nkeys; k++)
-		h = tm_hash_combine(h, ag->keynulls[k] ? TM_NULL_HASH :
-							tm_hash_value(&ag->keyvals[k], &out->types[k]));
-	pos = mix64(h) & ag->mask;
-	for (;;)
-	{
-		const TmAggEntry *e = &ag->dir[pos];
-
-		g = e->g;
-		if (g < 0)
-			break;
-		if (e->hash == h)
-		{
-			bool		eq = true;
-
-			for (k = 0; k < ag->nkeys && eq; k++)
-			{
-				bool		gn = out->nulls[k][g];
-
-				if (gn != ag->keynulls[k])
-					eq = false;
-				else if (!gn)
-					eq = tm_values_equal(&ag->keyvals[k], &out->vals[k][g], &out->types[k]);
-			}
-			if (eq)
-				return g;
-		}
-		pos = (pos + 1) & ag->mask;
-	}
-
-	/* new group */
-	g = store_add_row(out);
-	for (k = 0; k < ag->nkeys; k++)
-		store_set(out, k, g, &ag->keyvals[k], ag->keynulls[k]);
-	agg_init_group(ag, g);
-	ag->dir[pos].hash = h;
-	ag->dir[pos].g = g;
-	if ((uint64) out->nrows * 2 > ag->mask + 1)
-		agg_resize_dir(ag, (ag->mask + 1) * 2);
-	return g;
+		h = tm_hash_key(h, &ag->keyvals[k], ag->keynulls[k], &types[k]);
+	g = tm_group_table_find(&ag->groups, h, ag->keyvals, ag->keynulls, &pos);
+	if (likely(g >= 0))
+		return g;
+	return agg_new_group(ag, h, pos);
 }
 
 /* replace a MIN/MAX state by v, reusing the state's text bytes where they are long enough */
@@ -852,7 +639,7 @@ sink_row(TmPipeExec *pe)
 						return st;
 					if (pe->scratchnulls[i])
 						return TM_OK;	/* a NULL key never matches: drop the row */
-					h = tm_hash_combine(h, tm_hash_value(&pe->scratch[i], &rows->types[i]));
+					h = tm_hash_key(h, &pe->scratch[i], false, &rows->types[i]);
 				}
 				for (i = 0; i < sink->nvals; i++)
 				{
@@ -1001,7 +788,7 @@ run_ops(TmPipeExec *pe, int k)
 				return st;
 			if (isnull)
 				break;
-			h = tm_hash_combine(h, tm_hash_value(&keys[i], &ht->keytypes[i]));
+			h = tm_hash_key(h, &keys[i], false, &ht->keytypes[i]);
 		}
 		/* NULL keys never match */
 		if (i == op->nkeys && !ht_lookup(ht, h, keys, &start, &end))
