@@ -98,7 +98,7 @@ EXTRA_CLEAN = test/unit/bin cuda/*.o .build-config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-cuda/%.o: cuda/%.cu cuda/tm_cuda.h $(TM_HEADERS)
+cuda/%.o: cuda/%.cu $(wildcard cuda/*.h) $(TM_HEADERS)
 	$(NVCC) $(NVCC_ALLFLAGS) -c $< -o $@
 
 # objects of src/ depend on the shared headers (PGXS knows only the .c)
@@ -130,7 +130,7 @@ test/unit/bin/libtmcuda.a: $(CU_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-test/unit/bin/gpu_%: test/unit/gpu_%.cu test/unit/tm_unit.h test/unit/bin/libtmcuda.a $(TM_HEADERS)
+test/unit/bin/gpu_%: test/unit/gpu_%.cu test/unit/tm_unit.h test/unit/bin/libtmcuda.a $(TM_HEADERS) $(wildcard cuda/*.h)
 	$(NVCC) $(NVCC_ALLFLAGS) -Icuda -Itest/unit -o $@ $< test/unit/bin/libtmcuda.a -lm
 
 test/unit/bin/probe_gpu: test/unit/harness/gpu_probe.c cuda/tm_device.o

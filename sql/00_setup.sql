@@ -180,7 +180,7 @@ CREATE FUNCTION tt.check_pair(q_on text, q_off text) RETURNS TABLE(result text, 
 LANGUAGE sql AS $f$ SELECT * FROM tt._check(q_on, q_off, false, false) $f$;
 
 -- queries that may fail: the same error (SQLSTATE and message) or the same rows with themis off and on
-CREATE FUNCTION tt.check_error(q text) RETURNS TABLE(result text, themis text)
+CREATE FUNCTION tt.check_error(q text, fallback boolean DEFAULT false) RETURNS TABLE(result text, themis text)
 LANGUAGE plpgsql AS $f$
 DECLARE
     saved text[] := tt._save();
@@ -203,12 +203,12 @@ BEGIN
         ok_off := false;
     END;
     BEGIN
-        n_on := tt._run(q, b, true);
+        n_on := tt._run(q, b, true, fallback);
     EXCEPTION WHEN others THEN
         GET STACKED DIAGNOSTICS st_on = RETURNED_SQLSTATE, m_on = MESSAGE_TEXT;
         ok_on := false;
     END;
-    themis := tt._yesno(tt.offloaded(q));
+    themis := tt._yesno(tt.offloaded(q, fallback));
     IF ok_off AND ok_on THEN
         result := 'both ok, ' || tt._result(n_off, n_on, tt._diff(a, b, false));
         EXECUTE format('DROP TABLE %I, %I', a, b);

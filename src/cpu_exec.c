@@ -1178,10 +1178,26 @@ run_result_source(TmPipeExec *pe, TmPipelineStats *stats)
 	return TM_OK;
 }
 
+/* does an inner or semi probe of this pipeline read a hash table without rows? */
+static bool
+pipeline_has_empty_probe(const TmCpuExec *ex, const TmPipeline *pl)
+{
+	for (int o = 0; o < pl->nops; o++)
+	{
+		const TmOp *op = &pl->ops[o];
+
+		if (op->kind == TM_OP_PROBE &&
+			(op->jointype == TM_JOIN_INNER || op->jointype == TM_JOIN_SEMI) &&
+			ex->hts[op->ht] != NULL && ex->hts[op->ht]->nrows == 0)
+			return true;
+	}
+	return false;
+}
+
 TmResultSet *
 tm_cpu_execute(const TmPlan *plan, EState *estate, const TmValue *params, const bool *paramnulls,
 			   PlanState **inputs, int ninputs,
-			   TmPipelineStats *stats, const char **fallback_reason)
+			   TmPipelineStats *stats, const char **fallback_reason, TmStatus *error)
 {
 	TmCpuExec	ex;
 	TmResultSet *rs;
@@ -1190,6 +1206,7 @@ tm_cpu_execute(const TmPlan *plan, EState *estate, const TmValue *params, const 
 	int			p;
 
 	*fallback_reason = NULL;
+	*error = TM_OK;
 	if (plan->output_result < 0 || plan->output_result >= plan->nresults)
 		elog(ERROR, "themis: plan has an invalid output result %d", plan->output_result);
 
@@ -1222,7 +1239,13 @@ tm_cpu_execute(const TmPlan *plan, EState *estate, const TmValue *params, const 
 		memset(ps, 0, sizeof(TmPipelineStats));
 		pipe_init(&pe, &ex, pl);
 
-		if (pl->srckind == TM_SRC_TABLE)
+		/*
+		 * An inner or semi probe into an empty hash table: no row can pass, and like PostgreSQL's hash
+		 * join themis then does not read this side at all (no expression is evaluated on it).
+		 */
+		if (pipeline_has_empty_probe(&ex, pl))
+			st = TM_OK;
+		else if (pl->srckind == TM_SRC_TABLE)
 			st = run_table_source(&pe, ps);
 		else if (pl->srckind == TM_SRC_RESULT)
 			st = run_result_source(&pe, ps);
@@ -1251,7 +1274,14 @@ tm_cpu_execute(const TmPlan *plan, EState *estate, const TmValue *params, const 
 			return NULL;
 		}
 		if (st != TM_OK)
-			tm_raise_status(st);
+		{
+			/* an error PostgreSQL raises too (overflow, division by zero): the caller decides */
+			MemoryContextSwitchTo(old);
+			*error = st;
+			*fallback_reason = psprintf("an expression raised an error in pipeline %d", p);
+			MemoryContextDelete(ex.workcxt);
+			return NULL;
+		}
 	}
 
 	/* the output result (empty if no pipeline made it) */

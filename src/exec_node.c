@@ -230,6 +230,7 @@ themis_start_fallback(ThemisScanState *ts, const char *reason)
 static void
 themis_compute(ThemisScanState *ts)
 {
+	TmStatus	error = TM_OK;
 	EState	   *estate = ts->css.ss.ps.state;
 	TmResultSet *rs = NULL;
 	const char *reason = NULL;
@@ -265,7 +266,7 @@ themis_compute(ThemisScanState *ts)
 			}
 			ts->inputs_used = ts->ninputs > 0;
 			rs = tm_cpu_execute(ts->plan, estate, params, paramnulls, ts->inputs, ts->ninputs,
-								stats, &reason);
+								stats, &reason, &error);
 			for (p = 0; p < ts->plan->npipelines; p++)
 			{
 				ts->stats[p].source_rows += stats[p].source_rows;
@@ -279,6 +280,13 @@ themis_compute(ThemisScanState *ts)
 	}
 	MemoryContextSwitchTo(old);
 
+	/*
+	 * An expression raised an error that PostgreSQL raises too.  Whether PostgreSQL's plan meets that
+	 * row at all (an empty side of a hash join is never read), and which error it meets first, depends
+	 * on its plan: with fallback on, its plan runs and decides; with fallback off, themis raises it.
+	 */
+	if (rs == NULL && error != TM_OK && !themis_fallback)
+		tm_raise_status(error);
 	if (rs == NULL)
 		themis_start_fallback(ts, reason ? reason : "unknown reason");
 	else

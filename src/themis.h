@@ -159,13 +159,18 @@ typedef struct TmPipelineStats
  * Run all pipelines of plan on the CPU and return the output result.  Tables are read with
  * estate->es_snapshot.  params/paramnulls hold the level -1 values; inputs[i - 1] is the initialized
  * PlanState of custom_plans[i] (SUBPLAN sources), rescanned by the caller.  Memory is allocated in
- * CurrentMemoryContext.  Errors of expressions are raised with tm_raise_status; TM_ERR_FALLBACK makes it
- * return NULL with *fallback_reason set (the caller runs the CPU plan).  stats: array of npipelines.
+ * CurrentMemoryContext.  It returns NULL with *fallback_reason set when themis cannot run the plan
+ * (TM_ERR_FALLBACK: a value it cannot represent) and, with *error set too, when an expression raised
+ * an error PostgreSQL raises as well (overflow, division by zero): the caller then runs PostgreSQL's
+ * own plan, which raises that error exactly where PostgreSQL would (or not at all, when its plan never
+ * evaluates that row), or raises it itself (tm_raise_status) when fallback is off.  stats: array of
+ * npipelines.
  */
 extern TmResultSet *tm_cpu_execute(const TmPlan *plan, EState *estate,
 								   const TmValue *params, const bool *paramnulls,
 								   PlanState **inputs, int ninputs,
-								   TmPipelineStats *stats, const char **fallback_reason);
+								   TmPipelineStats *stats, const char **fallback_reason,
+								   TmStatus *error);
 
 /* ---- explain.c ---- */
 extern void themis_explain(CustomScanState *node, List *ancestors, ExplainState *es);

@@ -1135,6 +1135,29 @@ translate_join(TState *ts, Join *join, List *keyclauses, List *residual, Stream 
 		op->qual = res;
 	}
 	reslabel = res ? psprintf(" Join Filter: %s", deparse(ts, probe->pl, res)) : "";
+
+	/*
+	 * Above a semi or anti join, the inner side's columns are not the matched row: an anti join's
+	 * output has them NULL (PostgreSQL turns LEFT JOIN ... WHERE inner.x IS NULL into an anti join and
+	 * may still output inner columns); a semi join's output never uses them.
+	 */
+	if (tk == TM_JOIN_ANTI || tk == TM_JOIN_SEMI)
+	{
+		List	   *after = NIL;
+		ListCell   *lc2;
+
+		foreach(lc2, build->out)
+		{
+			Expr	   *e = (Expr *) lfirst(lc2);
+			Oid			t = exprType((Node *) e);
+			int32		tm = exprTypmod((Node *) e);
+			Oid			co = exprCollation((Node *) e);
+
+			after = lappend(after, tk == TM_JOIN_ANTI ? (Expr *) makeNullConst(t, tm, co)
+							: (Expr *) bad_var(t, tm, co));
+		}
+		inner_out = after;
+	}
 	{
 		static const char *const names[] = {"?", "Inner", "Semi", "Anti", "Left"};
 		StringInfoData kb;
