@@ -31,6 +31,10 @@ elif [ -f "$ROOT/../shared/tools/pg-portable.sh" ]; then
     PP_SCRIPT="$ROOT/../shared/tools/pg-portable.sh"
 elif [ -f "$ROOT/shared/tools/pg-portable.sh" ]; then
     PP_SCRIPT="$ROOT/shared/tools/pg-portable.sh"
+elif [ -f "$ROOT/.sharedtools/pg-portable.sh" ]; then
+    # the device tool carries the checkout only: copy ../shared/tools to .sharedtools (git-ignored
+    # via .git/info/exclude) and name it in carry
+    PP_SCRIPT="$ROOT/.sharedtools/pg-portable.sh"
 else
     die "pg-portable.sh not found in ../shared/tools or ./shared/tools (or set PG_PORTABLE)"
 fi
