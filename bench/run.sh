@@ -5,7 +5,7 @@
 #   bench/run.sh [--sf SF] [--skew] [--queries 1,3,5-7] [--runs N] [--out DIR] [--threads N]
 #                [--data DIR] [--keep-data] [--set NAME=VALUE]... [--pg-conf 'LINE']...
 #                [--host H --port P [--user U] [--db D] [--no-load]]
-#                [--duckdb auto|off|PATH] [--timeout SECONDS]
+#                [--duckdb auto|off|PATH] [--timeout SECONDS] [--show-plans]
 #
 # Steps: builds bench/bin/dbgen (and bench/bin/duckdb_runner); generates SF (default 0.05) with
 # --threads threads into --data (default: a temporary directory; an existing one with a matching
@@ -85,6 +85,7 @@ while [ $# -gt 0 ]; do
 		--no-load) NO_LOAD=1; shift ;;
 		--duckdb) DUCKDB="$2"; shift 2 ;;
 		--timeout) TIMEOUT="$2"; shift 2 ;;
+		--show-plans) SHOW_PLANS=1; shift ;;
 		-h|--help) usage ;;
 		*) echo "unknown option: $1" >&2; usage ;;
 	esac
@@ -277,6 +278,8 @@ for q in "${QS[@]}"; do
 	wait_ready
 	{ set_lines; echo "SET themis.enabled = on;"; echo "EXPLAIN (FORMAT JSON) $body;"; } \
 		| "${PSQL[@]}" -At -f - >"$RAW/q$q.plan.json" 2>"$RAW/q$q.plan.err"
+	{ set_lines; echo "SET themis.enabled = on;"; echo "EXPLAIN (COSTS OFF) $body;"; } \
+		| "${PSQL[@]}" -At -f - >"$RAW/q$q.plan.txt" 2>>"$RAW/q$q.plan.err"
 	session off "$q"
 	session on "$q"
 	wait_ready
@@ -339,6 +342,13 @@ else
 fi
 
 # ---- report ----
+if [ "${SHOW_PLANS:-0}" = 1 ]; then
+	for q in "${QS[@]}"; do
+		echo
+		echo "---- q$q with themis on: EXPLAIN (COSTS OFF) ----"
+		cat "$RAW/q$q.plan.txt" 2>/dev/null
+	done
+fi
 if command -v python3 >/dev/null 2>&1; then
 	python3 "$ROOT/bench/lib/report.py" "$OUT" || die "report failed"
 	echo

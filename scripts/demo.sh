@@ -71,4 +71,4 @@ log "installing themis into $("$PG_CONFIG" --pkglibdir)"
 as_root make PG_CONFIG="$PG_CONFIG" "${MAKE_ARGS[@]}" install >/dev/null
 
 # ---- 3, 4: the benchmark ----
-exec bash "$ROOT/bench/run.sh" --sf "$SF" --runs "$RUNS" --timeout "$TIMEOUT" "${ARGS[@]}"
+exec bash "$ROOT/bench/run.sh" --sf "$SF" --runs "$RUNS" --timeout "$TIMEOUT" --show-plans "${ARGS[@]}"
