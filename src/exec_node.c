@@ -201,13 +201,13 @@ themis_eval_params(ThemisScanState *ts, TmValue **vals, bool **nulls, const char
 
 /* switch to the kept CPU subtree, or ERROR if themis.fallback is off */
 static void
-themis_start_fallback(ThemisScanState *ts, const char *reason)
+themis_start_fallback(ThemisScanState *ts, const char *reason, bool forced)
 {
 	CustomScan *cscan = (CustomScan *) ts->css.ss.ps.plan;
 	EState	   *estate = ts->css.ss.ps.state;
 	MemoryContext old;
 
-	if (!themis_fallback)
+	if (!themis_fallback && !forced)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("themis: cannot run this plan: %s", reason),
@@ -241,6 +241,13 @@ themis_compute(ThemisScanState *ts)
 	ts->cursor = 0;
 	old = MemoryContextSwitchTo(ts->runcxt);
 
+	if (!themis_enabled)
+	{
+		/* a plan cached while themis was enabled: the setting wins, PostgreSQL's plan runs */
+		MemoryContextSwitchTo(old);
+		themis_start_fallback(ts, "themis.enabled is off", true);
+		return;
+	}
 	if (themis_device == THEMIS_DEVICE_GPU)
 		reason = "GPU executor not available";
 	else
@@ -288,7 +295,7 @@ themis_compute(ThemisScanState *ts)
 	if (rs == NULL && error != TM_OK && !themis_fallback)
 		tm_raise_status(error);
 	if (rs == NULL)
-		themis_start_fallback(ts, reason ? reason : "unknown reason");
+		themis_start_fallback(ts, reason ? reason : "unknown reason", false);
 	else
 		ts->result = rs;
 }
