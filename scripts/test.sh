@@ -5,11 +5,13 @@
 #   2. make clean; make (fails if the compilers print any warning); make install
 #   3. make unittest (engine unit tests; GPU tests only where a GPU is usable)
 #   4. pg_regress (make installcheck) on a temporary instance preloading themis; as root, it runs as the
-#      unprivileged user $THEMIS_RUN_USER (default themis) on a copy of the tree
+#      unprivileged user $THEMIS_RUN_USER (default themisrun) on a copy of the tree
 #   5. bench/tpch/check.sh: TPC-H at SF 0.01 generated, loaded, the 22 queries with themis off vs on
 #      (one test per query: identical results)
-#   6. closing line: "N passed, N failed[, N skipped]" (unit checks + regression tests + TPC-H queries);
-#      exit 1 on failure
+#   6. test/fuzz/fuzz.py --seed 1 --queries 200: random schemas, data and queries, themis off vs on
+#      (one test per query; mismatches are shrunk into test/fuzz/repro/)
+#   7. closing line: "N passed, N failed[, N skipped]" (unit checks + regression tests + TPC-H queries +
+#      fuzz queries); exit 1 on failure
 #
 # Environment: CUDA=no for a CPU-only build; MAKE_ARGS (more make arguments, e.g. CUDA_ARCHS=90);
 # KEEP_TMP=1 keeps the regression copy.
@@ -153,6 +155,22 @@ if [ -n "$tpch_line" ]; then
     [ "$tpch_rc" -ne 0 ] && [ "$f" -eq 0 ] && failed=$((failed + 1))
 else
     echo "TPC-H check did not run (bench/tpch/check.sh exit status $tpch_rc)"
+    failed=$((failed + 1))
+fi
+
+# ---- 6. differential fuzzing, short and seeded (one test a query) ----
+log "differential fuzz: test/fuzz/fuzz.py --seed 1 --queries 200"
+python3 "$ROOT/test/fuzz/fuzz.py" --seed 1 --queries 200 2>&1 | tee "$WORK/fuzz.log"
+fuzz_rc=${PIPESTATUS[0]}
+fuzz_line="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/fuzz.log" | tail -n 1)"
+if [ -n "$fuzz_line" ]; then
+    p="$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$fuzz_line")"
+    f="$(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$fuzz_line")"
+    passed=$((passed + p))
+    failed=$((failed + f))
+    [ "$fuzz_rc" -ne 0 ] && [ "$f" -eq 0 ] && failed=$((failed + 1))
+else
+    echo "fuzz run did not complete (test/fuzz/fuzz.py exit status $fuzz_rc)"
     failed=$((failed + 1))
 fi
 
