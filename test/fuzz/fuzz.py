@@ -14,7 +14,7 @@ $THEMIS_RUN_USER, or pgrun).  Each seed gets its own database (UTF8, C collation
 
 Per query: themis off vs themis on (themis.device = cpu (--device), min_rows = 0, fallback = off) under
 the default plan and --variants more plan shapes (hash / merge / nested loop joins off, hashed
-aggregation off, parallel plans forced, seq scans off).  Passed: both give the same multiset of rows
+aggregation off, parallel plans forced, seq scans off, index paths, small work_mem).  Passed: both give the same multiset of rows
 (for ORDER BY: the same order of the sort-key columns; -0 = 0 for floats only where grouping / DISTINCT
 / min / max may legitimately pick either), or both fail with the same SQLSTATE and message.  A themis
 "cannot run this plan" error (fallback = off) is re-run with fallback = on and compared the same way.
@@ -65,6 +65,8 @@ VARIANTS = collections.OrderedDict([
                              "min_parallel_table_scan_size = 0", "max_parallel_workers_per_gather = 2",
                              "enable_hashagg = off"]),
     ("no_seqscan", ["enable_seqscan = off"]),
+    ("index_paths", ["enable_seqscan = off", "enable_bitmapscan = off", "enable_hashjoin = off"]),
+    ("small_work_mem", ["work_mem = '64kB'"]),
 ])
 
 FALLBACK_MSG = "themis: cannot run this plan"
@@ -439,6 +441,8 @@ class Checker:
     def check(self, sql, meta, variant):
         """-> (off, on, mismatch or None)"""
         off = run_side(self.sess, self.args, sql, False, variant, self.schema, self.off_timeout())
+        if off.kind in ("timeout", "crash"):
+            return off, None, None
         on = run_side(self.sess, self.args, sql, True, variant, self.schema, self.on_timeout(off))
         return off, on, (compare(off, on, meta) if off.kind not in ("timeout", "crash") else None)
 
@@ -452,9 +456,9 @@ class Checker:
                 return v
         return None
 
-    def explain(self, sql, variant="default", text=False):
-        st = base_settings(self.args, self.schema) + VARIANTS[variant] + themis_settings(self.args, True) + \
-            ["themis.debug_ir = on"]
+    def explain(self, sql, variant="default", text=False, on=True):
+        st = base_settings(self.args, self.schema) + VARIANTS[variant] + themis_settings(self.args, on) + \
+            (["themis.debug_ir = on"] if on else [])
         fmt = "(COSTS OFF)" if text else "(FORMAT JSON)"
         o = self.sess.run("EXPLAIN %s %s" % (fmt, sql), st, self.off_timeout())
         if o.kind != "ok":
@@ -821,6 +825,7 @@ def write_repro(path, args, seed, qi, variant, category, detail, qy, tables, off
             out.append(ins + ";")
         for p in t.post_sql():
             out.append(p + ";")
+    out.append("-- @variant %s" % variant)
     out.append("SET extra_float_digits = 1;")
     for s in vs:
         out.append("SET %s;" % s)
@@ -867,6 +872,7 @@ class Stats:
         self.errors = collections.Counter()
         self.mismatches = []
         self.variant_runs = collections.Counter()
+        self.variant_themis = collections.Counter()
         self.sizes = collections.Counter()
         self.features = collections.Counter()
         self.pg_nodes = collections.Counter()
@@ -876,14 +882,15 @@ class Stats:
     def merge(self, o):
         for k in ("passed", "failed", "themis", "explained", "both_err", "plan_dep", "full", "eval_order"):
             setattr(self, k, getattr(self, k) + getattr(o, k))
-        for k in ("skipped", "fallback", "reasons", "errors", "variant_runs", "sizes", "features", "pg_nodes"):
+        for k in ("skipped", "fallback", "reasons", "errors", "variant_runs", "sizes", "features", "pg_nodes",
+                  "variant_themis"):
             getattr(self, k).update(getattr(o, k))
         self.mismatches += o.mismatches
 
 
 def run_seed(args, seed, sess_factory, stats, deadline):
     rng = random.Random(seed)
-    tables = gen.gen_schema(rng, scale=args.scale)
+    tables = gen.gen_schema(rng, scale=args.scale, big=args.big)
     dbname = "themis_fuzz_%d_%d" % (seed, os.getpid())
     admin = sess_factory(args.dbname)
     admin.exec("DROP DATABASE IF EXISTS %s" % dbname)
@@ -918,6 +925,14 @@ def run_seed(args, seed, sess_factory, stats, deadline):
             for v in variants:
                 off, on, mm = checker.check(sql, meta, v)
                 stats.variant_runs[v] += 1
+                if v != "default" and off.kind == "ok":
+                    vplan, _, _ = checker.explain(sql, v)
+                    if has_themis(vplan):
+                        stats.variant_themis[v] += 1
+                    if v.startswith("parallel"):
+                        pplan, _, _ = checker.explain(sql, v, on=False)
+                        if pplan and '"Node Type": "Gather' in pplan:
+                            stats.variant_themis[v + " (Gather)"] += 1
                 if first_off is None:
                     first_off = off
                 if off.kind == "timeout":
@@ -1060,6 +1075,48 @@ def parse_seeds(a):
     return [range(a.seed, a.seed + 1)]
 
 
+def verify(args, files, sess_factory):
+    """re-run reproducer files: does each still mismatch?  -> number still failing"""
+    failing = 0
+    admin = sess_factory(args.dbname)
+    for i, path in enumerate(files):
+        text = open(path).read()
+        m = re.search(r"^-- @variant (\S+)$", text, re.M)
+        q = re.search(r"^SET themis\.enabled = off;\n(.*?);\n--   ", text, re.S | re.M)
+        if not m or not q:
+            print("%s: not a reproducer of this version of fuzz.py" % path)
+            failing += 1
+            continue
+        setup = text[:m.start()]
+        variant, sql = m.group(1), q.group(1)
+        db = "themis_fuzz_verify_%d_%d" % (os.getpid(), i)
+        admin.exec("CREATE DATABASE %s TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'" % db)
+        sess = None
+        try:
+            sess = sess_factory(db)
+            for stmt in re.split(r";\n(?=[A-Z-]|$)", setup):
+                if stmt.strip() and not all(line.startswith("--") for line in stmt.strip().splitlines()):
+                    sess.exec(stmt, timeout=600)
+            chk = Checker(sess, args)
+            meta = {"loose_float": bool(re.search(r"\b(GROUP BY|DISTINCT|min\(|max\()", sql)),
+                    "order_idx": []}
+            off, on, mm = chk.check(sql, meta, variant)
+            if mm is None:
+                print("%s: passes now (%s)" % (path, off.short()))
+            else:
+                failing += 1
+                print("%s: MISMATCH %s: %s" % (path, mm[0], mm[1][:300]))
+        except RuntimeError as e:
+            failing += 1
+            print("%s: setup failed: %s" % (path, str(e)[:300]))
+        finally:
+            if sess is not None:
+                sess.conn.close()
+            admin.exec("DROP DATABASE IF EXISTS %s" % db, timeout=120)
+    print("%d passed, %d failed" % (len(files) - failing, failing))
+    return 1 if failing else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=1)
@@ -1070,6 +1127,7 @@ def main():
     ap.add_argument("--variants", type=int, default=1, help="plan-shape variants per query besides the default")
     ap.add_argument("--device", default="cpu", help="themis.device for the 'on' runs (cpu, gpu, auto)")
     ap.add_argument("--scale", type=float, default=1.0, help="multiplies table sizes")
+    ap.add_argument("--big", type=float, default=0.05, help="chance that a table gets 5000-30000 rows")
     ap.add_argument("--max-rows", type=int, default=50000, help="skip queries whose answer is larger")
     ap.add_argument("--statement-timeout", type=int, default=20, help="seconds")
     ap.add_argument("--timeout", type=float, default=120, help="client-side timeout, seconds")
@@ -1094,6 +1152,8 @@ def main():
     ap.add_argument("--print", action="store_true", help="print each query")
     ap.add_argument("--print-only", action="store_true", help="print the queries of the seed and exit")
     ap.add_argument("--json", help="write the summary as JSON here")
+    ap.add_argument("--verify", nargs="+", metavar="FILE",
+                    help="re-run reproducer files (repro/*.sql) and tell which still mismatch")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
 
@@ -1105,7 +1165,7 @@ def main():
     if args.print_only:
         for seed in all_seeds():
             rng = random.Random(seed)
-            tables = gen.gen_schema(rng, scale=args.scale)
+            tables = gen.gen_schema(rng, scale=args.scale, big=args.big)
             for t in tables:
                 print("-- %s;  -- %d rows" % (t.ddl(), len(t.rows)))
             qrange = [args.only] if args.only is not None else range(args.queries)
@@ -1137,6 +1197,12 @@ def main():
     def sess_factory(db):
         return Session(args, db, cluster)
 
+    if args.verify:
+        try:
+            return verify(args, args.verify, sess_factory)
+        finally:
+            if cluster:
+                cluster.stop()
     stats = Stats()
     rc = 0
     done_seeds = []
@@ -1184,6 +1250,10 @@ def main():
                                                         if kv[0] != "node"))
     print("          queries with PostgreSQL nodes left: " + ", ".join("%s %d" % kv for kv in
                                                                      stats.pg_nodes.most_common()))
+    print("          plan variants run (Themis node / Gather in PostgreSQL's plan): " + ", ".join(
+        "%s %d (%d%s)" % (v, n, stats.variant_themis[v],
+                          " / %d" % stats.variant_themis[v + " (Gather)"] if v.startswith("parallel") else "")
+        for v, n in stats.variant_runs.items() if v != "default"))
     print("both sides failed (same error): %d; fallback used: %d; plan-dependent errors accepted: %d%s" % (
         stats.both_err, sum(stats.fallback.values()), stats.plan_dep,
         "; evaluation-order differences accepted: %d" % stats.eval_order if args.allow_eval_order else ""))

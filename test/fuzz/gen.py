@@ -304,7 +304,8 @@ def fanout(cl, cr):
     return sum(n * b.get(v, 0) for v, n in a.items()) / cl.nrows
 
 
-def gen_schema(rng, scale=1.0):
+def gen_schema(rng, scale=1.0, big=0.0):
+    """3-6 tables with data; big: the chance that a table gets 5000-30000 rows"""
     shared = {
         "domains": [3, 5, 10, 10, 20, 30, 50, 100, 100, 300, 1000, 5000, 100000],
         "vocab": ["k%d" % i for i in range(120)] + ["K%d" % i for i in range(10)],
@@ -322,6 +323,8 @@ def gen_schema(rng, scale=1.0):
             nrows = rng.randint(100, 600)
         else:
             nrows = rng.randint(600, 3000)
+        if rng.random() < big:
+            nrows = rng.randint(5000, 30000)
         nrows = int(nrows * scale) if nrows > 20 else nrows
         t.cols.append(Column("id", INT4))
         t.pk = rng.random() < 0.3
@@ -1169,7 +1172,7 @@ class QueryGen:
 
     def scalar_cmp(self, eg):
         rng = self.rng
-        t = rng.choice(self.tables)
+        t = rng.choice(self.small_tables())
         al = self.alias()
         cands = [c for c in t.cols if c.typ.cls in ("int", "num", "date")]
         c = rng.choice(cands)
@@ -1281,9 +1284,13 @@ class QueryGen:
         qy.select = sel
         qy.distinct = rng.random() < 0.1
 
+    def small_tables(self):
+        """tables that a correlated subquery may scan once per outer row"""
+        return [t for t in self.tables if len(t.rows) <= 3000] or self.tables
+
     def scalar_sub(self, eg, items):
         rng = self.rng
-        t = rng.choice(self.tables)
+        t = rng.choice(self.small_tables())
         al = self.alias()
         kp = self.key_pair(items, al, t)
         if kp is None or rng.random() < 0.3:

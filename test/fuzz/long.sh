@@ -75,7 +75,7 @@ echo "==> $JOBS job(s), ${MINUTES} min, device $DEVICE, seeds from $FIRST_SEED, 
 pids=()
 for ((i = 0; i < JOBS; i++)); do
     s=$(( FIRST_SEED + i ))
-    python3 "$HERE/fuzz.py" --seeds "$s-$(( s + 1000000 )):$JOBS" --queries "$QUERIES" --variants "$VARIANTS" \
+    python3 "$HERE/fuzz.py" --seeds "$s-$(( s + 1000000 )):$JOBS" --queries "$QUERIES" --variants "$VARIANTS" --big 0.15 \
         --device "$DEVICE" --time-limit "$SECS" --pg-bin "$PGBIN" --raw-dir "$OUT/raw" \
         --json "$OUT/job$i.json" "${EXTRA[@]}" >"$OUT/job$i.out" 2>"$OUT/job$i.log" &
     pids+=($!)
