@@ -3,10 +3,11 @@
 themis off (PostgreSQL's answer) and with themis forced on, under several plan shapes; any difference
 is shrunk to a minimal self-contained reproducer in test/fuzz/repro/.
 
-  test/fuzz/fuzz.py --seed 1 --queries 200          # the seeded run of the test suite (own cluster)
+  test/fuzz/fuzz.py --seeds 1-3 --queries 200 --variants 2   # the test-suite run (~30 s on 2 cores)
   test/fuzz/fuzz.py --seeds 1-50 --queries 500 --time-limit 3600
   test/fuzz/fuzz.py --host /tmp/sock --port 5432 --user me --dbname postgres --seed 7
-  test/fuzz/fuzz.py --seed 3 --only 41 --print    # show query 41 of seed 3 (no run: --print-only)
+  test/fuzz/fuzz.py --seed 3 --only 41 --print-only    # show query 41 of seed 3 and the schema
+  test/fuzz/fuzz.py --verify test/fuzz/repro/*.sql     # which reproducers still differ
 
 Without --host it starts a throw-away cluster under /tmp (initdb --no-locale -E UTF8, a private Unix
 socket, shared_preload_libraries = 'themis'); as root the server runs as the user themisrun (or
@@ -282,18 +283,20 @@ def themis_settings(args, on, fallback=False):
             "themis.fallback = %s" % ("on" if fallback else "off")]
 
 
-def base_settings(args, schema):
-    return ["statement_timeout = '%ds'" % args.statement_timeout, "search_path = %s, public" % schema,
+def base_settings(args, schema, stmt_timeout=None):
+    return ["statement_timeout = '%ds'" % (stmt_timeout or args.statement_timeout),
+            "search_path = %s, public" % schema,
             "extra_float_digits = 1", "DateStyle = 'ISO, MDY'", "IntervalStyle = 'postgres'",
             "TimeZone = 'UTC'"]
 
 
-def run_side(sess, args, sql, on, variant, schema, timeout):
-    st = base_settings(args, schema) + VARIANTS[variant] + themis_settings(args, on)
+def run_side(sess, args, sql, on, variant, schema, timeout, stmt_timeout=None):
+    st = base_settings(args, schema, stmt_timeout) + VARIANTS[variant] + themis_settings(args, on)
     o = sess.run(sql, st, timeout)
     if on and o.kind == "err" and o.code == "0A000" and (o.msg or "").startswith(FALLBACK_MSG):
         reason = o.msg[len(FALLBACK_MSG):].lstrip(": ")
-        st = base_settings(args, schema) + VARIANTS[variant] + themis_settings(args, True, fallback=True)
+        st = base_settings(args, schema, stmt_timeout) + VARIANTS[variant] + \
+            themis_settings(args, True, fallback=True)
         o = sess.run(sql, st, timeout)
         o.fallback = reason
     return o
@@ -435,15 +438,21 @@ class Checker:
     def off_timeout(self):
         return self.args.statement_timeout + 15
 
+    def on_stmt_timeout(self, off):
+        """themis may be slower than PostgreSQL, but not by much: a timeout is reported only beyond
+        4 x PostgreSQL's time + 10 s (and at least --statement-timeout)"""
+        return int(max(self.args.statement_timeout, 4 * off.secs + 10))
+
     def on_timeout(self, off):
-        return max(self.args.statement_timeout + 15, 20 * off.secs + 10)
+        return self.on_stmt_timeout(off) + 15
 
     def check(self, sql, meta, variant):
         """-> (off, on, mismatch or None)"""
         off = run_side(self.sess, self.args, sql, False, variant, self.schema, self.off_timeout())
         if off.kind in ("timeout", "crash"):
             return off, None, None
-        on = run_side(self.sess, self.args, sql, True, variant, self.schema, self.on_timeout(off))
+        on = run_side(self.sess, self.args, sql, True, variant, self.schema, self.on_timeout(off),
+                      self.on_stmt_timeout(off))
         return off, on, (compare(off, on, meta) if off.kind not in ("timeout", "crash") else None)
 
     def plan_dependent(self, sql, meta, on):

@@ -6,7 +6,7 @@
 #
 # Runs J fuzz.py processes side by side (default: one per 2 CPU cores, at least 1), each with its own
 # throw-away cluster; process i takes the seeds S+i, S+i+J, S+i+2J, ... (Q queries each, V plan variants
-# per query besides the default) until the time is up.  Minimal reproducers of mismatches go to
+# per query besides the default; 15% of the tables get 5000-30000 rows) until the time is up.  Minimal reproducers of mismatches go to
 # test/fuzz/repro/, unshrunk ones and the logs / JSON summaries to DIR (default /tmp/themis-fuzz-long.XXXXXX).
 # Ends with a combined summary and the line "N passed, N failed"; exit status 1 on any mismatch.
 #
