@@ -1,7 +1,9 @@
-# Makefile — builds themis: the PostgreSQL extension (PGXS, gcc) and its CUDA code (nvcc, optional).
+# Makefile — builds themis: the PostgreSQL extension (PGXS, gcc) and the GPU daemon (nvcc, optional).
 #
-#   make                 themis.so: src/*.c, plus cuda/*.cu when nvcc is found (CUDA=no: CPU-only build)
-#   make install         into the PostgreSQL that $(PG_CONFIG) describes
+#   make                 themis.so from src/*.c (no CUDA in it: backends never touch the GPU), and, when
+#                        nvcc is found (CUDA=no: not), themis-gpud from src/gpud/*.c + cuda/*.cu with the
+#                        CUDA runtime linked statically (libcuda is found at run time)
+#   make install         into the PostgreSQL that $(PG_CONFIG) describes (themis-gpud into its bindir)
 #   make installcheck    pg_regress (sql/*.sql) on a temporary instance that preloads themis
 #                        (test/themis.conf); it cannot run as root
 #   make unittest        engine unit tests: test/unit/test_*.c (gcc, no PostgreSQL headers), and
@@ -61,13 +63,14 @@ NVCC_GENCODE = $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)
 NVCC_ALLFLAGS = $(NVCC_GENCODE) -std=c++17 --fmad=false -Xcompiler -fPIC -Xcompiler -Wall -Iinclude $(NVCCFLAGS)
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
 
+# ---- the GPU daemon ----
+GPUD_SRCS := $(sort $(wildcard src/gpud/*.c))
+GPUD_OBJS = $(GPUD_SRCS:.c=.o)
+GPUD_CFLAGS = -O2 -g -Wall -Wno-format-truncation -Wmissing-prototypes -pthread -Iinclude -Icuda -I$(CUDA_HOME)/include
 ifeq ($(WITH_CUDA),yes)
-OBJS += $(CU_OBJS)
-# static cudart: themis.so has no libcudart/libcuda dependency (libcuda is dlopen'ed at first use),
-# and its symbols stay inside themis.so
-SHLIB_LINK += $(CUDA_LIBS) -Wl,--exclude-libs,libcudart_static.a
+GPUD_BIN = themis-gpud
 else
-PG_CPPFLAGS += -DTHEMIS_NO_CUDA
+GPUD_BIN =
 endif
 
 # Rebuild everything when the CUDA configuration changes (e.g. make, then make CUDA=no).
@@ -93,7 +96,7 @@ REGRESS = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
 REGRESS_OPTS = --temp-instance=./tmp_check --temp-config=$(CURDIR)/test/themis.conf \
 	--no-locale --encoding=UTF8
 
-EXTRA_CLEAN = test/unit/bin cuda/*.o .build-config
+EXTRA_CLEAN = test/unit/bin cuda/*.o src/gpud/*.o themis-gpud .build-config
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -101,8 +104,24 @@ include $(PGXS)
 cuda/%.o: cuda/%.cu $(wildcard cuda/*.h) $(TM_HEADERS)
 	$(NVCC) $(NVCC_ALLFLAGS) -c $< -o $@
 
+src/gpud/%.o: src/gpud/%.c src/gpud/gpud.h $(wildcard cuda/*.h) $(TM_HEADERS) .build-config
+	$(CC) $(GPUD_CFLAGS) -c $< -o $@
+
+themis-gpud: $(GPUD_OBJS) $(CU_OBJS)
+	$(CC) -pthread -o $@ $(GPUD_OBJS) $(CU_OBJS) $(CUDA_LIBS) -lm
+
+all: $(GPUD_BIN)
+
+install: install-gpud
+install-gpud: $(GPUD_BIN)
+ifeq ($(WITH_CUDA),yes)
+	$(MKDIR_P) '$(DESTDIR)$(bindir)'
+	$(INSTALL_PROGRAM) themis-gpud '$(DESTDIR)$(bindir)/themis-gpud'
+endif
+.PHONY: install-gpud
+
 # objects of src/ depend on the shared headers (PGXS knows only the .c)
-$(C_SRCS:.c=.o): src/themis.h cuda/tm_cuda.h $(TM_HEADERS) .build-config
+$(C_SRCS:.c=.o): $(wildcard src/*.h) cuda/tm_cuda.h cuda/tm_gpu_exec.h $(TM_HEADERS) .build-config
 $(CU_OBJS): .build-config
 
 # ---- engine unit tests ----

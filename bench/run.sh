@@ -176,7 +176,7 @@ set_lines() {  # SET statements of THEMIS_SETS (later ones win)
 	local s
 	for s in "${THEMIS_SETS[@]}"; do printf 'SET %s = %s;\n' "${s%%=*}" "'${s#*=}'"; done
 }
-DROP_FN="$(sql -c "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'themis' AND p.pronargs = 0 AND (p.proname ~ 'cache' AND p.proname ~ '(drop|clear|reset|evict|flush)') ORDER BY 1 LIMIT 1")"
+DROP_FN="$(sql -c "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'themis' AND (p.pronargs = 0 OR p.pronargdefaults = p.pronargs) AND (p.proname ~ 'cache' AND p.proname ~ '(drop|clear|reset|evict|flush)') ORDER BY 1 LIMIT 1")"
 GPU_NAME="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)"
 [ -n "$GPU_NAME" ] || GPU_NAME="none"
 {

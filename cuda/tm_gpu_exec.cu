@@ -28,10 +28,18 @@
  *   - expression errors (tm_eval status != TM_OK) go to a device error word, first error wins, and stop
  *     all threads at their next row; the host reports it after the pass.
  *
- * Hash rule (same as the CPU executor): h = 0; for each key h = tm_hash_combine(h, NULL ?
- * TM_GPU_NULL_KEY_HASH : tm_hash_value(key, type)).  Join keys are never NULL (such rows never match);
- * group keys may be NULL (NULLs group together).  Directory position: tm_hash_mix64(h) & mask, linear
- * probing, directories at most half full.
+ * Hash rule (the one of themis/tm_hashtable.h, shared with the CPU executor): h = 0; for each key
+ * h = tm_hash_key(h, key, key is NULL, type) (a NULL key hashes as TM_NULL_KEY_HASH).  Join keys are never
+ * NULL (such rows never match); group keys may be NULL (NULLs group together).  Directory position:
+ * tm_ht_pos(h, mask), linear probing, directories at most half full.
+ *
+ * DISTINCT aggregates (count / sum; min / max DISTINCT are plain min / max): per aggregate, a device set
+ * of the (group, value) pairs seen in the AGG pass, with the same claim / publish protocol as the group
+ * table; values are equal under tm_values_equal of the argument's type (as TmDistinctSet of the CPU
+ * executor: floats -0 = 0 and NaN = NaN, bpchar without trailing blanks, numerics by scaled value, text
+ * by bytes) and hash with tm_distinct_hash.  Only the thread that inserts a pair updates the aggregate,
+ * so each group aggregates each of its distinct non-NULL values once.  The set starts with room for
+ * min(bound, DISTINCT_INITIAL_CAP) pairs; if it fills up, the pass is redone with room for bound pairs.
  *
  * Memory: everything on the device comes from the pool's bump allocator; per pipeline, its descriptor
  * (the DPipe below with expressions, slot lists, parameter values) is laid out in a host image and
@@ -52,24 +60,23 @@
 #include "themis/tm_ir.h"
 #include "themis/tm_expr_eval.h"
 #include "themis/tm_hash.h"
+#include "themis/tm_hashtable.h"
 #include "tm_gpu_exec.h"
-
-/* hash of a NULL group key (tm_hashtable.h: TM_NULL_KEY_HASH) */
-#define TM_GPU_NULL_KEY_HASH	UINT64_C(0x9E3779B97F4A7C15)
 
 #define TPB					256			/* threads per block */
 #define POOL_ALIGN			256			/* alignment of pool allocations */
 #define AGG_INITIAL_CAP		65536		/* groups of the first try of an AGG table */
+#define DISTINCT_INITIAL_CAP	262144	/* (group, value) pairs of the first try of a DISTINCT set */
 #define FMT_VALUE			100			/* device column of TmValues (results, build rows) */
 
-/* internal status of a thread's walk: the group table overflowed, the pass is redone */
+/* internal status of a thread's walk: the group table or a DISTINCT set overflowed, the pass is redone */
 #define ST_ABORT			0x1000
 
 /* passes of a pipeline kernel */
 #define PASS_COUNT			1
 #define PASS_RUN			2
 
-/* AGG directory words */
+/* AGG directory words (group table and DISTINCT sets) */
 #define GDIR_EMPTY			(~0ULL)
 #define GDIR_BUSY			(~0ULL - 1)
 #define GDIR_OVERFLOW		(~0ULL - 2)
@@ -146,6 +153,8 @@ struct DAgg
 {
 	int32_t		kind;			/* TmAggKind */
 	int32_t		mode;			/* AM_* */
+	int32_t		distinct;		/* count / sum over the distinct values of the group (DAggState.d*) */
+	int32_t		pad;
 	const TmExpr *arg;
 	const TmExpr *filter;
 	TmType		argtype;
@@ -174,12 +183,23 @@ struct DPipe
 	const DAgg *aggs;
 };
 
-/* running state of one aggregate: per group g, words w[3g .. 3g+2], seen[g], lock[g] */
+/*
+ * running state of one aggregate: per group g, words w[3g .. 3g+2], seen[g], lock[g]; a DISTINCT
+ * aggregate also has its set of (group, value) pairs: a directory of pair numbers (GDIR_* words) and
+ * per pair its hash, group and value
+ */
 struct DAggState
 {
 	unsigned long long *w;
 	unsigned int *seen;
 	unsigned int *lock;
+	unsigned long long *ddir;	/* DISTINCT: directory (dmask + 1 words), NULL if not DISTINCT */
+	uint64_t	dmask;
+	long long	dcap;			/* pairs there is room for */
+	unsigned long long *dn;		/* pairs taken (one counter) */
+	uint64_t   *dhash;			/* per pair */
+	long long  *dg;
+	TmValue    *dvals;
 };
 
 /* error and progress words of a pass */
@@ -187,8 +207,8 @@ struct DFlags
 {
 	int			err;			/* first TmStatus raised, 0 = none */
 	int			stop;			/* set on error or overflow: threads stop at their next row */
-	int			overflow;		/* AGG table full */
-	int			pad;
+	int			overflow;		/* AGG group table full */
+	int			doverflow;		/* a DISTINCT set full */
 	long long	errrow;
 	unsigned long long sinkrows;
 };
@@ -348,7 +368,7 @@ join_keys_equal(const DJoin *ht, const TmValue *keys, int64_t row)
 __device__ bool
 join_lookup(const DJoin *ht, uint64_t h, const TmValue *keys, int64_t *start, int64_t *end)
 {
-	uint64_t	p = tm_hash_mix64(h) & ht->mask;
+	uint64_t	p = tm_ht_pos(h, ht->mask);
 
 	for (;;)
 	{
@@ -437,7 +457,7 @@ op_enter(const DOp *op, OpState *o, TmValue *vals, bool *nulls)
 				hasnull = true;	/* NULL keys never match */
 				break;
 			}
-			h = tm_hash_combine(h, tm_hash_value(&keys[i], &ht->keytypes[i]));
+			h = tm_hash_key(h, &keys[i], false, &ht->keytypes[i]);
 		}
 		o->r = o->end = 0;
 		o->found = false;
@@ -517,7 +537,7 @@ op_next(const DOp *op, OpState *o, TmValue *vals, bool *nulls, bool *down)
 __device__ long long
 group_find(const DPipe *P, const DRun &R, uint64_t h, const TmValue *keys, const bool *knulls)
 {
-	uint64_t	p = tm_hash_mix64(h) & R.gmask;
+	uint64_t	p = tm_ht_pos(h, R.gmask);
 
 	for (;;)
 	{
@@ -618,9 +638,72 @@ mark_seen(unsigned int *seen)
 		*(volatile unsigned int *) seen = 1;
 }
 
+/*
+ * Add the pair (g, v) (v not NULL) to the DISTINCT set of an aggregate: 1 if this thread added it (it
+ * then updates the aggregate), 0 if it was there already (added by this or another thread), -1 if the
+ * set is full (overflow flagged: the pass is redone with a larger set).  Same claim / publish protocol
+ * as group_find: EMPTY -> BUSY by CAS, take a pair number, write the pair, fence, publish the number.
+ */
+__device__ __noinline__ int
+distinct_insert(const DAggState *S, const TmType *type, long long g, const TmValue *v, DFlags *flags)
+{
+	TmDistinctSet ds;
+	uint64_t	h;
+	uint64_t	p;
+
+	memset(&ds, 0, sizeof(ds));
+	ds.type = type;
+	h = tm_distinct_hash(&ds, (int64_t) g, v);
+	p = tm_ht_pos(h, S->dmask);
+	for (;;)
+	{
+		unsigned long long e = ld_acquire(&S->ddir[p]);
+
+		if (e == GDIR_EMPTY)
+		{
+			unsigned long long old = atomicCAS(&S->ddir[p], GDIR_EMPTY, GDIR_BUSY);
+
+			if (old == GDIR_EMPTY)
+			{
+				unsigned long long i = atomicAdd(S->dn, 1ULL);
+
+				if ((long long) i >= S->dcap)
+				{
+					atomicExch(&S->ddir[p], GDIR_OVERFLOW);
+					atomicExch(&flags->doverflow, 1);
+					atomicExch(&flags->stop, 1);
+					return -1;
+				}
+				S->dhash[i] = h;
+				S->dg[i] = g;
+				S->dvals[i] = *v;
+				__threadfence();
+				atomicExch(&S->ddir[p], i);
+				return 1;
+			}
+			e = old;
+		}
+		while (e == GDIR_BUSY)
+			e = ld_acquire(&S->ddir[p]);	/* its inserter is writing the pair */
+		if (e == GDIR_OVERFLOW)
+			return -1;
+		if (__ldcg((const unsigned long long *) &S->dhash[e]) == h && __ldcg(&S->dg[e]) == g)
+		{
+			TmValue		dv = ldcg_value(&S->dvals[e]);
+
+			if (tm_values_equal(v, &dv, type))
+				return 0;
+		}
+		if (stopped(flags) && *(volatile int *) &flags->doverflow)
+			return -1;
+		p = (p + 1) & S->dmask;
+	}
+}
+
 /* update aggregate a of group g with the current row */
 __device__ int
-agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals, const bool *nulls)
+agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals, const bool *nulls,
+		   DFlags *flags)
 {
 	TmValue		v;
 	bool		isnull;
@@ -646,6 +729,16 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 		return st;
 	if (isnull)
 		return TM_OK;
+	if (ag->distinct)
+	{
+		/* only the first occurrence of a value in the group is aggregated */
+		int			added = distinct_insert(S, &ag->argtype, g, &v, flags);
+
+		if (added < 0)
+			return ST_ABORT;
+		if (added == 0)
+			return TM_OK;
+	}
 
 	switch (ag->mode)
 	{
@@ -778,7 +871,7 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 						return st;
 					if (isnull)
 						return TM_OK;	/* a NULL key never matches: the row is dropped */
-					h = tm_hash_combine(h, tm_hash_value(&keys[i], &P->keytypes[i]));
+					h = tm_hash_key(h, &keys[i], false, &P->keytypes[i]);
 				}
 				if (R.pass == PASS_RUN)
 				{
@@ -828,8 +921,7 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 						st = d_eval(P->keys[i], vals, nulls, &keys[i], &knulls[i]);
 						if (st != TM_OK)
 							return st;
-						h = tm_hash_combine(h, knulls[i] ? TM_GPU_NULL_KEY_HASH :
-											tm_hash_value(&keys[i], &P->keytypes[i]));
+						h = tm_hash_key(h, &keys[i], knulls[i], &P->keytypes[i]);
 					}
 					g = group_find(P, R, h, keys, knulls);
 					if (g < 0)
@@ -837,7 +929,7 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 				}
 				for (int a = 0; a < P->naggs; a++)
 				{
-					st = agg_update(&P->aggs[a], &R.astate[a], g, vals, nulls);
+					st = agg_update(&P->aggs[a], &R.astate[a], g, vals, nulls, R.flags);
 					if (st != TM_OK)
 						return st;
 				}
@@ -1005,7 +1097,7 @@ join_insert_kernel(const TmValue *const *keys, const TmType *keytypes, int nkeys
 	GRID_STRIDE(r, n)
 	{
 		uint64_t	h = hashes[r];
-		uint64_t	p = tm_hash_mix64(h) & mask;
+		uint64_t	p = tm_ht_pos(h, mask);
 
 		for (;;)
 		{
@@ -1472,14 +1564,22 @@ has_fanout(const TmPipeline *pl)
 	return false;
 }
 
+/*
+ * Aggregate a keeps a DISTINCT set: count / sum (DISTINCT x).  As the CPU executor, count(*) ignores the
+ * flag; min / max (DISTINCT x) equal min / max (x), they run as the plain aggregates.
+ */
+static bool
+agg_is_distinct(const TmAgg *a)
+{
+	return a->distinct && a->arg != NULL && (a->kind == TM_AGG_COUNT || a->kind == TM_AGG_SUM);
+}
+
 /* update mode of aggregate a (0 with the failure recorded if it cannot run) */
 static int
 agg_mode(Ctx *c, const TmAgg *a, int idx)
 {
 	int			ak;
 
-	if (a->distinct)
-		return fail(c, TM_GPU_ERR_UNSUPPORTED, "aggregate %d: DISTINCT aggregates are not supported on the GPU yet", idx), 0;
 	switch (a->kind)
 	{
 		case TM_AGG_COUNT_STAR:
@@ -1533,7 +1633,8 @@ check_pipeline(Ctx *c, const TmPipeline *pl, const TmGpuTable *input)
 	{
 		if (input == NULL)
 			return fail(c, TM_GPU_ERR_BAD_PLAN, "no input table for this pipeline");
-		if (input->nrows < 0 || input->ncols < 0 || (input->ncols > 0 && input->cols == NULL))
+		if (input->nrows < 0 || input->ncols < 0 || (input->ncols > 0 && input->cols == NULL) ||
+			(input->on_device != 0 && input->on_device != 1))
 			return fail(c, TM_GPU_ERR_BAD_PLAN, "malformed input table");
 	}
 	else
@@ -1577,7 +1678,13 @@ check_pipeline(Ctx *c, const TmPipeline *pl, const TmGpuTable *input)
 					layout_class(col->kind) != layout_class(sl->type.kind))
 					return fail(c, TM_GPU_ERR_BAD_PLAN, "source column %d has kind %d, slot %d kind %d",
 								sl->col, col->kind, s, sl->type.kind);
-				if (input->nrows > 0 &&
+				if (input->on_device)
+				{
+					/* device memory: not readable here (source_columns checks the pointers) */
+					if (input->nrows > 0 && (kind_is_text(col->kind) ? col->offsets == NULL : col->data == NULL))
+						return fail(c, TM_GPU_ERR_BAD_PLAN, "source column %d has no data", sl->col);
+				}
+				else if (input->nrows > 0 &&
 					(kind_is_text(col->kind) ? (col->offsets == NULL ||
 												(col->data == NULL && col->offsets[input->nrows] > 0) ||
 												col->offsets[0] < 0 ||
@@ -1891,6 +1998,7 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 			memset(&ap[a], 0, sizeof(DAgg));
 			ap[a].kind = ag->kind;
 			ap[a].mode = agg_mode(c, ag, a);
+			ap[a].distinct = agg_is_distinct(ag) ? 1 : 0;
 			ap[a].arg = (ag->kind == TM_AGG_COUNT_STAR) ? NULL : img_expr(im, ag->arg);
 			ap[a].filter = img_expr(im, ag->filter);
 			if (ag->kind != TM_AGG_COUNT_STAR)
@@ -1945,8 +2053,49 @@ upload_pipeline(Ctx *c, const TmPipeline *pl, const DCol *srccols, int ncols, in
 }
 
 /*
+ * A pointer of a device-resident input column (what: "data", "offsets", "nulls") can be read by the
+ * kernels: not plain host memory, not memory of another device, aligned to align bytes.
+ */
+static bool
+check_device_ptr(Ctx *c, const void *p, size_t align, int col, const char *what)
+{
+	cudaPointerAttributes a;
+	cudaError_t e;
+
+	if ((uintptr_t) p % align != 0)
+		return fail(c, TM_GPU_ERR_BAD_PLAN, "device input column %d: %s %p is not aligned to %zu bytes",
+					col, what, p, align);
+	memset(&a, 0, sizeof(a));
+	e = cudaPointerGetAttributes(&a, p);
+	if (e != cudaSuccess)
+	{
+		(void) cudaGetLastError();	/* not sticky: clear it */
+		return fail(c, TM_GPU_ERR_BAD_PLAN, "device input column %d: %s %p is not a device pointer (%s)",
+					col, what, p, cudaGetErrorString(e));
+	}
+	if (a.type == cudaMemoryTypeUnregistered)
+		return fail(c, TM_GPU_ERR_BAD_PLAN, "device input column %d: %s %p is host memory", col, what, p);
+	if (a.type == cudaMemoryTypeDevice && a.device != c->pool->dev)
+		return fail(c, TM_GPU_ERR_BAD_PLAN, "device input column %d: %s %p is memory of device %d, the pool's is %d",
+					col, what, p, a.device, c->pool->dev);
+	return true;
+}
+
+/* alignment of the data of a column of kind (its loads in load_col) */
+static size_t
+kind_align(int kind)
+{
+	int			w = tm_gpu_kind_width(kind);
+
+	if (w <= 0)
+		return 1;
+	return w > 8 ? 8 : (size_t) w;
+}
+
+/*
  * Device column descriptors of pipeline pl's source (*cols, ncols of them, malloc'd) and its row count.
- * TABLE / SUBPLAN: the columns that level-0 slots read are uploaded; RESULT: the result's columns.
+ * TABLE / SUBPLAN: the columns that level-0 slots read are uploaded (device-resident inputs: used in
+ * place); RESULT: the result's columns.
  */
 static bool
 source_columns(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, DCol **cols, int *ncols,
@@ -1990,6 +2139,26 @@ source_columns(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, DCol **col
 			continue;			/* not a source column, or uploaded already */
 		col = &input->cols[ci];
 		dc[ci].fmt = col->kind;
+		if (input->on_device)
+		{
+			if (n > 0)
+			{
+				if (col->nulls != NULL && !check_device_ptr(c, col->nulls, 1, ci, "nulls"))
+					return false;
+				if (kind_is_text(col->kind))
+				{
+					if (!check_device_ptr(c, col->offsets, sizeof(int64_t), ci, "offsets") ||
+						(col->data != NULL && !check_device_ptr(c, col->data, 1, ci, "data")))
+						return false;
+				}
+				else if (!check_device_ptr(c, col->data, kind_align(col->kind), ci, "data"))
+					return false;
+			}
+			dc[ci].nulls = col->nulls;
+			dc[ci].offsets = col->offsets;
+			dc[ci].data = (const char *) col->data;
+			continue;
+		}
 		if (col->nulls != NULL)
 		{
 			dc[ci].nulls = upload(c, col->nulls, (size_t) n);
@@ -2359,8 +2528,9 @@ done:
 
 /*
  * AGG: group table with atomics.  The table first gets room for min(bound, AGG_INITIAL_CAP) groups
- * (bound: sink rows, counted by a COUNT pass where probes can multiply rows, else the source rows); if
- * that overflows, the pass is redone with room for bound groups.
+ * (bound: sink rows, counted by a COUNT pass where probes can multiply rows, else the source rows), and
+ * each DISTINCT set room for min(bound, DISTINCT_INITIAL_CAP) pairs; if one of them overflows, the pass
+ * is redone with room for bound groups / pairs there.
  */
 static bool
 sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipelineStats *st)
@@ -2372,6 +2542,7 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 	int			ncols = nk + na;
 	long long	bound = nrows;
 	long long	cap;
+	long long	dcap;
 	size_t		mark;
 	int		   *modes = NULL;
 	DAggState  *states = NULL;
@@ -2379,6 +2550,7 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 	uint8_t    *gknulls[TM_GPU_MAX_KEYS];
 	unsigned long long ng = 0;
 	DFlags		f;
+	cudaError_t e;
 	bool		ok = false;
 
 	if (has_fanout(pl))
@@ -2393,6 +2565,9 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 	cap = (nk == 0) ? 1 : (bound < AGG_INITIAL_CAP ? bound : AGG_INITIAL_CAP);
 	if (cap < 1)
 		cap = 1;
+	dcap = bound < DISTINCT_INITIAL_CAP ? bound : DISTINCT_INITIAL_CAP;
+	if (dcap < 1)
+		dcap = 1;
 	modes = (int *) xmalloc0(c, sizeof(int) * Max1(na));
 	states = (DAggState *) xmalloc0(c, sizeof(DAggState) * Max1(na));
 	if (modes == NULL || states == NULL)
@@ -2420,9 +2595,9 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 			R.ghash = dalloc<uint64_t>(c, (size_t) cap);
 			if (R.gdir == NULL || R.ghash == NULL)
 				goto done;
-			if (cudaMemsetAsync(R.gdir, 0xff, sizeof(unsigned long long) * dirsize, c->stream) != cudaSuccess)
+			if ((e = cudaMemsetAsync(R.gdir, 0xff, sizeof(unsigned long long) * dirsize, c->stream)) != cudaSuccess)
 			{
-				fail_cuda(c, "cudaMemsetAsync (group directory)", cudaGetLastError());
+				fail_cuda(c, "cudaMemsetAsync (group directory)", e);
 				goto done;
 			}
 			for (int k = 0; k < nk; k++)
@@ -2439,16 +2614,17 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 		}
 		for (int a = 0; a < na; a++)
 		{
+			memset(&states[a], 0, sizeof(DAggState));
 			states[a].w = dalloc<unsigned long long>(c, 3 * (size_t) cap);
 			states[a].seen = dalloc<unsigned int>(c, (size_t) cap);
 			states[a].lock = dalloc<unsigned int>(c, (size_t) cap);
 			if (states[a].w == NULL || states[a].seen == NULL || states[a].lock == NULL)
 				goto done;
-			if (cudaMemsetAsync(states[a].w, 0, sizeof(unsigned long long) * 3 * cap, c->stream) != cudaSuccess ||
-				cudaMemsetAsync(states[a].seen, 0, sizeof(unsigned int) * cap, c->stream) != cudaSuccess ||
-				cudaMemsetAsync(states[a].lock, 0, sizeof(unsigned int) * cap, c->stream) != cudaSuccess)
+			if ((e = cudaMemsetAsync(states[a].w, 0, sizeof(unsigned long long) * 3 * cap, c->stream)) != cudaSuccess ||
+				(e = cudaMemsetAsync(states[a].seen, 0, sizeof(unsigned int) * cap, c->stream)) != cudaSuccess ||
+				(e = cudaMemsetAsync(states[a].lock, 0, sizeof(unsigned int) * cap, c->stream)) != cudaSuccess)
 			{
-				fail_cuda(c, "cudaMemsetAsync (aggregate states)", cudaGetLastError());
+				fail_cuda(c, "cudaMemsetAsync (aggregate states)", e);
 				goto done;
 			}
 			if (modes[a] == AM_MINMAX_INT)
@@ -2456,9 +2632,30 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 				agg_init_kernel<<<nblocks(c, cap), TPB, 0, c->stream>>>(states[a].w, cap,
 																		 sk->aggs[a].kind == TM_AGG_MIN ?
 																		 INT64_MAX : INT64_MIN);
-				if (cudaPeekAtLastError() != cudaSuccess)
+				if ((e = cudaGetLastError()) != cudaSuccess)
 				{
-					fail_cuda(c, "agg_init_kernel", cudaGetLastError());
+					fail_cuda(c, "agg_init_kernel", e);
+					goto done;
+				}
+			}
+			if (agg_is_distinct(&sk->aggs[a]))
+			{
+				uint64_t	dsize = tm_ht_pow2((uint64_t) dcap * 2);
+				DAggState  *S = &states[a];
+
+				S->ddir = dalloc<unsigned long long>(c, dsize);
+				S->dmask = dsize - 1;
+				S->dcap = dcap;
+				S->dn = dalloc<unsigned long long>(c, 1);
+				S->dhash = dalloc<uint64_t>(c, (size_t) dcap);
+				S->dg = dalloc<long long>(c, (size_t) dcap);
+				S->dvals = dalloc<TmValue>(c, (size_t) dcap);
+				if (S->ddir == NULL || S->dn == NULL || S->dhash == NULL || S->dg == NULL || S->dvals == NULL)
+					goto done;
+				if ((e = cudaMemsetAsync(S->ddir, 0xff, sizeof(unsigned long long) * dsize, c->stream)) != cudaSuccess ||
+					(e = cudaMemsetAsync(S->dn, 0, sizeof(unsigned long long), c->stream)) != cudaSuccess)
+				{
+					fail_cuda(c, "cudaMemsetAsync (DISTINCT set)", e);
 					goto done;
 				}
 			}
@@ -2469,16 +2666,28 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 			goto done;
 		if (!run_pass(c, P, R, nrows, &f))
 			goto done;
-		if (f.overflow)
+		if (f.overflow || f.doverflow)
 		{
-			if (cap >= bound)
+			bool		grow = false;
+
+			/* again, with room for every sink row where it overflowed */
+			if (f.overflow && cap < bound)
 			{
-				fail(c, TM_GPU_ERR_BAD_PLAN, "group table of %lld groups overflowed", cap);
+				cap = bound;
+				grow = true;
+			}
+			if (f.doverflow && dcap < bound)
+			{
+				dcap = bound;
+				grow = true;
+			}
+			if (!grow)
+			{
+				fail(c, TM_GPU_ERR_BAD_PLAN, "%s of %lld overflowed", f.overflow ? "group table" : "DISTINCT set",
+					 f.overflow ? cap : dcap);
 				goto done;
 			}
-			/* again, with room for every sink row */
 			c->pool->used = mark;
-			cap = bound;
 			continue;
 		}
 		if (!download(c, &ng, R.ngroups, sizeof(ng)))
@@ -2511,8 +2720,6 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 		res->by_agg = true;
 		for (int k = 0; k < nk && ng > 0; k++)
 		{
-			cudaError_t e;
-
 			if ((e = cudaMemcpyAsync(vals[k], gkeys[k], sizeof(TmValue) * ng, cudaMemcpyDeviceToDevice,
 									 c->stream)) != cudaSuccess ||
 				(e = cudaMemcpyAsync(nulls[k], gknulls[k], ng, cudaMemcpyDeviceToDevice,
@@ -2522,9 +2729,9 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 				goto done;
 			}
 		}
-		if (cudaMemsetAsync(c->dflags, 0, sizeof(DFlags), c->stream) != cudaSuccess)
+		if ((e = cudaMemsetAsync(c->dflags, 0, sizeof(DFlags), c->stream)) != cudaSuccess)
 		{
-			fail_cuda(c, "cudaMemsetAsync (flags)", cudaGetLastError());
+			fail_cuda(c, "cudaMemsetAsync (flags)", e);
 			goto done;
 		}
 		for (int a = 0; a < na && ng > 0; a++)
@@ -2532,9 +2739,9 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 			agg_final_kernel<<<nblocks(c, (int64_t) ng), TPB, 0, c->stream>>>(states[a], modes[a], (long long) ng,
 																			  vals[nk + a], nulls[nk + a],
 																			  c->dflags);
-			if (cudaPeekAtLastError() != cudaSuccess)
+			if ((e = cudaGetLastError()) != cudaSuccess)
 			{
-				fail_cuda(c, "agg_final_kernel", cudaGetLastError());
+				fail_cuda(c, "agg_final_kernel", e);
 				goto done;
 			}
 		}
@@ -2889,6 +3096,18 @@ extern "C" size_t
 tm_gpu_pool_peak(const TmGpuPool *pool)
 {
 	return pool ? pool->peak : 0;
+}
+
+extern "C" int
+tm_gpu_pool_device(const TmGpuPool *pool)
+{
+	return pool ? pool->dev : -1;
+}
+
+extern "C" void *
+tm_gpu_pool_stream(const TmGpuPool *pool)
+{
+	return pool ? (void *) pool->stream : NULL;
 }
 
 extern "C" void

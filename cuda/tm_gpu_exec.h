@@ -4,9 +4,9 @@
  * The GPU executor runs every pipeline of a TmPlan (themis/tm_ir.h) on one CUDA device, with the same
  * semantics as the CPU executor (src/cpu_exec.c, the reference): the same bytecode interpreter
  * (tm_expr_eval.h), the same hashing and equality (tm_hash.h), the same join / NULL rules.  It is
- * independent of PostgreSQL: the caller hands it host columns, it hands back host columns.  This first
- * version is the straightforward one: one thread per source row walks that row's evaluation tree
- * depth-first (no NIFS/AWS load balancing yet).
+ * independent of PostgreSQL: the caller hands it host columns (or device-resident ones, see below), it
+ * hands back host columns.  This first version is the straightforward one: one thread per source row
+ * walks that row's evaluation tree depth-first (no NIFS/AWS load balancing yet).
  *
  * Column layout (host and device alike), by TmKind of the column:
  *
@@ -28,7 +28,20 @@
  * the rows); its columns are the pipeline's source columns (TmPipeline.nsrccols, slot .col indexes
  * them).  Pipelines with a RESULT source read the device copy of an earlier result; their inputs[p] is
  * ignored.  The output is plan->output_result, copied back in the same layout (always with a nulls
- * array).
+ * array, always in host memory).
+ *
+ * Device-resident inputs (TmGpuTable.on_device = 1, e.g. a daemon's column cache): data, offsets and
+ * nulls of the table's columns are device pointers valid in the pool's CUDA context (memory of the
+ * pool's device, or managed / mapped memory), read in place: nothing is uploaded and they are not
+ * written.  They must stay valid and unchanged until tm_gpu_execute returns, and hold the same layout as
+ * above; fixed-width data must be aligned to its value width (8 for numeric), offsets to 8.  The
+ * executor does not read their contents on the host, so it cannot check text offsets: they must be
+ * non-decreasing within the data (data may be NULL only if every value is empty).  Work is ordered on
+ * the pool's stream (tm_gpu_pool_stream): copies the caller queues on that stream before the call are
+ * complete before any kernel reads them; copies on other streams must be synchronized by the caller.
+ * The other columns of the table (not read by the plan) are ignored.  A host pointer passed as a
+ * device one is refused (TM_GPU_ERR_BAD_PLAN) where CUDA can tell (cudaPointerGetAttributes).
+ * on_device = 0 (the default of a zeroed struct): host memory, uploaded to the pool.
  *
  * Device memory: one pool per device (tm_gpu_pool_create: the only cudaMalloc), a bump allocator that
  * each tm_gpu_execute starts from empty.  If the pool is too small the call fails with TM_GPU_ERR_NOMEM
@@ -39,17 +52,22 @@
  * host thread at a time.
  *
  * Supported: FILTER; PROBE inner / semi / anti / left with residual quals (NULL keys never match);
- * sinks HASH_BUILD, AGG (count(*), count, sum, min, max with FILTER clauses; group keys may be NULL and
- * group together; no group keys: exactly one group) and EMIT (several EMITs into one result append);
- * parameters (level -1 slots).  Refused with TM_GPU_ERR_UNSUPPORTED: DISTINCT aggregates, more than
- * TM_GPU_MAX_SLOTS slots / TM_GPU_MAX_OPS ops / TM_GPU_MAX_KEYS keys, sources of 2^31 rows or more, build
- * sides of TM_GPU_MAX_BUILD_ROWS rows or more.
+ * sinks HASH_BUILD, AGG (count(*), count, sum, min, max, also DISTINCT, with FILTER clauses; group keys
+ * may be NULL and group together; no group keys: exactly one group) and EMIT (several EMITs into one
+ * result append); parameters (level -1 slots).  DISTINCT aggregates as the CPU executor: over the
+ * distinct non-NULL argument values of the group (that pass the FILTER), equal as PostgreSQL's equality
+ * (tm_values_equal: floats -0 = 0, NaN = NaN; bpchar without trailing blanks; text by bytes); min / max
+ * (DISTINCT x) are min / max (x), and the flag is ignored on count(*), as by the CPU executor.
+ * Refused with TM_GPU_ERR_UNSUPPORTED: more than TM_GPU_MAX_SLOTS slots / TM_GPU_MAX_OPS ops /
+ * TM_GPU_MAX_KEYS keys, sources of 2^31 rows or more, build sides of TM_GPU_MAX_BUILD_ROWS rows or more.
  *
  * Differences from the CPU executor that are not bugs: rows of the output come in another order
  * (EMIT keeps source order within a pipeline, but groups of an AGG come in no particular order), sums of
  * floats add in another order, a numeric / int8 sum is exact as long as the final sum fits 128 bits
  * (the CPU falls back when a partial sum overflows), and when several rows raise different errors, the
- * one reported may differ.
+ * one reported may differ.  sum(DISTINCT x) of floats: of values equal under PostgreSQL's equality (-0
+ * and 0), which one is summed depends on the row order (the CPU takes the first one in source order), so
+ * a sum of only zeros may come out as -0 or 0.
  */
 #ifndef THEMIS_TM_GPU_EXEC_H
 #define THEMIS_TM_GPU_EXEC_H
@@ -96,7 +114,9 @@ typedef struct TmGpuTable
 {
 	int32_t		ncols;
 	int64_t		nrows;
-	TmGpuColumn *cols;
+	TmGpuColumn *cols;			/* the array itself is host memory */
+	int32_t		on_device;		/* inputs only: 0 = the columns' data / offsets / nulls are host memory,
+								 * 1 = device pointers (see "Device-resident inputs" above) */
 } TmGpuTable;
 
 /* per pipeline, as TmPipelineStats of the CPU executor */
@@ -130,6 +150,15 @@ extern int	tm_gpu_pool_destroy(TmGpuPool *pool, char *err, int errlen);
 /* Bytes of the pool, and the most that the last tm_gpu_execute used. */
 extern size_t tm_gpu_pool_size(const TmGpuPool *pool);
 extern size_t tm_gpu_pool_peak(const TmGpuPool *pool);
+
+/*
+ * The pool's CUDA device (-1 for NULL) and its stream (a cudaStream_t as void *; NULL for NULL), for a
+ * caller that keeps device-resident inputs: it allocates them on that device (cudaSetDevice first: these
+ * functions do not change the current device) and can queue its copies on this stream, which orders
+ * them before the kernels of a later tm_gpu_execute.  The stream belongs to the pool: do not destroy it.
+ */
+extern int	tm_gpu_pool_device(const TmGpuPool *pool);
+extern void *tm_gpu_pool_stream(const TmGpuPool *pool);
 
 /*
  * Run plan on the pool's device.

@@ -10,11 +10,21 @@
 #
 #   1. pg-portable.sh setup; make (CUDA=yes CUDA_ARCHS=90, warning-free) and make install
 #   2. make unittest: engine unit tests and the GPU tests (test/unit/gpu_*.cu)
-#   3. pg_regress on a temporary instance with shared_preload_libraries = 'themis' (test/themis.conf)
-#   4. themis.gpu_status() from a running server: the GPU must be usable from a backend (one check)
-#   5. a short table, then the closing line "N passed, N failed[, N skipped]"; exit 1 on failure
+#   3. pg_regress on a temporary instance with shared_preload_libraries = 'themis' (test/themis.conf),
+#      twice: themis.device = auto and themis.device = gpu, against the same expected files
+#   4. test/gpud/faults.sh: kill -9 of the daemon during queries, injected faults, out of device memory,
+#      the column cache
+#   5. test/isolation/run.sh with themis.device = gpu: concurrent writers against cached reads
+#   6. themis.gpu_status() from a running server: the GPU must be usable from a backend (one check)
+#   7. a short table, then the closing line "N passed, N failed[, N skipped]"; exit 1 on failure
 #
-# Environment: CUDA_ARCHS (default 90), PGDEBS, PG_PORTABLE.
+#   (bench) with STEPS containing "bench": bench/run.sh at BENCH_SF (default 10) for BENCH_QUERIES
+#      (default 1,3,6,12,14), themis off / on, cold (GPU column cache dropped) and warm, into BENCH_OUT
+#      (default $WORK/bench); its summary line goes into the table
+#
+# Environment: CUDA_ARCHS (default 90), PGDEBS, PG_PORTABLE, KEEP_BUILD=1 (no make clean first); STEPS (default
+# "unit regress regress_gpu faults isolation status": the build always runs; one 10-minute device
+# call holds the tests, the benchmark goes in a second one: STEPS=bench).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -44,6 +54,8 @@ ls "$PGDEBS"/*.deb >/dev/null 2>&1 \
 pp() { bash "$PP_SCRIPT" "$@"; }
 
 CUDA_ARCHS="${CUDA_ARCHS:-90}"
+STEPS=" ${STEPS:-unit regress regress_gpu faults isolation status} "
+want() { [[ "$STEPS" == *" $1 "* ]]; }
 WORK="$(mktemp -d /tmp/themis-gpu.XXXXXX)"
 chmod 755 "$WORK"
 passed=0
@@ -52,6 +64,10 @@ skipped=0
 build_state="not run"
 unit_line="not run"
 regress_state="not run"
+regress_gpu_state="not run"
+bench_state="not run"
+faults_state="not run"
+isolation_state="not run"
 status_line="not run"
 
 # ---- 1. PostgreSQL, build, install ----
@@ -66,7 +82,7 @@ if grep -q '^#define USE_ICU 1' "$("$PG_CONFIG" --includedir-server)/pg_config.h
 fi
 
 log "building themis (CUDA_ARCHS=$CUDA_ARCHS)"
-make PG_CONFIG="$PG_CONFIG" clean >/dev/null 2>&1
+[ "${KEEP_BUILD:-0}" = 1 ] || make PG_CONFIG="$PG_CONFIG" clean >/dev/null 2>&1
 pp build "$ROOT" -j"$(nproc)" CUDA=yes CUDA_ARCHS="$CUDA_ARCHS" 2>&1 | tee "$WORK/build.log"
 if [ "${PIPESTATUS[0]}" -ne 0 ]; then
     build_state="FAILED"
@@ -76,11 +92,12 @@ elif grep -Eiq 'warning[: #]' "$WORK/build.log"; then
     grep -Ei -B2 -A3 'warning[: #]' "$WORK/build.log"
     failed=$((failed + 1))
 else
-    build_state="ok ($(ldd themis.so | grep -Ec 'libcuda|libcudart') CUDA shared-library dependencies)"
+    build_state="ok (themis.so: $(ldd themis.so | grep -Ec 'libcuda|libcudart') CUDA libraries; themis-gpud: $(ldd themis-gpud 2>/dev/null | grep -Ec 'libcuda|libcudart') CUDA shared libraries, cudart static)"
 fi
 
 if [ "$build_state" != FAILED ]; then
     # ---- 2. unit tests (GPU tests included) ----
+    if want unit; then
     log "unit tests"
     make PG_CONFIG="$PG_CONFIG" CUDA=yes CUDA_ARCHS="$CUDA_ARCHS" unittest 2>&1 | tee "$WORK/unit.log"
     unit_rc=${PIPESTATUS[0]}
@@ -96,27 +113,76 @@ if [ "$build_state" != FAILED ]; then
         unit_line="did not run (exit status $unit_rc)"
         failed=$((failed + 1))
     fi
-
-    # ---- 3. regression tests ----
-    if ls sql/*.sql >/dev/null 2>&1; then
-        log "regression tests"
-        TEMP_CONF="$ROOT/test/themis.conf" pp regress "$ROOT" 2>&1 | tee "$WORK/regress.log"
-        regress_rc=${PIPESTATUS[0]}
-        rp="$(grep -cE '(\.\.\. ok( |$))|(^ok [0-9]+ )' "$WORK/regress.log")"
-        rf="$(grep -cE '(\.\.\. (FAILED|failed))|(^not ok [0-9]+ )' "$WORK/regress.log")"
-        [ "$regress_rc" -ne 0 ] && [ "$rf" -eq 0 ] && rf=1
-        passed=$((passed + rp)); failed=$((failed + rf))
-        regress_state="$rp passed, $rf failed"
-    else
-        regress_state="no tests"
     fi
 
-    # ---- 4. the GPU as a backend sees it ----
+    # ---- 3. regression tests: device auto, then device gpu, same expected files ----
+    run_regress() {   # $1 = label, $2 = conf file; sets REG_STATE
+        local label="$1" conf="$2" rp rf rc
+        log "regression tests ($label)"
+        TEMP_CONF="$conf" pp regress "$ROOT" 2>&1 | tee "$WORK/regress-$label.log"
+        rc=${PIPESTATUS[0]}
+        rp="$(grep -cE '(\.\.\. ok( |$))|(^ok [0-9]+ )' "$WORK/regress-$label.log")"
+        rf="$(grep -cE '(\.\.\. (FAILED|failed))|(^not ok [0-9]+ )' "$WORK/regress-$label.log")"
+        [ "$rc" -ne 0 ] && [ "$rf" -eq 0 ] && rf=1
+        [ "$rf" -gt 0 ] && [ -f "$ROOT/regression.diffs" ] && cp "$ROOT/regression.diffs" "$WORK/regression-$label.diffs" \
+            && head -n 200 "$ROOT/regression.diffs"
+        passed=$((passed + rp)); failed=$((failed + rf))
+        REG_STATE="$rp passed, $rf failed"
+    }
+    if want regress; then
+        run_regress auto "$ROOT/test/themis.conf"
+        regress_state="$REG_STATE"
+    fi
+    if want regress_gpu; then
+        { cat "$ROOT/test/themis.conf"; echo "themis.device = gpu"; } >"$WORK/gpu.conf"
+        run_regress gpu "$WORK/gpu.conf"
+        regress_gpu_state="$REG_STATE"
+    fi
+
+    # ---- 4. faults ----
+    eval "$(pp env)"
+    PGBIN_P="$(dirname "$PG_CONFIG")"
+    if want faults; then
+        log "test/gpud/faults.sh"
+        PGBIN="$PGBIN_P" THEMIS_RUN_USER=pgrun bash test/gpud/faults.sh 2>&1 | tee "$WORK/faults.log"
+        fl="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/faults.log" | tail -n 1)"
+        fp="$(sed -nE 's/^([0-9]+) passed.*/\1/p' <<<"$fl")"; ff="$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$fl")"
+        fs="$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$fl")"
+        passed=$((passed + ${fp:-0})); failed=$((failed + ${ff:-1})); skipped=$((skipped + ${fs:-0}))
+        faults_state="${fl:-did not run}"
+    fi
+
+    # ---- 5. isolation specs with the GPU ----
+    if want isolation && [ -f test/isolation/run.sh ]; then
+        log "isolation specs (themis.device = gpu)"
+        printf 'themis.device = gpu\n' >"$WORK/iso-gpu.conf"
+        PGBIN="$PGBIN_P" THEMIS_RUN_USER=pgrun THEMIS_ISOLATION_CONF="$WORK/iso-gpu.conf" \
+            bash test/isolation/run.sh 2>&1 | tee "$WORK/isolation.log"
+        il="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/isolation.log" | tail -n 1)"
+        ip="$(sed -nE 's/^([0-9]+) passed.*/\1/p' <<<"$il")"; if_="$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$il")"
+        passed=$((passed + ${ip:-0})); failed=$((failed + ${if_:-1}))
+        isolation_state="${il:-did not run}"
+    fi
+
+    # ---- benchmark ----
+    if want bench; then
+        BENCH_OUT="${BENCH_OUT:-$WORK/bench}"
+        log "bench/run.sh --sf ${BENCH_SF:-10} --queries ${BENCH_QUERIES:-1,3,6,12,14} -> $BENCH_OUT"
+        PGBIN="$PGBIN_P" THEMIS_RUN_USER=pgrun bash bench/run.sh --sf "${BENCH_SF:-10}" \
+            --queries "${BENCH_QUERIES:-1,3,6,12,14}" --runs "${BENCH_RUNS:-2}" --duckdb off \
+            --threads "$(nproc)" --out "$BENCH_OUT" --timeout "${BENCH_TIMEOUT:-300}" 2>&1 | tee "$WORK/bench.log" | tail -n 40
+        bench_state="$(grep -E '^Summary' "$BENCH_OUT/results.md" 2>/dev/null | tail -n 1)"
+        bench_state="${bench_state:-did not finish (see $WORK/bench.log)}"
+    fi
+
+    # ---- 6. the GPU as a backend sees it ----
+    if want status; then
     log "themis.gpu_status() in a running server"
     export PGDATA_DIR="$WORK/data" PGPORT_NUM="${PGPORT_NUM:-54329}"
     if PG_SERVER_OPTS="-c shared_preload_libraries=themis" pp start >"$WORK/start.log" 2>&1; then
         status_line="$(pp psql -At -c 'CREATE EXTENSION themis' \
-            -c "SELECT CASE WHEN usable THEN 'usable: ' ELSE 'NOT usable: ' END || detail || ' [' || cuda_build || ', driver CUDA ' || coalesce(driver_version, '-') || ']' FROM themis.gpu_status()" 2>&1 | tail -n 1)"
+            -c "SELECT pg_sleep(2)" \
+            -c "SELECT CASE WHEN usable THEN 'usable: ' ELSE 'NOT usable: ' END || detail || ' [' || coalesce(cuda_build, '-') || ', driver CUDA ' || coalesce(driver_version, '-') || ', daemon pid ' || coalesce(daemon_pid::text, '-') || ']' FROM themis.gpu_status()" 2>&1 | tail -n 1)"
         pp stop >/dev/null 2>&1
     else
         status_line="server did not start: $(tail -n 3 "$PGDATA_DIR/server.log" 2>/dev/null | tr '\n' ' ')"
@@ -126,6 +192,7 @@ if [ "$build_state" != FAILED ]; then
         usable:*) passed=$((passed + 1)) ;;
         *) failed=$((failed + 1)) ;;
     esac
+    fi
 fi
 
 # ---- 5. summary ----
@@ -138,7 +205,11 @@ printf '  %-18s %s\n' "nvcc" "$("$NVCC_BIN" --version 2>/dev/null | sed -n 's/.*
 printf '  %-18s %s\n' "PostgreSQL" "$("$PG_CONFIG" --version 2>/dev/null)"
 printf '  %-18s %s\n' "build" "$build_state (CUDA_ARCHS=$CUDA_ARCHS)"
 printf '  %-18s %s\n' "unit tests" "$unit_line"
-printf '  %-18s %s\n' "regression tests" "$regress_state"
+printf '  %-18s %s\n' "regress (auto)" "$regress_state"
+printf '  %-18s %s\n' "regress (gpu)" "$regress_gpu_state"
+printf '  %-18s %s\n' "faults" "$faults_state"
+printf '  %-18s %s\n' "isolation (gpu)" "$isolation_state"
+printf '  %-18s %s\n' "benchmark" "$bench_state"
 printf '  %-18s %s\n' "gpu_status()" "$status_line"
 printf '  %-18s %s\n' "logs" "$WORK"
 if [ "$skipped" -gt 0 ]; then

@@ -6,12 +6,18 @@
 #   3. make unittest (engine unit tests; GPU tests only where a GPU is usable)
 #   4. pg_regress (make installcheck) on a temporary instance preloading themis; as root, it runs as the
 #      unprivileged user $THEMIS_RUN_USER (default themisrun) on a copy of the tree
-#   5. bench/tpch/check.sh: TPC-H at SF 0.01 generated, loaded, the 22 queries with themis off vs on
+#   5. test/isolation/run.sh: the isolation specs (test/isolation/specs/*.spec, concurrent sessions) with
+#      pg_isolation_regress on a temporary instance preloading themis (one test per spec); as root, they
+#      run as $THEMIS_RUN_USER too
+#   6. the GPU daemon: test/gpud/proto.py (its socket protocol: versions, malformed messages, exit) and
+#      test/gpud/faults.sh (kill -9 during queries, restart, the postmaster untouched; GPU-only checks are
+#      reported as skipped where no GPU is usable)
+#   7. bench/tpch/check.sh: TPC-H at SF 0.01 generated, loaded, the 22 queries with themis off vs on
 #      (one test per query: identical results)
-#   6. test/fuzz/fuzz.py --seed 1 --queries 200: random schemas, data and queries, themis off vs on
+#   8. test/fuzz/fuzz.py --seed 1 --queries 200: random schemas, data and queries, themis off vs on
 #      (one test per query; mismatches are shrunk into test/fuzz/repro/)
-#   7. closing line: "N passed, N failed[, N skipped]" (unit checks + regression tests + TPC-H queries +
-#      fuzz queries); exit 1 on failure
+#   9. closing line: "N passed, N failed[, N skipped]" (unit checks + regression tests + isolation
+#      specs + daemon checks + TPC-H queries + fuzz queries); exit 1 on failure
 #
 # Environment: CUDA=no for a CPU-only build; MAKE_ARGS (more make arguments, e.g. CUDA_ARCHS=90);
 # KEEP_TMP=1 keeps the regression copy.
@@ -142,7 +148,49 @@ else
     fi
 fi
 
-# ---- 5. TPC-H at SF 0.01: generator + loader + the 22 queries, themis off vs on (one test a query) ----
+# ---- 5. isolation specs: concurrent sessions (one test a spec) ----
+log "isolation specs: test/isolation/run.sh"
+PG_CONFIG="$PG_CONFIG" bash "$ROOT/test/isolation/run.sh" 2>&1 | tee "$WORK/isolation.log"
+iso_rc=${PIPESTATUS[0]}
+iso_line="$(grep -E '^isolation: [0-9]+ passed, [0-9]+ failed' "$WORK/isolation.log" | tail -n 1)"
+if [ -n "$iso_line" ]; then
+    p="$(sed -E 's/^isolation: ([0-9]+) passed.*/\1/' <<<"$iso_line")"
+    f="$(sed -E 's/^isolation: [0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$iso_line")"
+    passed=$((passed + p))
+    failed=$((failed + f))
+    [ "$iso_rc" -ne 0 ] && [ "$f" -eq 0 ] && failed=$((failed + 1))
+else
+    echo "isolation specs did not run (test/isolation/run.sh exit status $iso_rc)"
+    failed=$((failed + 1))
+fi
+
+# ---- 6. the GPU daemon: protocol and faults (one test a check) ----
+count_line() {   # $1 = log file: adds its "N passed, N failed[, N skipped]" line to the totals
+    local line p f s
+    line="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)"
+    if [ -z "$line" ]; then
+        echo "no summary line in $1"
+        failed=$((failed + 1))
+        return
+    fi
+    p="$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$line")"
+    f="$(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$line")"
+    s="$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$line")"
+    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${s:-0}))
+}
+log "GPU daemon protocol: test/gpud/proto.py"
+python3 "$ROOT/test/gpud/proto.py" "$ROOT/themis-gpud" 2>&1 | tee "$WORK/proto.log"
+count_line "$WORK/proto.log"
+if [ -x "$ROOT/themis-gpud" ]; then
+    log "GPU daemon faults: test/gpud/faults.sh"
+    PGBIN="$PGBIN" THEMIS_RUN_USER="$RUN_USER" bash "$ROOT/test/gpud/faults.sh" 2>&1 | tee "$WORK/faults.log"
+    count_line "$WORK/faults.log"
+else
+    echo "skip - test/gpud/faults.sh: themis-gpud not built (CUDA=no)"
+    skipped=$((skipped + 1))
+fi
+
+# ---- 7. TPC-H at SF 0.01: generator + loader + the 22 queries, themis off vs on (one test a query) ----
 log "TPC-H check: bench/tpch/check.sh (SF 0.01)"
 bash "$ROOT/bench/tpch/check.sh" 2>&1 | tee "$WORK/tpch.log"
 tpch_rc=${PIPESTATUS[0]}
@@ -158,7 +206,7 @@ else
     failed=$((failed + 1))
 fi
 
-# ---- 6. differential fuzzing, short and seeded (one test a query) ----
+# ---- 8. differential fuzzing, short and seeded (one test a query) ----
 log "differential fuzz: test/fuzz/fuzz.py --seed 1 --queries 200"
 python3 "$ROOT/test/fuzz/fuzz.py" --seed 1 --queries 200 2>&1 | tee "$WORK/fuzz.log"
 fuzz_rc=${PIPESTATUS[0]}

@@ -1,11 +1,13 @@
 /*
  * exec_node.c — the executor node of Custom Scan (Themis).
  *
- * On the first fetch the node evaluates its parameters with PostgreSQL, runs its TmPlan (today: on the
- * CPU executor, cpu_exec.c) into a materialized result and returns the result's rows through ExecScan,
+ * On the first fetch the node evaluates its parameters with PostgreSQL, runs its TmPlan into a
+ * materialized result — on the GPU daemon (gpu_run.c) for themis.device = gpu / auto, on the CPU executor
+ * (cpu_exec.c) for cpu, or for auto when the GPU path is unavailable or fails — and returns the result's
+ * rows through ExecScan,
  * i.e. with the node's own projection and qual over the scan tuple (described by custom_scan_tlist).
- * When themis cannot run the plan (no GPU executor for themis.device = gpu, a value themis cannot
- * represent), it falls back to the CPU subtree it replaced (custom_plans), initialized lazily, whose
+ * When themis cannot run the plan (themis.device = gpu and the GPU path is unavailable or failed, a value
+ * themis cannot represent), it falls back to the CPU subtree it replaced (custom_plans), initialized lazily, whose
  * tuples are already in the node's output format; with themis.fallback = off that is an ERROR instead.
  *
  * All memory of a run lives in a context below es_query_cxt, so nothing survives the query, errors
@@ -21,6 +23,8 @@
 
 #include "themis.h"
 #include "exec_node.h"
+#include "gpu_run.h"
+#include "themis/tm_gpud_proto.h"
 
 static Node *themis_create_scan_state(CustomScan *cscan);
 static void themis_begin(CustomScanState *node, EState *estate, int eflags);
@@ -226,6 +230,24 @@ themis_start_fallback(ThemisScanState *ts, const char *reason, bool forced)
 	MemoryContextReset(ts->runcxt);
 }
 
+/* the subplans read by SUBPLAN sources start over if an earlier run (or attempt) read them */
+static void
+themis_rescan_inputs(ThemisScanState *ts)
+{
+	EState	   *estate = ts->css.ss.ps.state;
+
+	if (ts->inputs_used)
+	{
+		/* in the query context, as PostgreSQL's nodes expect (see cpu_exec.c) */
+		MemoryContext qold = MemoryContextSwitchTo(estate->es_query_cxt);
+
+		for (int p = 0; p < ts->ninputs; p++)
+			ExecReScan(ts->inputs[p]);
+		MemoryContextSwitchTo(qold);
+	}
+	ts->inputs_used = ts->ninputs > 0;
+}
+
 /* run the plan: materialize ts->result, or fall back */
 static void
 themis_compute(ThemisScanState *ts)
@@ -248,41 +270,75 @@ themis_compute(ThemisScanState *ts)
 		themis_start_fallback(ts, "themis.enabled is off", true);
 		return;
 	}
-	if (themis_device == THEMIS_DEVICE_GPU)
-		reason = "GPU executor not available";
-	else
 	{
 		TmValue    *params;
 		bool	   *paramnulls;
 
-		/* auto and cpu: the CPU executor (the GPU executor does not exist yet) */
 		if (themis_eval_params(ts, &params, &paramnulls, &reason))
 		{
 			TmPipelineStats *stats = palloc0(sizeof(TmPipelineStats) *
 											 Max(ts->plan->npipelines, 1));
-			int			p;
+			bool		try_cpu = themis_device == THEMIS_DEVICE_CPU;
 
-			if (ts->inputs_used)
+			ts->gpu_reason = NULL;
+			if (themis_device != THEMIS_DEVICE_CPU)
 			{
-				/* in the query context, as PostgreSQL's nodes expect (see cpu_exec.c) */
-				MemoryContext qold = MemoryContextSwitchTo(estate->es_query_cxt);
+				CustomScan *cscan = (CustomScan *) ts->css.ss.ps.plan;
+				Const	   *blob = (Const *) linitial(cscan->custom_private);
+				TmGpuRunInfo info;
+				int			flags = 0;
 
-				for (p = 0; p < ts->ninputs; p++)
-					ExecReScan(ts->inputs[p]);
-				MemoryContextSwitchTo(qold);
+				if (themis_debug_fault == THEMIS_FAULT_DAEMON_CRASH)
+					flags |= TMX_FLAG_FAULT_CRASH;
+				else if (themis_debug_fault == THEMIS_FAULT_GPU_ERROR)
+					flags |= TMX_FLAG_FAULT_GPU;
+				themis_rescan_inputs(ts);
+				rs = tm_gpu_run(ts->plan, DatumGetByteaPP(blob->constvalue), estate, params, paramnulls,
+								ts->inputs, ts->ninputs, flags, stats, &info, &reason, &error);
+				if (rs != NULL)
+				{
+					ts->device = "gpu";
+					ts->gpu_ms += info.gpu_ms;
+					ts->gpu_upload_ms += info.upload_ms;
+					ts->gpu_bytes_sent += info.bytes_sent;
+					for (int p = 0; p < ts->plan->npipelines; p++)
+					{
+						if (info.use[p] == TMX_USE_CACHE_HIT)
+							ts->cache_hits++;
+						else if (info.use[p] == TMX_USE_CACHE_LOADED)
+							ts->cache_loads++;
+						else if (info.use[p] == TMX_USE_INLINE)
+							ts->inline_sources++;
+					}
+				}
+				else if (error == TM_OK && themis_device == THEMIS_DEVICE_AUTO)
+				{
+					/* auto: the GPU path is unavailable or failed: the CPU executor runs it */
+					ts->gpu_reason = MemoryContextStrdup(estate->es_query_cxt, reason);
+					reason = NULL;
+					try_cpu = true;
+				}
 			}
-			ts->inputs_used = ts->ninputs > 0;
-			rs = tm_cpu_execute(ts->plan, estate, params, paramnulls, ts->inputs, ts->ninputs,
-								stats, &reason, &error);
-			for (p = 0; p < ts->plan->npipelines; p++)
+			if (try_cpu)
 			{
-				ts->stats[p].source_rows += stats[p].source_rows;
-				ts->stats[p].sink_rows += stats[p].sink_rows;
-				ts->stats[p].out_rows += stats[p].out_rows;
-				ts->stats[p].time_ms += stats[p].time_ms;
+				memset(stats, 0, sizeof(TmPipelineStats) * Max(ts->plan->npipelines, 1));
+				themis_rescan_inputs(ts);
+				rs = tm_cpu_execute(ts->plan, estate, params, paramnulls, ts->inputs, ts->ninputs,
+									stats, &reason, &error);
+				if (rs != NULL)
+					ts->device = "cpu";
 			}
-			ts->nruns++;
-			ts->device = "cpu";
+			if (rs != NULL)
+			{
+				for (int p = 0; p < ts->plan->npipelines; p++)
+				{
+					ts->stats[p].source_rows += stats[p].source_rows;
+					ts->stats[p].sink_rows += stats[p].sink_rows;
+					ts->stats[p].out_rows += stats[p].out_rows;
+					ts->stats[p].time_ms += stats[p].time_ms;
+				}
+				ts->nruns++;
+			}
 		}
 	}
 	MemoryContextSwitchTo(old);

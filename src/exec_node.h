@@ -36,7 +36,14 @@ typedef struct ThemisScanState
 	/* EXPLAIN ANALYZE: totals over all runs */
 	int			nruns;
 	TmPipelineStats *stats;		/* npipelines, summed over runs */
-	const char *device;			/* device of the last run: "cpu", or NULL if none ran */
+	const char *device;			/* device of the last run: "gpu", "cpu", or NULL if none ran */
+	char	   *gpu_reason;		/* auto: why the last run did not use the GPU (NULL: it did, or cpu) */
+	double		gpu_ms;			/* GPU runs: the daemon's execution and upload times */
+	double		gpu_upload_ms;
+	int64		gpu_bytes_sent;	/* bytes of sources sent through shared memory */
+	int			cache_hits;		/* sources served from the GPU column cache */
+	int			cache_loads;	/* sources read here and kept in the cache */
+	int			inline_sources;	/* sources read here and not kept */
 } ThemisScanState;
 
 #endif							/* THEMIS_EXEC_NODE_H */

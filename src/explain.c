@@ -1,6 +1,7 @@
 /*
  * explain.c — EXPLAIN output of Custom Scan (Themis): the pipelines of its plan, their estimates and,
- * under ANALYZE, what each pipeline did (rows, time), the device and the fallback reason if any.
+ * under ANALYZE, what each pipeline did (rows, time), the device that ran it (with the GPU column cache's
+ * part, times and bytes sent), why not the GPU, and the fallback reason if any.
  *
  * Text format:
  *     Device: cpu
@@ -178,14 +179,34 @@ themis_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (ts->plan == NULL)
 		return;
 
-	/* the device it is meant to run on; under ANALYZE, the one that ran it */
-	if (es->analyze && ts->nruns > 0 && ts->device != NULL)
-		device = ts->device;
-	else if (es->analyze && ts->fallback)
-		device = "none (fallback)";
-	else if (themis_device == THEMIS_DEVICE_GPU)
-		device = "gpu";
-	ExplainPropertyText("Device", device, es);
+	/*
+	 * Where it runs is decided at run time (themis.device, the GPU daemon's state): only EXPLAIN ANALYZE
+	 * says where it ran, and why not on the GPU where it did not.
+	 */
+	if (es->analyze)
+	{
+		if (ts->nruns > 0 && ts->device != NULL)
+			device = ts->device;
+		else if (ts->fallback)
+			device = "none (fallback)";
+		else
+			device = "none (not run)";
+		ExplainPropertyText("Device", device, es);
+		if (ts->nruns > 0 && ts->device != NULL && strcmp(ts->device, "gpu") == 0)
+		{
+			ExplainPropertyText("GPU Sources",
+								psprintf("%d cached, %d loaded into the cache, %d sent", ts->cache_hits,
+										 ts->cache_loads, ts->inline_sources), es);
+			if (es->timing)
+			{
+				ExplainPropertyFloat("GPU Time", "ms", ts->gpu_ms, 3, es);
+				ExplainPropertyFloat("GPU Upload Time", "ms", ts->gpu_upload_ms, 3, es);
+			}
+			ExplainPropertyInteger("GPU Bytes Sent", NULL, ts->gpu_bytes_sent, es);
+		}
+		if (ts->gpu_reason != NULL)
+			ExplainPropertyText("GPU Not Used", ts->gpu_reason, es);
+	}
 
 	if (es->format == EXPLAIN_FORMAT_TEXT)
 	{

@@ -10,9 +10,8 @@
 #include "lib/stringinfo.h"
 
 #include "themis.h"
+#include "themis/tm_ir_read.h"
 
-#define TM_BLOB_MAGIC	0x544d4952	/* "TMIR" */
-#define TM_BLOB_VERSION 2
 
 /* ---------- writer ---------- */
 
@@ -170,201 +169,23 @@ tm_plan_serialize(const TmPlan *plan)
 	return result;
 }
 
-/* ---------- reader ---------- */
+/* ---------- reader (themis/tm_ir_read.h, shared with the GPU daemon) ---------- */
 
-typedef struct Reader
+static void *
+palloc0_cb(void *arg, size_t size)
 {
-	const char *p;
-	const char *end;
-} Reader;
-
-static void
-get_bytes(Reader *r, void *dst, int len)
-{
-	if (len < 0 || r->end - r->p < len)
-		elog(ERROR, "themis: corrupt plan blob");
-	memcpy(dst, r->p, len);
-	r->p += len;
-}
-
-static int32
-get_int(Reader *r)
-{
-	int32		v;
-
-	get_bytes(r, &v, sizeof(v));
-	return v;
-}
-
-static double
-get_double(Reader *r)
-{
-	double		v;
-
-	get_bytes(r, &v, sizeof(v));
-	return v;
-}
-
-static void
-get_type(Reader *r, TmType *t)
-{
-	get_bytes(r, t, sizeof(TmType));
-}
-
-static char *
-get_string(Reader *r)
-{
-	int32		len = get_int(r);
-	char	   *s;
-
-	if (len < 0)
-		return NULL;
-	s = palloc(len + 1);
-	get_bytes(r, s, len);
-	s[len] = '\0';
-	return s;
-}
-
-/* TmExpr blocks hold int128 constants: give them 16-byte alignment. */
-static TmExpr *
-get_expr(Reader *r)
-{
-	int32		size = get_int(r);
-	char	   *raw;
-	TmExpr	   *e;
-
-	if (size == 0)
-		return NULL;
-	if (size < (int32) sizeof(TmExpr))
-		elog(ERROR, "themis: corrupt plan blob");
-	raw = palloc(size + 16);
-	e = (TmExpr *) TYPEALIGN(16, raw);
-	get_bytes(r, e, size);
-	if (e->total_size != size)
-		elog(ERROR, "themis: corrupt plan blob");
-	return e;
-}
-
-static TmExpr **
-get_exprs(Reader *r, int n)
-{
-	TmExpr	  **es;
-
-	if (n <= 0)
-		return NULL;
-	es = palloc(sizeof(TmExpr *) * n);
-	for (int i = 0; i < n; i++)
-		es[i] = get_expr(r);
-	return es;
-}
-
-static TmType *
-get_types(Reader *r, int n)
-{
-	TmType	   *ts = palloc0(sizeof(TmType) * Max(n, 1));
-
-	for (int i = 0; i < n; i++)
-		get_type(r, &ts[i]);
-	return ts;
+	return palloc0(size);
 }
 
 TmPlan *
 tm_plan_deserialize(const bytea *blob)
 {
-	Reader		r;
-	TmPlan	   *plan = palloc0(sizeof(TmPlan));
+	const char *err = NULL;
+	TmPlan	   *plan;
 
-	r.p = VARDATA_ANY(blob);
-	r.end = r.p + VARSIZE_ANY_EXHDR(blob);
-
-	if (get_int(&r) != TM_BLOB_MAGIC || get_int(&r) != TM_BLOB_VERSION)
-		elog(ERROR, "themis: plan blob of another themis version; re-plan the query");
-
-	plan->nhashtables = get_int(&r);
-	plan->hashtables = palloc0(sizeof(TmHashTable) * Max(plan->nhashtables, 1));
-	for (int h = 0; h < plan->nhashtables; h++)
-	{
-		TmHashTable *ht = &plan->hashtables[h];
-
-		ht->nkeys = get_int(&r);
-		ht->keytypes = get_types(&r, ht->nkeys);
-		ht->npayload = get_int(&r);
-		ht->payloadtypes = get_types(&r, ht->npayload);
-	}
-
-	plan->nresults = get_int(&r);
-	plan->results = palloc0(sizeof(TmResult) * Max(plan->nresults, 1));
-	for (int i = 0; i < plan->nresults; i++)
-	{
-		plan->results[i].ncols = get_int(&r);
-		plan->results[i].coltypes = get_types(&r, plan->results[i].ncols);
-	}
-	plan->output_result = get_int(&r);
-
-	plan->nparams = get_int(&r);
-	plan->paramtypes = get_types(&r, plan->nparams);
-
-	plan->npipelines = get_int(&r);
-	plan->pipelines = palloc0(sizeof(TmPipeline) * Max(plan->npipelines, 1));
-	for (int p = 0; p < plan->npipelines; p++)
-	{
-		TmPipeline *pl = &plan->pipelines[p];
-
-		pl->srckind = get_int(&r);
-		pl->relid = (uint32) get_int(&r);
-		pl->rtindex = get_int(&r);
-		pl->src_result = get_int(&r);
-		pl->subplan = get_int(&r);
-		pl->nsrccols = get_int(&r);
-		pl->src_attnos = palloc0(sizeof(int16) * Max(pl->nsrccols, 1));
-		for (int i = 0; i < pl->nsrccols; i++)
-			pl->src_attnos[i] = (int16) get_int(&r);
-		pl->nslots = get_int(&r);
-		pl->slots = palloc0(sizeof(TmSlot) * Max(pl->nslots, 1));
-		get_bytes(&r, pl->slots, sizeof(TmSlot) * pl->nslots);
-		pl->source_label = get_string(&r);
-		pl->est_source_rows = get_double(&r);
-		pl->est_rows = get_double(&r);
-
-		pl->nops = get_int(&r);
-		pl->ops = palloc0(sizeof(TmOp) * Max(pl->nops, 1));
-		for (int o = 0; o < pl->nops; o++)
-		{
-			TmOp	   *op = &pl->ops[o];
-
-			op->kind = get_int(&r);
-			op->jointype = get_int(&r);
-			op->ht = get_int(&r);
-			op->nkeys = get_int(&r);
-			op->keys = get_exprs(&r, op->nkeys);
-			op->qual = get_expr(&r);
-			op->label = get_string(&r);
-			op->est_rows = get_double(&r);
-		}
-
-		pl->sink.kind = get_int(&r);
-		pl->sink.target = get_int(&r);
-		pl->sink.nkeys = get_int(&r);
-		pl->sink.keys = get_exprs(&r, pl->sink.nkeys);
-		pl->sink.nvals = get_int(&r);
-		pl->sink.vals = get_exprs(&r, pl->sink.nvals);
-		pl->sink.naggs = get_int(&r);
-		pl->sink.aggs = palloc0(sizeof(TmAgg) * Max(pl->sink.naggs, 1));
-		for (int a = 0; a < pl->sink.naggs; a++)
-		{
-			TmAgg	   *agg = &pl->sink.aggs[a];
-
-			agg->kind = get_int(&r);
-			agg->distinct = get_int(&r) != 0;
-			agg->arg = get_expr(&r);
-			agg->filter = get_expr(&r);
-			get_type(&r, &agg->restype);
-		}
-		pl->sink.label = get_string(&r);
-	}
-
-	if (r.p != r.end)
-		elog(ERROR, "themis: corrupt plan blob (trailing bytes)");
+	plan = tm_plan_read(VARDATA_ANY(blob), VARSIZE_ANY_EXHDR(blob), palloc0_cb, NULL, &err);
+	if (plan == NULL)
+		elog(ERROR, "themis: %s", err ? err : "corrupt plan blob");
 	return plan;
 }
 

@@ -1,13 +1,16 @@
 /*
- * themis.c — module entry point: settings (GUCs), the planner hook and the executor node registration.
+ * themis.c — module entry point: settings (GUCs), the planner hook, the executor node registration, and,
+ * when preloaded, the shared memory of the modification counters and the GPU daemon's supervisor.
  */
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "optimizer/planner.h"
 #include "utils/guc.h"
 
 #include "themis.h"
+#include "modcount.h"
 
 PG_MODULE_MAGIC;
 
@@ -18,6 +21,18 @@ double		themis_startup_cost = 10000.0;
 double		themis_tuple_cost = 0.001;
 bool		themis_fallback = true;
 bool		themis_debug_ir = false;
+char	   *themis_gpud_path = NULL;
+int			themis_gpu_memory_limit = 0;
+int			themis_cache_size = 0;
+int			themis_gpu_device = 0;
+int			themis_debug_fault = THEMIS_FAULT_NONE;
+
+static const struct config_enum_entry fault_options[] = {
+	{"none", THEMIS_FAULT_NONE, false},
+	{"daemon_crash", THEMIS_FAULT_DAEMON_CRASH, false},
+	{"gpu_error", THEMIS_FAULT_GPU_ERROR, false},
+	{NULL, 0, false}
+};
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", THEMIS_DEVICE_AUTO, false},
@@ -100,8 +115,60 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomEnumVariable("themis.debug_fault",
+							 "Fault injection for tests: the GPU daemon crashes (daemon_crash) or reports a CUDA error (gpu_error) when it gets a query.",
+							 NULL,
+							 &themis_debug_fault,
+							 THEMIS_FAULT_NONE,
+							 fault_options,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomStringVariable("themis.gpud_path",
+							   "Path of the GPU daemon executable (empty: themis-gpud next to the postgres binary).",
+							   NULL,
+							   &themis_gpud_path,
+							   "",
+							   PGC_POSTMASTER,
+							   0,
+							   NULL, NULL, NULL);
+
+	DefineCustomIntVariable("themis.gpu_memory_limit",
+							"Device memory the GPU daemon takes in all (0: nearly all that is free).",
+							NULL,
+							&themis_gpu_memory_limit,
+							0,
+							0, INT_MAX,
+							PGC_POSTMASTER,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("themis.cache_size",
+							"Device memory for cached columns and query inputs, part of themis.gpu_memory_limit (0: half of it).",
+							NULL,
+							&themis_cache_size,
+							0,
+							0, INT_MAX,
+							PGC_POSTMASTER,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("themis.gpu_device",
+							"CUDA device number the GPU daemon uses.",
+							NULL,
+							&themis_gpu_device,
+							0,
+							0, 64,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("themis");
 
 	themis_register_exec();
 	themis_install_planner_hook();
+	tm_modcount_init();
+	if (process_shared_preload_libraries_in_progress)
+		tm_gpud_worker_register();
 }

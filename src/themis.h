@@ -11,7 +11,13 @@
  *   cpu_exec.c      the CPU executor of a TmPlan
  *   exec_node.c     the Custom Scan executor node (run, fallback, tuples, rescan)
  *   explain.c       EXPLAIN output of the node
- *   device.c        GPU presence (libcuda found at run time)
+ *   device.c        themis.version(), themis.gpu_status() (asks the daemon)
+ *   modcount.c      per-table modification counters in shared memory: may a cache entry serve a snapshot?
+ *   colbuild.c      columns in the GPU layout from heap tables and subplans; results back
+ *   gpud_client.c   the backend's connection to the GPU daemon themis-gpud (src/gpud/)
+ *   gpu_run.c       running a TmPlan on the daemon (cached / inline sources)
+ *   gpud_worker.c   the background worker that starts and restarts the daemon
+ *   cache_sql.c     themis.cache_table(), cache_drop(), cache_entries()
  */
 #ifndef THEMIS_H
 #define THEMIS_H
@@ -42,6 +48,21 @@ extern double themis_startup_cost;	/* fixed cost of running a Themis node */
 extern double themis_tuple_cost;	/* cost per source row scanned by a Themis node */
 extern bool themis_fallback;
 extern bool themis_debug_ir;		/* print the IR (NOTICE) when a plan is made */
+extern char *themis_gpud_path;		/* daemon executable ("" = next to postgres) */
+extern int	themis_gpu_memory_limit;	/* MB, 0 = auto */
+extern int	themis_cache_size;		/* MB, 0 = half of the limit */
+extern int	themis_gpu_device;
+extern int	themis_debug_fault;		/* ThemisFault */
+
+typedef enum ThemisFault
+{
+	THEMIS_FAULT_NONE,
+	THEMIS_FAULT_DAEMON_CRASH,
+	THEMIS_FAULT_GPU_ERROR
+} ThemisFault;
+
+/* ---- gpud_worker.c ---- */
+extern void tm_gpud_worker_register(void);
 
 /* ---- translate.c / expr_compile.c: slot references ---- */
 
@@ -175,7 +196,5 @@ extern TmResultSet *tm_cpu_execute(const TmPlan *plan, EState *estate,
 /* ---- explain.c ---- */
 extern void themis_explain(CustomScanState *node, List *ancestors, ExplainState *es);
 
-/* ---- device.c ---- */
-extern bool themis_gpu_available(const char **why);	/* a CUDA device can be used now */
 
 #endif							/* THEMIS_H */

@@ -79,11 +79,17 @@ def is_themis(n):
     return n.get("Node Type") == "Custom Scan" and n.get("Custom Plan Provider") == "Themis"
 
 
+DEVICES = {}     # id(plan) -> (set of devices that ran Themis nodes, reasons the GPU was not used)
+
+
 def coverage(plan):
-    """(themis rows, postgres rows, ran, fallbacks) of an EXPLAIN ANALYZE plan"""
+    """(themis rows, postgres rows, ran, fallbacks) of an EXPLAIN ANALYZE plan; the devices that ran
+    its Themis nodes ("gpu" / "cpu") and why the GPU was not used go to DEVICES[id(plan)]"""
     th = pg = 0.0
     ran = False
     fallbacks = []
+    devices = set()
+    not_used = []
 
     def visit(n):
         nonlocal th, pg, ran
@@ -92,6 +98,10 @@ def coverage(plan):
                 fallbacks.append(str(n["Fallback"]))
             elif (n.get("Actual Loops") or 0) > 0:
                 ran = True
+                if n.get("Device"):
+                    devices.add(str(n["Device"]))
+                if n.get("GPU Not Used"):
+                    not_used.append(str(n["GPU Not Used"]))
                 for p in n.get("Pipelines", []) or []:
                     src = str(p.get("Source", ""))
                     if src.startswith("table ") or BASE_SOURCE.search(src):
@@ -106,6 +116,7 @@ def coverage(plan):
             visit(c)
 
     visit(plan)
+    DEVICES[id(plan)] = (devices, not_used)
     return th, pg, ran, fallbacks
 
 
@@ -171,6 +182,7 @@ def collect(outdir):
         node = plan is not None and any(is_themis(n) for n in walk(plan))
         aplan = load_plan(base + ".analyze.json")
         th, pg, ran, fbs = coverage(aplan) if aplan is not None else (0.0, 0.0, False, [])
+        devs, not_used = DEVICES.get(id(aplan), (set(), [])) if aplan is not None else (set(), [])
         off_cold, off_warm = cold_warm(nums(base + ".off.times"), runs)
         on_cold, on_warm = cold_warm(nums(base + ".on.times"), runs)
         result = read(base + ".result").strip() or "n/a"
@@ -206,10 +218,12 @@ def collect(outdir):
                 notes.append(f"duckdb returned {d_rows} rows, PostgreSQL {nrows}")
         if not node:
             notes.append("no Themis node in the plan")
+        if not_used:
+            notes.append("GPU not used: " + "; ".join(sorted(set(not_used)))[:200])
         rows.append({
             "query": q, "source": read(base + ".source").strip(),
             "themis_node": "yes" if node else "no",
-            "themis_ran": "yes" if ran else "no",
+            "themis_ran": ("yes (" + "+".join(sorted(devs)) + ")" if devs else "yes") if ran else "no",
             "rows_covered": fmt(th / (th + pg), 3) if (th + pg) > 0 else "",
             "fallback": fallback, "result": result, "rows": "" if nrows is None else nrows,
             "pg_cold_ms": fmt(off_cold), "pg_warm_ms": fmt(off_warm),
@@ -263,12 +277,14 @@ def write_md(outdir, h, rows):
                      f"{r['fallback'] or ''} | {res} | {r['rows']} | {r['pg_cold_ms']} | {r['pg_warm_ms']} | "
                      f"{r['themis_cold_ms']} | {r['themis_warm_ms']} | {sw} | {sc} | {r['duckdb_cold_ms']} | "
                      f"{r['duckdb_warm_ms']} | {r['note']} |")
-    nran = sum(1 for r in rows if r["themis_ran"] == "yes")
+    nran = sum(1 for r in rows if r["themis_ran"].startswith("yes"))
+    ngpu = sum(1 for r in rows if "gpu" in r["themis_ran"])
     nid = sum(1 for r in rows if r["result"].startswith("identical"))
     nfb = sum(1 for r in rows if r["fallback"])
     gm = geomean([float(r["speedup_warm"]) for r in rows if r["speedup_warm"]])
     gd = geomean([float(r["duckdb_vs_pg_warm"]) for r in rows if r["duckdb_vs_pg_warm"]])
-    lines += ["", f"Summary: {len(rows)} queries; results identical in {nid}; a Themis node ran in {nran}; "
+    lines += ["", f"Summary: {len(rows)} queries; results identical in {nid}; a Themis node ran in {nran} "
+              f"(on the GPU in {ngpu}); "
               f"fallback in {nfb}; geometric mean speedup (warm, where measured): {fmt(gm, 2) or '–'}x"
               + (f"; DuckDB vs PostgreSQL (warm, geometric mean): {fmt(gd, 2)}x" if gd else "") + "."]
     if any(r["result"] == "DIFFERENT" for r in rows):

@@ -43,6 +43,37 @@ typedef enum TmKind
 	TM_K_BPCHAR					/* .s: bytes of char(n) as stored (blank padded); compared without trailing blanks */
 } TmKind;
 
+/*
+ * Bytes per value of a kind in a column array (the GPU layout of cuda/tm_gpu_exec.h, also built by
+ * src/colbuild.c): text kinds 0 (they are offsets + bytes), -1 for kinds no column holds.
+ */
+TM_INLINE int
+tm_kind_width(int kind)
+{
+	switch (kind)
+	{
+		case TM_K_BOOL:
+			return 1;
+		case TM_K_INT2:
+			return 2;
+		case TM_K_INT4:
+		case TM_K_DATE:
+		case TM_K_FLOAT4:
+			return 4;
+		case TM_K_INT8:
+		case TM_K_TIMESTAMP:
+		case TM_K_FLOAT8:
+			return 8;
+		case TM_K_NUMERIC:
+			return 16;
+		case TM_K_TEXT:
+		case TM_K_BPCHAR:
+			return 0;
+		default:
+			return -1;
+	}
+}
+
 /* A type as themis sees it: kind plus what PostgreSQL needs to turn it back into a Datum. */
 typedef struct TmType
 {

@@ -8,9 +8,12 @@
  * semi / anti / left joins with and without residual quals; two joins in one pipeline (a two-key one
  * and a residual across levels); grouped and global aggregation (count / sum / min / max over int4,
  * int8, numeric, float8, date, text, FILTER clauses, NULL group keys, bpchar keys); aggregation after a
- * join feeding a RESULT source; a group table that outgrows its first size; EMIT appends; errors:
- * division by zero (also in a later pipeline), numeric sum beyond 128 bits (fallback), count(DISTINCT)
- * refused, a pool too small.
+ * join feeding a RESULT source; a group table that outgrows its first size; EMIT appends; DISTINCT
+ * aggregates (count / sum / min / max over int4, int8, numeric, text, bpchar, float8 with -0 / NaN,
+ * FILTER clauses, NULL group keys, no group keys, after a join, sets that outgrow their first size,
+ * heavy contention on few values); device-resident inputs (on_device = 1: same results as host inputs,
+ * bad pointers refused); errors: division by zero (also in a later pipeline), numeric sum beyond 128
+ * bits (fallback), a pool too small.
  *
  * Prints "N passed, N failed" (tm_unit.h); without a usable GPU it says it skipped and passes (make
  * unittest does not even run it then, see test/unit/harness/run.sh).
@@ -24,7 +27,9 @@
 #include <string.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -542,9 +547,67 @@ struct GpuIn
 			}
 			g.data = bufs[c].data();
 		}
+		memset(&t, 0, sizeof(t));
 		t.ncols = (int32_t) nc;
 		t.nrows = h.nrows;
 		t.cols = cols.data();
+		t.on_device = 0;
+	}
+};
+
+/*
+ * The same table in device memory (cudaMalloc'd here, copied on the pool's stream without waiting:
+ * the executor's work on that stream comes after the copies), passed with on_device = 1
+ */
+struct DevIn
+{
+	std::vector<void *> ptrs;
+	std::vector<TmGpuColumn> cols;
+	TmGpuTable	t;
+	bool		ok = true;
+
+	void	   *copy(const void *h, size_t n, cudaStream_t s)
+	{
+		void	   *d = NULL;
+
+		if (cudaMalloc(&d, n > 0 ? n : 1) != cudaSuccess)
+		{
+			ok = false;
+			return NULL;
+		}
+		ptrs.push_back(d);
+		if (n > 0 && cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, s) != cudaSuccess)
+			ok = false;
+		return d;
+	}
+	DevIn(const GpuIn &g, cudaStream_t s)
+	{
+		int64_t		n = g.t.nrows;
+
+		cols = g.cols;
+		for (size_t c = 0; c < cols.size(); c++)
+		{
+			const TmGpuColumn &hc = g.cols[c];
+			int			w = tm_gpu_kind_width(hc.kind);
+
+			if (hc.nulls != NULL)
+				cols[c].nulls = (uint8_t *) copy(hc.nulls, (size_t) n, s);
+			if (w == 0)
+			{
+				cols[c].offsets = (int64_t *) copy(hc.offsets, sizeof(int64_t) * (size_t) (n + 1), s);
+				cols[c].data = copy(hc.data, (size_t) hc.offsets[n], s);
+			}
+			else
+				cols[c].data = copy(hc.data, (size_t) w * (size_t) n, s);
+		}
+		t = g.t;
+		t.cols = cols.data();
+		t.on_device = 1;
+	}
+	~DevIn()
+	{
+		for (void *p : ptrs)
+			cudaFree(p);
 	}
 };
 
@@ -722,28 +785,44 @@ struct Run
 	char		err[512];
 };
 
-/* inputs: per pipeline, NULL for RESULT sources */
+/* inputs: per pipeline, NULL for RESULT sources; on_device: pass them as device-resident inputs */
 static Run
 run_plan(const TmPlan &p, std::vector<const HTable *> inputs, const TmValue *params = NULL,
-		 const bool *paramnulls = NULL, TmGpuPool *pool = NULL)
+		 const bool *paramnulls = NULL, TmGpuPool *pool = NULL, bool on_device = false)
 {
 	Run			r;
 	std::vector<GpuIn *> gin;
+	std::vector<DevIn *> din;
 	std::vector<TmGpuTable> tabs;
+	TmGpuPool  *pl = pool ? pool : g_pool;
+	bool		ok = true;
 
 	memset(&r.out, 0, sizeof(r.out));
+	memset(&r.fail, 0, sizeof(r.fail));
+	r.err[0] = '\0';
 	r.stats.resize((size_t) p.npipelines);
 	for (auto *h : inputs)
 	{
 		GpuIn	   *g = h ? new GpuIn(*h) : NULL;
+		DevIn	   *d = (g && on_device) ? new DevIn(*g, (cudaStream_t) tm_gpu_pool_stream(pl)) : NULL;
 		TmGpuTable	empty;
 
 		memset(&empty, 0, sizeof(empty));
 		gin.push_back(g);
-		tabs.push_back(g ? g->t : empty);
+		din.push_back(d);
+		tabs.push_back(d ? d->t : g ? g->t : empty);
+		ok &= (d == NULL || d->ok);
 	}
-	r.rc = tm_gpu_execute(pool ? pool : g_pool, &p, tabs.data(), (int) tabs.size(), params, paramnulls,
-						  &r.out, r.stats.data(), &r.fail, r.err, sizeof(r.err));
+	if (ok)
+		r.rc = tm_gpu_execute(pl, &p, tabs.data(), (int) tabs.size(), params, paramnulls,
+							  &r.out, r.stats.data(), &r.fail, r.err, sizeof(r.err));
+	else
+	{
+		r.rc = TM_GPU_ERR_CUDA;
+		snprintf(r.err, sizeof(r.err), "test: copying the inputs to the device failed");
+	}
+	for (auto *d : din)
+		delete d;
 	for (auto *g : gin)
 		delete g;
 	return r;
@@ -1501,17 +1580,23 @@ test_errors(void)
 		tm_gpu_table_free(&r.out);
 	}
 
-	/* count(DISTINCT) is refused */
+	/* count(DISTINCT) is no longer refused (test_distinct_* check its results) */
 	{
 		PipeB		p(TM_SRC_TABLE, 0);
 		int			s_v = p.slot(ty(TM_K_INT4), 0, T_V);
 		TmAgg		a = agg(TM_AGG_COUNT, x_slot(s_v, ty(TM_K_INT4)), ty(TM_K_INT8));
+		std::set<int64_t> vs;
 
 		a.distinct = true;
 		TmPlan		pl = plan({p.agg(0, {}, {a})}, {}, {result({ty(TM_K_INT8)})}, 0);
 		Run			r = run_plan(pl, {&T});
 
-		TM_CHECK_MSG(r.rc == TM_GPU_ERR_UNSUPPORTED, "rc %d: %s", r.rc, r.err);
+		CHECK_OK(r);
+		for (int64_t i = 0; i < T.nrows; i++)
+			if (!isnull(T, T_V, i))
+				vs.insert(ival(T, T_V, i));
+		check_rows("count(DISTINCT v)", out_rows(r.out), {cI((int64_t) vs.size())}, true);
+		tm_gpu_table_free(&r.out);
 	}
 
 	/* a pool too small: an error, not a crash; the big pool still works afterwards */
@@ -1536,6 +1621,578 @@ test_errors(void)
 		CHECK_OK(r);
 		TM_CHECK_INT_EQ(r.out.nrows, T.nrows);
 		tm_gpu_table_free(&r.out);
+	}
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * DISTINCT aggregates
+ * ------------------------------------------------------------------------------------------------
+ */
+
+/* D: group key, then arguments of DISTINCT aggregates with many duplicates */
+enum { D_G, D_I, D_B, D_N, D_T, D_P, D_F, D_NCOLS };
+
+static HTable
+make_D(int64_t n)
+{
+	HTable		t;
+	Zipf		zg(25, 1.2);
+	static const char *const bps[] = {"x", "x  ", "y ", "y", "zz", "", "  "};
+	const double fl[] = {-0.0, 0.0, NAN, copysign(NAN, -1.0), 1.5, -2.25, 3.0, 100.0, -0.5, 0.25};
+	tm_int128	e25 = (tm_int128) INT64_C(10000000000000) * (tm_int128) INT64_C(1000000000000);
+
+	t.nrows = n;
+	t.cols.push_back(col_new(TM_K_INT4));
+	t.cols.push_back(col_new(TM_K_INT4));
+	t.cols.push_back(col_new(TM_K_INT8));
+	t.cols.push_back(col_new(TM_K_NUMERIC));
+	t.cols.push_back(col_new(TM_K_TEXT));
+	t.cols.push_back(col_new(TM_K_BPCHAR));
+	t.cols.push_back(col_new(TM_K_FLOAT8));
+	for (int64_t r = 0; r < n; r++)
+	{
+		push_i(t.cols[D_G], zg.draw(), chance(0.15));
+		push_i(t.cols[D_I], rnd_range(-20, 40), chance(0.10));
+		/* distinct sums beyond int64 (sum(int8) is numeric) */
+		push_i(t.cols[D_B], rnd_range(-20, 60) * (INT64_C(1) << 55), chance(0.10));
+		push_n(t.cols[D_N], (tm_int128) rnd_range(-10, 30) * (chance(0.3) ? e25 : (tm_int128) 125), chance(0.10));
+		push_s(t.cols[D_T], words[rnd() % NWORDS], chance(0.10));
+		push_s(t.cols[D_P], bps[rnd() % 7], chance(0.10));
+		push_f(t.cols[D_F], fl[rnd() % 10], chance(0.10));
+	}
+	return t;
+}
+
+static TmAgg
+dagg(int kind, TmExpr *arg, TmType restype, TmExpr *filter = NULL)
+{
+	TmAgg		a = agg(kind, arg, restype, filter);
+
+	a.distinct = true;
+	return a;
+}
+
+struct DSlots
+{
+	int			i, b, n, t, p, f;
+};
+
+static PipeB
+d_pipe(DSlots *s)
+{
+	PipeB		p(TM_SRC_TABLE, 0);
+
+	s->i = p.slot(ty(TM_K_INT4), 0, D_I);
+	s->b = p.slot(ty(TM_K_INT8), 0, D_B);
+	s->n = p.slot(ty(TM_K_NUMERIC, 2), 0, D_N);
+	s->t = p.slot(ty(TM_K_TEXT), 0, D_T);
+	s->p = p.slot(ty(TM_K_BPCHAR), 0, D_P);
+	s->f = p.slot(ty(TM_K_FLOAT8), 0, D_F);
+	return p;
+}
+
+/* the aggregates of test_distinct_agg (result types: d_agg_types) */
+static std::vector<TmAgg>
+d_aggs(const DSlots &s)
+{
+	return {
+		agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+		dagg(TM_AGG_COUNT, x_slot(s.i, ty(TM_K_INT4)), ty(TM_K_INT8)),
+		dagg(TM_AGG_SUM, x_slot(s.i, ty(TM_K_INT4)), ty(TM_K_INT8)),
+		dagg(TM_AGG_SUM, x_slot(s.b, ty(TM_K_INT8)), ty(TM_K_NUMERIC, 0)),
+		dagg(TM_AGG_SUM, x_slot(s.n, ty(TM_K_NUMERIC, 2)), ty(TM_K_NUMERIC, 2)),
+		dagg(TM_AGG_COUNT, x_slot(s.n, ty(TM_K_NUMERIC, 2)), ty(TM_K_INT8)),
+		dagg(TM_AGG_COUNT, x_slot(s.t, ty(TM_K_TEXT)), ty(TM_K_INT8)),
+		dagg(TM_AGG_COUNT, x_slot(s.p, ty(TM_K_BPCHAR)), ty(TM_K_INT8)),
+		dagg(TM_AGG_COUNT, x_slot(s.f, ty(TM_K_FLOAT8)), ty(TM_K_INT8)),
+		dagg(TM_AGG_SUM, x_slot(s.f, ty(TM_K_FLOAT8)), ty(TM_K_FLOAT8)),
+		dagg(TM_AGG_MIN, x_slot(s.t, ty(TM_K_TEXT)), ty(TM_K_TEXT)),
+		dagg(TM_AGG_MAX, x_slot(s.f, ty(TM_K_FLOAT8)), ty(TM_K_FLOAT8)),
+		dagg(TM_AGG_COUNT, x_slot(s.t, ty(TM_K_TEXT)), ty(TM_K_INT8), x_cmp_const(s.i, TM_PRED_GT, 0)),
+		dagg(TM_AGG_SUM, x_slot(s.n, ty(TM_K_NUMERIC, 2)), ty(TM_K_NUMERIC, 2), x_cmp_const(s.i, TM_PRED_LT, 0)),
+		agg(TM_AGG_COUNT, x_slot(s.i, ty(TM_K_INT4)), ty(TM_K_INT8)),
+		dagg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8), x_cmp_const(s.i, TM_PRED_GT, 0)),
+		dagg(TM_AGG_MAX, x_slot(s.p, ty(TM_K_BPCHAR)), ty(TM_K_BPCHAR)),
+		dagg(TM_AGG_SUM, x_slot(s.i, ty(TM_K_INT4)), ty(TM_K_INT8), x_cmp_const(s.i, TM_PRED_GT, 0)),
+	};
+}
+
+static std::vector<TmType>
+d_agg_types(void)
+{
+	return {ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_NUMERIC, 0), ty(TM_K_NUMERIC, 2), ty(TM_K_INT8),
+		ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_FLOAT8), ty(TM_K_TEXT), ty(TM_K_FLOAT8), ty(TM_K_INT8),
+		ty(TM_K_NUMERIC, 2), ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_BPCHAR), ty(TM_K_INT8)};
+}
+
+static std::string
+rstrip_blanks(const std::string &s)
+{
+	size_t		len = s.size();
+
+	while (len > 0 && s[len - 1] == ' ')
+		len--;
+	return s.substr(0, len);
+}
+
+/*
+ * Reference of d_aggs() for one group: sets of the distinct values, with PostgreSQL's equality (float
+ * -0 = 0 and all NaNs one value, bpchar without trailing blanks)
+ */
+struct RefDistinct
+{
+	int64_t		cstar = 0, ci = 0, cstar_pos = 0;
+	std::set<int64_t> si, si_pos, sb;
+	std::set<__int128> sn, sn_neg;
+	std::set<std::string> st, st_pos, sp;
+	std::set<double> sf;		/* NaN apart, -0 as 0 */
+	bool		fnan = false;
+
+	void add(const HTable &D, int64_t r)
+	{
+		bool		inull = isnull(D, D_I, r);
+		int64_t		i = ival(D, D_I, r);
+		bool		pos = !inull && i > 0;
+		bool		neg = !inull && i < 0;
+
+		cstar++;
+		if (pos)
+			cstar_pos++;
+		if (!inull)
+		{
+			ci++;
+			si.insert(i);
+			if (pos)
+				si_pos.insert(i);
+		}
+		if (!isnull(D, D_B, r))
+			sb.insert(ival(D, D_B, r));
+		if (!isnull(D, D_N, r))
+		{
+			sn.insert(D.cols[D_N].n[r]);
+			if (neg)
+				sn_neg.insert(D.cols[D_N].n[r]);
+		}
+		if (!isnull(D, D_T, r))
+		{
+			st.insert(D.cols[D_T].s[r]);
+			if (pos)
+				st_pos.insert(D.cols[D_T].s[r]);
+		}
+		if (!isnull(D, D_P, r))
+			sp.insert(rstrip_blanks(D.cols[D_P].s[r]));
+		if (!isnull(D, D_F, r))
+		{
+			double		f = D.cols[D_F].f[r];
+
+			if (std::isnan(f))
+				fnan = true;
+			else
+				sf.insert(f == 0 ? 0.0 : f);
+		}
+	}
+	static std::string isum(const std::set<int64_t> &s)
+	{
+		int64_t		sum = 0;
+
+		for (int64_t v : s)
+			sum += v;
+		return s.empty() ? cNULL : cI(sum);
+	}
+	static std::string nsum(const std::set<__int128> &s)
+	{
+		__int128	sum = 0;
+
+		for (__int128 v : s)
+			sum += v;
+		return s.empty() ? cNULL : cN(sum);
+	}
+	static std::string bsum(const std::set<int64_t> &s)
+	{
+		__int128	sum = 0;
+
+		for (int64_t v : s)
+			sum += v;
+		return s.empty() ? cNULL : cN(sum);
+	}
+	std::string cells() const
+	{
+		double		fsum = 0;
+		bool		fany = fnan || !sf.empty();
+
+		for (double v : sf)
+			fsum += v;			/* multiples of 1/4, small: exact in any order */
+		if (fnan)
+			fsum = NAN;
+		return cI(cstar) + cI((int64_t) si.size()) + isum(si) + bsum(sb) + nsum(sn) + cI((int64_t) sn.size()) +
+			cI((int64_t) st.size()) + cI((int64_t) sp.size()) + cI((int64_t) sf.size() + (fnan ? 1 : 0)) +
+			(fany ? cF(fsum) : cNULL) + (st.empty() ? cNULL : cS(*st.begin())) +
+			(fnan ? cF(NAN) : sf.empty() ? cNULL : cF(*sf.rbegin())) + cI((int64_t) st_pos.size()) +
+			nsum(sn_neg) + cI(ci) + cI(cstar_pos) + (sp.empty() ? cNULL : cS(*sp.rbegin())) + isum(si_pos);
+	}
+};
+
+/*
+ * Rows with float cells made comparable: a zero may come out as -0 (which of -0 / 0 is aggregated first
+ * depends on the order), a NaN with either sign.  No other cell of these tests renders as "-0" or "-nan".
+ */
+static std::vector<std::string>
+norm_zero_nan(std::vector<std::string> rows)
+{
+	for (auto &row : rows)
+	{
+		std::string out;
+
+		for (size_t i = 0; i < row.size(); i++)
+		{
+			bool		cellstart = (i == 0 || row[i - 1] == '|');
+
+			if (cellstart && row.compare(i, 3, "-0|") == 0)
+				continue;		/* drop the sign */
+			if (cellstart && row.compare(i, 5, "-nan|") == 0)
+				continue;
+			out += row[i];
+		}
+		row = out;
+	}
+	return rows;
+}
+
+/* D -> AGG by g (NULL keys group together) and without keys: the DISTINCT aggregates of d_aggs */
+static void
+test_distinct_agg(void)
+{
+	HTable		D = make_D(20000);
+	HTable		E = make_D(0);
+
+	/* grouped */
+	{
+		DSlots		s;
+		PipeB		p = d_pipe(&s);
+		int			s_g = p.slot(ty(TM_K_INT4), 0, D_G);
+		std::vector<TmType> rt = {ty(TM_K_INT4)};
+		std::vector<TmType> at = d_agg_types();
+		std::map<std::string, RefDistinct> groups;
+		std::vector<std::string> exp;
+
+		rt.insert(rt.end(), at.begin(), at.end());
+		TmPlan		pl = plan({p.agg(0, {x_slot(s_g, ty(TM_K_INT4))}, d_aggs(s))}, {}, {result(rt)}, 0);
+		Run			r = run_plan(pl, {&D});
+
+		CHECK_OK(r);
+		for (int64_t i = 0; i < D.nrows; i++)
+			groups[cell(D.cols[D_G], i)].add(D, i);
+		for (auto &g : groups)
+			exp.push_back(g.first + g.second.cells());
+		check_rows("DISTINCT aggregates by g", norm_zero_nan(out_rows(r.out)), norm_zero_nan(exp), false);
+		TM_CHECK_INT_EQ(r.stats[0].sink_rows, D.nrows);
+		TM_CHECK_INT_EQ(r.stats[0].out_rows, (int64_t) groups.size());
+		tm_gpu_table_free(&r.out);
+	}
+
+	/* no group keys: one group, also without rows */
+	{
+		DSlots		s;
+		PipeB		p = d_pipe(&s);
+		TmPlan		pl = plan({p.agg(0, {}, d_aggs(s))}, {}, {result(d_agg_types())}, 0);
+		RefDistinct all,
+					none;
+		Run			r = run_plan(pl, {&D});
+
+		CHECK_OK(r);
+		for (int64_t i = 0; i < D.nrows; i++)
+			all.add(D, i);
+		check_rows("DISTINCT aggregates, one group", norm_zero_nan(out_rows(r.out)), norm_zero_nan({all.cells()}),
+				   true);
+		tm_gpu_table_free(&r.out);
+
+		r = run_plan(pl, {&E});
+		CHECK_OK(r);
+		check_rows("DISTINCT aggregates, no rows", out_rows(r.out), {none.cells()}, true);
+		tm_gpu_table_free(&r.out);
+	}
+
+	/* grouped by a text key with NULLs (bpchar argument, numeric argument) */
+	{
+		DSlots		s;
+		PipeB		p = d_pipe(&s);
+		std::map<std::string, std::pair<std::set<std::string>, std::set<__int128>>> groups;
+		std::vector<std::string> exp;
+		TmPlan		pl = plan({p.agg(0, {x_slot(s.t, ty(TM_K_TEXT))},
+								 {dagg(TM_AGG_COUNT, x_slot(s.p, ty(TM_K_BPCHAR)), ty(TM_K_INT8)),
+								  dagg(TM_AGG_SUM, x_slot(s.n, ty(TM_K_NUMERIC, 2)), ty(TM_K_NUMERIC, 3))})},
+							  {}, {result({ty(TM_K_TEXT), ty(TM_K_INT8), ty(TM_K_NUMERIC, 3)})}, 0);
+		Run			r = run_plan(pl, {&D});
+
+		CHECK_OK(r);
+		for (int64_t i = 0; i < D.nrows; i++)
+		{
+			auto	   &g = groups[cell(D.cols[D_T], i)];
+
+			if (!isnull(D, D_P, i))
+				g.first.insert(rstrip_blanks(D.cols[D_P].s[i]));
+			if (!isnull(D, D_N, i))
+				g.second.insert(D.cols[D_N].n[i]);
+		}
+		for (auto &g : groups)
+		{
+			__int128	sum = 0;
+
+			for (__int128 v : g.second.second)
+				sum += v * 10;	/* scale 2 -> 3 */
+			exp.push_back(g.first + cI((int64_t) g.second.first.size()) +
+						  (g.second.second.empty() ? cNULL : cN(sum)));
+		}
+		check_rows("DISTINCT aggregates by text", out_rows(r.out), exp, false);
+		tm_gpu_table_free(&r.out);
+	}
+}
+
+/* plan: B -> ht0 (k -> w, name);  T -> PROBE ht0 inner -> AGG by t.g: count(DISTINCT b.name),
+ * sum(DISTINCT b.w), count(DISTINCT t.txt), count(*) */
+static TmPlan
+join_distinct_plan(void)
+{
+	PipeB		pb(TM_SRC_TABLE, 0);
+	int			b_k = pb.slot(ty(TM_K_INT4), 0, B_K);
+	int			b_w = pb.slot(ty(TM_K_INT4), 0, B_W);
+	int			b_name = pb.slot(ty(TM_K_TEXT), 0, B_NAME);
+	TmPipeline	build = pb.build(0, {x_slot(b_k, ty(TM_K_INT4))},
+								 {x_slot(b_w, ty(TM_K_INT4)), x_slot(b_name, ty(TM_K_TEXT))});
+	PipeB		pp(TM_SRC_TABLE, 0);
+	int			t_k = pp.slot(ty(TM_K_INT4), 0, T_K);
+	int			t_g = pp.slot(ty(TM_K_INT4), 0, T_G);
+	int			t_txt = pp.slot(ty(TM_K_TEXT), 0, T_TXT);
+	int			m_w = pp.slot(ty(TM_K_INT4), 1, 0);
+	int			m_name = pp.slot(ty(TM_K_TEXT), 1, 1);
+	std::vector<TmType> rt = {ty(TM_K_INT4), ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_INT8)};
+
+	pp.probe(TM_JOIN_INNER, 0, {x_slot(t_k, ty(TM_K_INT4))}, NULL);
+	return plan({build, pp.agg(0, {x_slot(t_g, rt[0])},
+							   {dagg(TM_AGG_COUNT, x_slot(m_name, ty(TM_K_TEXT)), rt[1]),
+								dagg(TM_AGG_SUM, x_slot(m_w, ty(TM_K_INT4)), rt[2]),
+								dagg(TM_AGG_COUNT, x_slot(t_txt, ty(TM_K_TEXT)), rt[3]),
+								agg(TM_AGG_COUNT_STAR, NULL, rt[4])})},
+				{hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4), ty(TM_K_TEXT)})}, {result(rt)}, 0);
+}
+
+/* DISTINCT aggregates after a join (the bound of the sets is counted: probes multiply rows) */
+static void
+test_distinct_join(void)
+{
+	HTable		T = make_T(5000, 200);
+	HTable		B = make_B(600, 200);
+	TmPlan		pl = join_distinct_plan();
+	struct G
+	{
+		std::set<std::string> names, txts;
+		std::set<int64_t> ws;
+		int64_t		cnt = 0;
+	};
+	std::map<std::string, G> groups;
+	std::vector<std::string> exp;
+	Run			r = run_plan(pl, {&B, &T});
+
+	CHECK_OK(r);
+	for (int64_t i = 0; i < T.nrows; i++)
+		for (int64_t j = 0; j < B.nrows && !isnull(T, T_K, i); j++)
+		{
+			G		   *g;
+
+			if (isnull(B, B_K, j) || ival(B, B_K, j) != ival(T, T_K, i))
+				continue;
+			g = &groups[cell(T.cols[T_G], i)];
+			g->cnt++;
+			if (!isnull(B, B_NAME, j))
+				g->names.insert(B.cols[B_NAME].s[j]);
+			if (!isnull(B, B_W, j))
+				g->ws.insert(ival(B, B_W, j));
+			if (!isnull(T, T_TXT, i))
+				g->txts.insert(T.cols[T_TXT].s[i]);
+		}
+	for (auto &g : groups)
+		exp.push_back(g.first + cI((int64_t) g.second.names.size()) + RefDistinct::isum(g.second.ws) +
+					  cI((int64_t) g.second.txts.size()) + cI(g.second.cnt));
+	check_rows("DISTINCT aggregates after a join", out_rows(r.out), exp, false);
+	tm_gpu_table_free(&r.out);
+}
+
+/*
+ * More distinct pairs than a set first holds (300000 values, each twice): the pass is redone with a
+ * larger set; and heavy contention: every row inserts one of four values
+ */
+static void
+test_distinct_many(void)
+{
+	HTable		H;
+	int64_t		n = 600000;
+	int64_t		nv = n / 2;
+
+	H.nrows = n;
+	H.cols.push_back(col_new(TM_K_INT8));
+	for (int64_t i = 0; i < n; i++)
+		push_i(H.cols[0], i / 2);
+
+	/* by v % 3 */
+	{
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_v = p.slot(ty(TM_K_INT8), 0, 0);
+		TmPlan		pl = plan({p.agg(0, {x_mod(s_v, 3, TM_K_INT8)},
+								 {dagg(TM_AGG_COUNT, x_slot(s_v, ty(TM_K_INT8)), ty(TM_K_INT8)),
+								  dagg(TM_AGG_SUM, x_slot(s_v, ty(TM_K_INT8)), ty(TM_K_NUMERIC, 0)),
+								  dagg(TM_AGG_COUNT, x_mod(s_v, 4, TM_K_INT8), ty(TM_K_INT8)),
+								  agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8))})},
+							  {}, {result({ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_NUMERIC, 0), ty(TM_K_INT8),
+										   ty(TM_K_INT8)})}, 0);
+		std::vector<std::string> exp;
+		Run			r = run_plan(pl, {&H});
+
+		CHECK_OK(r);
+		for (int64_t g = 0; g < 3; g++)
+		{
+			int64_t		cnt = 0;
+			__int128	sum = 0;
+
+			for (int64_t v = g; v < nv; v += 3)
+			{
+				cnt++;
+				sum += v;
+			}
+			exp.push_back(cI(g) + cI(cnt) + cN(sum) + cI(4) + cI(2 * cnt));
+		}
+		check_rows("300000 distinct values by v % 3", out_rows(r.out), exp, false);
+		tm_gpu_table_free(&r.out);
+	}
+
+	/* no group keys */
+	{
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_v = p.slot(ty(TM_K_INT8), 0, 0);
+		TmPlan		pl = plan({p.agg(0, {},
+								 {dagg(TM_AGG_COUNT, x_slot(s_v, ty(TM_K_INT8)), ty(TM_K_INT8)),
+								  dagg(TM_AGG_SUM, x_mod(s_v, 4, TM_K_INT8), ty(TM_K_NUMERIC, 0)),
+								  dagg(TM_AGG_SUM, x_slot(s_v, ty(TM_K_INT8)), ty(TM_K_NUMERIC, 0))})},
+							  {}, {result({ty(TM_K_INT8), ty(TM_K_NUMERIC, 0), ty(TM_K_NUMERIC, 0)})}, 0);
+		Run			r = run_plan(pl, {&H});
+
+		CHECK_OK(r);
+		check_rows("300000 distinct values", out_rows(r.out),
+				   {cI(nv) + cN(6) + cN((tm_int128) nv * (nv - 1) / 2)}, true);
+		tm_gpu_table_free(&r.out);
+	}
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Device-resident inputs
+ * ------------------------------------------------------------------------------------------------
+ */
+
+/* T -> EMIT every column of T */
+static TmPlan
+emit_all_plan(void)
+{
+	PipeB		p(TM_SRC_TABLE, 0);
+	std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_INT4), ty(TM_K_INT4), ty(TM_K_INT8), ty(TM_K_NUMERIC, 2),
+		ty(TM_K_TEXT), ty(TM_K_INT4), ty(TM_K_FLOAT8), ty(TM_K_DATE), ty(TM_K_BPCHAR)};
+	std::vector<TmExpr *> vals;
+
+	for (int c = 0; c < T_NCOLS; c++)
+		vals.push_back(x_slot(p.slot(rt[c], 0, c), rt[c]));
+	return plan({p.emit(0, vals)}, {}, {result(rt)}, 0);
+}
+
+/* on_device = 1 gives the results of host inputs; pointers that cannot be device memory are refused */
+static void
+test_device_inputs(void)
+{
+	HTable		T = make_T(8000, 200);
+	HTable		B = make_B(900, 200);
+	cudaStream_t stream = (cudaStream_t) tm_gpu_pool_stream(g_pool);
+
+	TM_CHECK_INT_EQ(tm_gpu_pool_device(g_pool), 0);
+	TM_CHECK(stream != NULL);
+	TM_CHECK_INT_EQ(tm_gpu_pool_device(NULL), -1);
+	TM_CHECK(tm_gpu_pool_stream(NULL) == NULL);
+
+	/* every column layout, in source order */
+	{
+		TmPlan		pl = emit_all_plan();
+		std::vector<std::string> exp;
+		Run			rh = run_plan(pl, {&T});
+		size_t		peak_host = tm_gpu_pool_peak(g_pool);
+		Run			rd = run_plan(pl, {&T}, NULL, NULL, NULL, true);
+		size_t		peak_dev = tm_gpu_pool_peak(g_pool);
+
+		CHECK_OK(rh);
+		CHECK_OK(rd);
+		for (int64_t i = 0; i < T.nrows; i++)
+		{
+			std::string row;
+
+			for (int c = 0; c < T_NCOLS; c++)
+				row += cell(T.cols[c], i);
+			exp.push_back(row);
+		}
+		check_rows("emit, host inputs", out_rows(rh.out), exp, true);
+		check_rows("emit, device inputs", out_rows(rd.out), exp, true);
+		/* nothing uploaded: the pool holds less */
+		TM_CHECK_MSG(peak_dev < peak_host, "pool peak %zu with device inputs, %zu with host inputs", peak_dev,
+					 peak_host);
+		tm_gpu_table_free(&rh.out);
+		tm_gpu_table_free(&rd.out);
+	}
+
+	/* join + DISTINCT aggregation: both pipelines read device inputs */
+	{
+		TmPlan		pl = join_distinct_plan();
+		Run			rh = run_plan(pl, {&B, &T});
+		Run			rd = run_plan(pl, {&B, &T}, NULL, NULL, NULL, true);
+
+		CHECK_OK(rh);
+		CHECK_OK(rd);
+		TM_CHECK(rh.out.nrows > 0);
+		check_rows("join + aggregate, device vs host inputs", out_rows(rd.out), out_rows(rh.out), false);
+		TM_CHECK_INT_EQ(rd.stats[1].sink_rows, rh.stats[1].sink_rows);
+		tm_gpu_table_free(&rh.out);
+		tm_gpu_table_free(&rd.out);
+	}
+
+	/* refused: host memory passed as device memory, misaligned data, a bad flag; the pool still works */
+	{
+		TmPlan		pl = emit_all_plan();
+		GpuIn		g(T);
+		DevIn		d(g, stream);
+		TmGpuTable	t;
+		TmGpuTable	out;
+		TmGpuFailure fl;
+		char		err[512];
+		int			rc;
+
+		TM_CHECK(d.ok);
+		memset(&out, 0, sizeof(out));
+
+		t = d.t;
+		t.cols = mkcopy(d.cols);
+		t.cols[T_TXT].offsets = g.cols[T_TXT].offsets;	/* host */
+		rc = tm_gpu_execute(g_pool, &pl, &t, 1, NULL, NULL, &out, NULL, &fl, err, sizeof(err));
+		TM_CHECK_MSG(rc == TM_GPU_ERR_BAD_PLAN && strstr(err, "host memory") != NULL, "rc %d: %s", rc, err);
+		TM_CHECK(out.cols == NULL);
+
+		t.cols = mkcopy(d.cols);
+		t.cols[T_BIG].data = (char *) d.cols[T_BIG].data + 4;	/* int8 at a 4-byte boundary */
+		rc = tm_gpu_execute(g_pool, &pl, &t, 1, NULL, NULL, &out, NULL, &fl, err, sizeof(err));
+		TM_CHECK_MSG(rc == TM_GPU_ERR_BAD_PLAN && strstr(err, "aligned") != NULL, "rc %d: %s", rc, err);
+
+		t.cols = mkcopy(d.cols);
+		t.on_device = 2;
+		rc = tm_gpu_execute(g_pool, &pl, &t, 1, NULL, NULL, &out, NULL, &fl, err, sizeof(err));
+		TM_CHECK_MSG(rc == TM_GPU_ERR_BAD_PLAN, "rc %d: %s", rc, err);
+
+		t.on_device = 1;
+		rc = tm_gpu_execute(g_pool, &pl, &t, 1, NULL, NULL, &out, NULL, &fl, err, sizeof(err));
+		TM_CHECK_MSG(rc == TM_GPU_OK, "rc %d: %s", rc, err);
+		TM_CHECK_INT_EQ(out.nrows, T.nrows);
+		tm_gpu_table_free(&out);
 	}
 }
 
@@ -1566,6 +2223,10 @@ main(void)
 	TM_RUN(test_join_agg_result);
 	TM_RUN(test_many_groups);
 	TM_RUN(test_emit_append);
+	TM_RUN(test_distinct_agg);
+	TM_RUN(test_distinct_join);
+	TM_RUN(test_distinct_many);
+	TM_RUN(test_device_inputs);
 	TM_RUN(test_errors);
 	printf("device memory used at most: %zu bytes of %zu\n", tm_gpu_pool_peak(g_pool), tm_gpu_pool_size(g_pool));
 

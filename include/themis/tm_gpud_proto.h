@@ -1,0 +1,246 @@
+/*
+ * tm_gpud_proto.h — the wire protocol between PostgreSQL backends (src/gpud_client.c) and the GPU
+ * daemon themis-gpud (src/gpud/).  Plain C, no PostgreSQL headers: both sides include it.
+ *
+ * Transport: a Unix stream socket TM_GPUD_SOCKET in the data directory (both sides run with the data
+ * directory as working directory, so the name is relative).  The daemon accepts only peers of its own
+ * uid (SO_PEERCRED).  Every message is a TmMsgHdr followed by hdr.len payload bytes; file descriptors
+ * (memfds holding bulk data) travel with the header as SCM_RIGHTS, hdr.nfds of them.  Both ends are
+ * the same host and build family, so structs go in native layout; every struct below has explicit
+ * padding and a size that is a multiple of 8.
+ *
+ * Versioning: hdr.version is TM_GPUD_PROTO_VERSION of the sender.  A daemon answers a message of
+ * another version with TM_MSG_ERROR (TMX_ERR_VERSION) and closes the connection; a backend treats a
+ * reply of another version the same way.  Change the version whenever anything in this file changes.
+ *
+ * Conversation (the client speaks first, one request, one reply):
+ *   HELLO                       -> HELLO_OK (TmxStatus) | ERROR
+ *   STATUS                      -> STATUS_OK (TmxStatus)
+ *   EXECUTE (TmxExec, 1 fd)     -> RESULT (TmxResult + stats + cols, 1 fd) | NEED (int32 per source) | ERROR
+ *   LOAD    (TmxExec without plan, 1 fd) -> LOAD_OK (TmxLoadReply) | ERROR
+ *   CACHE_LIST                  -> CACHE_ROWS (int64 n, then n TmxCacheRow)
+ *   CACHE_DROP (TmxDrop)        -> CACHE_DROPPED (int64 entries dropped)
+ *
+ * EXECUTE payload: TmxExec, the plan blob (ir_serialize.c format, padded to 8), nparams TmxParam, the
+ * text bytes of the parameters (params_text_len, padded to 8), then npipes TmxSource each followed by
+ * its ncols TmxCol.  Offsets in TmxCol / TmxParam refer to the memfd sent with the message (data of
+ * inline sources); an EXECUTE with no inline data may send no fd.
+ *
+ * A TABLE source may be sent CACHED: the daemon uses its cache entry if one exists with the same key
+ * (database, relation, relfilenode) and the same stamp (modification counts, see src/modcount.c), holding
+ * every listed column (attno, kind, scale).  If any CACHED source misses, the daemon answers NEED (one
+ * int32 per source: 1 = send it inline) and runs nothing; the backend reads those tables and sends the
+ * EXECUTE again with them INLINE and `store` set, and the daemon keeps them in its cache.  Whether an
+ * entry may serve a snapshot is decided by the backend alone: the daemon compares stamps for equality.
+ */
+#ifndef THEMIS_TM_GPUD_PROTO_H
+#define THEMIS_TM_GPUD_PROTO_H
+
+#include <stdint.h>
+
+#define TM_GPUD_MAGIC			0x44505447u		/* "TGPD" */
+#define TM_GPUD_PROTO_VERSION	1
+#define TM_GPUD_SOCKET			"themis-gpud.sock"
+#define TM_GPUD_MAX_FDS			4
+#define TM_GPUD_MAX_PAYLOAD		(INT64_C(1) << 32)	/* sanity limit of one message's payload */
+
+typedef enum TmMsgType
+{
+	TM_MSG_HELLO = 1,
+	TM_MSG_HELLO_OK,
+	TM_MSG_ERROR,
+	TM_MSG_STATUS,
+	TM_MSG_STATUS_OK,
+	TM_MSG_EXECUTE,
+	TM_MSG_RESULT,
+	TM_MSG_NEED,
+	TM_MSG_LOAD,
+	TM_MSG_LOAD_OK,
+	TM_MSG_CACHE_LIST,
+	TM_MSG_CACHE_ROWS,
+	TM_MSG_CACHE_DROP,
+	TM_MSG_CACHE_DROPPED
+} TmMsgType;
+
+typedef struct TmMsgHdr
+{
+	uint32_t	magic;			/* TM_GPUD_MAGIC */
+	uint16_t	version;		/* TM_GPUD_PROTO_VERSION of the sender */
+	uint16_t	type;			/* TmMsgType */
+	uint32_t	nfds;			/* descriptors sent with this header (SCM_RIGHTS) */
+	uint32_t	pad;
+	uint64_t	len;			/* payload bytes that follow */
+} TmMsgHdr;
+
+/* ERROR payload: TmxError followed by the message text (msglen bytes, no NUL) */
+typedef enum TmxErrKind
+{
+	TMX_ERR_VERSION = 1,		/* protocol version mismatch */
+	TMX_ERR_PROTOCOL,			/* malformed message */
+	TMX_ERR_NO_DEVICE,			/* the daemon has no usable GPU */
+	TMX_ERR_GPU,				/* tm_gpu_execute failed: gpu_rc says how (TmGpuRc) */
+	TMX_ERR_NOMEM,				/* not enough device memory (pool or cache arena) */
+	TMX_ERR_INTERNAL
+} TmxErrKind;
+
+typedef struct TmxError
+{
+	int32_t		kind;			/* TmxErrKind */
+	int32_t		gpu_rc;			/* TMX_ERR_GPU: TmGpuRc */
+	int32_t		status;			/* gpu_rc == TM_GPU_ERR_EXPR: the TmStatus raised */
+	int32_t		pipeline;		/* pipeline that failed, -1 if none */
+	int64_t		row;
+	int32_t		msglen;
+	int32_t		pad;
+} TmxError;
+
+/* HELLO_OK / STATUS_OK payload */
+typedef struct TmxStatus
+{
+	int32_t		usable;			/* 1: a GPU is in use; 0: see detail */
+	int32_t		device;			/* CUDA device number */
+	int32_t		ndevices;
+	int32_t		pid;			/* the daemon's pid */
+	int32_t		cc_major;
+	int32_t		cc_minor;
+	int32_t		runtime_version;
+	int32_t		driver_version;
+	int64_t		mem_total;		/* device memory */
+	int64_t		mem_free;		/* free when the daemon started, before its own allocations */
+	int64_t		arena_size;		/* cache + input arena */
+	int64_t		arena_used;
+	int64_t		cache_bytes;	/* bytes held by cache entries */
+	int64_t		pool_size;		/* executor work pool */
+	int64_t		pool_peak;		/* most of the pool one query used */
+	int64_t		cache_entries;
+	int64_t		queries;		/* EXECUTEs run */
+	int64_t		cache_hits;		/* CACHED sources served */
+	int64_t		cache_misses;	/* CACHED sources answered with NEED */
+	double		uptime_s;
+	char		name[128];		/* device name */
+	char		detail[256];	/* why not usable, or a summary */
+} TmxStatus;
+
+/* EXECUTE / LOAD payload head */
+/* TmxExec.flags: fault injection for tests (the backend sets them only from themis.debug_fault) */
+#define TMX_FLAG_FAULT_CRASH	0x1		/* the daemon aborts while handling this request */
+#define TMX_FLAG_FAULT_GPU		0x2		/* the daemon answers as if a CUDA call had failed */
+
+typedef struct TmxExec
+{
+	int32_t		blob_len;		/* plan blob bytes (LOAD: 0) */
+	int32_t		nparams;
+	int32_t		npipes;			/* TmxSource entries: one per pipeline (LOAD: any number) */
+	int32_t		flags;
+	int64_t		params_text_len;
+	int64_t		fd_len;			/* bytes of the memfd (0: no fd) */
+} TmxExec;
+
+typedef struct TmxParam
+{
+	int32_t		isnull;
+	int32_t		len;			/* text kinds: bytes at text_off of the parameter text area */
+	int64_t		text_off;
+	uint8_t		value[16];		/* the TmValue (text kinds: ignored) */
+} TmxParam;
+
+typedef enum TmxSourceMode
+{
+	TMX_SRC_NONE = 0,			/* RESULT source: nothing to send */
+	TMX_SRC_INLINE,				/* columns in the memfd */
+	TMX_SRC_CACHED				/* a TABLE source the daemon should have cached */
+} TmxSourceMode;
+
+typedef struct TmxSource
+{
+	int32_t		mode;			/* TmxSourceMode */
+	int32_t		ncols;			/* TmxCol entries that follow (the pipeline's nsrccols) */
+	uint32_t	dboid;			/* cache key (TABLE sources; 0 otherwise) */
+	uint32_t	relid;
+	uint32_t	relfilenode;
+	int32_t		store;			/* INLINE: keep these columns in the cache under key + stamp */
+	uint64_t	table_count;	/* stamp */
+	uint64_t	global_count;
+	int64_t		nrows;			/* INLINE: rows of every column */
+	char		relname[64];	/* for the cache listing */
+} TmxSource;
+
+typedef struct TmxCol
+{
+	int16_t		kind;			/* TmKind (tm_gpu_exec.h layout) */
+	int16_t		scale;			/* numeric scale */
+	int16_t		attno;			/* TABLE: heap attribute number; 0: not read by the plan */
+	int16_t		present;		/* INLINE: the data below exists (columns the plan does not read: 0) */
+	int64_t		data_off;		/* memfd offsets (INLINE) */
+	int64_t		data_len;
+	int64_t		offsets_off;	/* text kinds: nrows + 1 int64 */
+	int64_t		nulls_off;		/* -1: no NULLs */
+} TmxCol;
+
+/* RESULT payload: TmxResult, npipes TmxPipeStats, ncols TmxCol (offsets into the reply's memfd) */
+typedef struct TmxResult
+{
+	int64_t		nrows;
+	int32_t		ncols;
+	int32_t		npipes;
+	int64_t		fd_len;
+	int64_t		bytes_uploaded;	/* host -> device bytes of this query (inline sources) */
+	double		gpu_ms;			/* tm_gpu_execute wall time */
+	double		upload_ms;
+	int64_t		pool_peak;
+} TmxResult;
+
+typedef enum TmxSourceUse
+{
+	TMX_USE_NONE = 0,			/* RESULT source */
+	TMX_USE_INLINE,				/* sent by the backend, not kept */
+	TMX_USE_CACHE_HIT,			/* served from the cache */
+	TMX_USE_CACHE_LOADED		/* sent by the backend and now cached */
+} TmxSourceUse;
+
+typedef struct TmxPipeStats
+{
+	int64_t		source_rows;
+	int64_t		sink_rows;
+	int64_t		out_rows;
+	double		time_ms;
+	int32_t		use;			/* TmxSourceUse */
+	int32_t		pad;
+} TmxPipeStats;
+
+/* LOAD_OK payload */
+typedef struct TmxLoadReply
+{
+	int64_t		entries_stored;
+	int64_t		bytes_stored;
+} TmxLoadReply;
+
+/* CACHE_ROWS payload: int64 n, then n of these (one per cached column) */
+typedef struct TmxCacheRow
+{
+	uint32_t	dboid;
+	uint32_t	relid;
+	uint32_t	relfilenode;
+	int16_t		attno;
+	int16_t		kind;
+	int16_t		scale;
+	int16_t		pad;
+	int32_t		pad2;
+	uint64_t	table_count;
+	uint64_t	global_count;
+	int64_t		nrows;
+	int64_t		bytes;			/* device bytes of this column */
+	int64_t		hits;			/* queries served by its table entry */
+	double		age_s;			/* seconds since loaded */
+	double		idle_s;			/* seconds since last used */
+	char		relname[64];
+} TmxCacheRow;
+
+/* CACHE_DROP payload: dboid 0 = every database; relid 0 = every table of the database */
+typedef struct TmxDrop
+{
+	uint32_t	dboid;
+	uint32_t	relid;
+} TmxDrop;
+
+#endif							/* THEMIS_TM_GPUD_PROTO_H */

@@ -1,0 +1,436 @@
+/*
+ * colbuild.c — the backend's side of the data that goes to and comes from the GPU daemon:
+ *
+ *   - TmColSet: columns in the GPU layout of cuda/tm_gpu_exec.h (fixed-width arrays, text as offsets +
+ *     bytes, a NULL byte per row where NULLs exist), filled from a heap table read with the query's
+ *     snapshot (no synchronized scans: the same snapshot always yields the same rows in the same order,
+ *     which the column cache relies on when it adds columns to an entry) or from a PostgreSQL subplan;
+ *   - packing column sets into one memfd for a request (tm_colset_pack);
+ *   - turning a result memfd back into a TmResultSet (tm_result_from_memfd).
+ *
+ * Buffers are palloc'd (huge allocations allowed) in CurrentMemoryContext.
+ */
+#include "postgres.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "access/heapam.h"
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "themis.h"
+#include "colbuild.h"
+
+/* bytes per value (text kinds: 0; kinds no column holds: treated as 0, refused in put_value) */
+static inline int
+kind_width(int kind)
+{
+	return Max(tm_kind_width(kind), 0);
+}
+
+static inline bool
+kind_is_text(int kind)
+{
+	return kind == TM_K_TEXT || kind == TM_K_BPCHAR;
+}
+
+void
+tm_colset_init(TmColSet *set, int ncols)
+{
+	set->ncols = ncols;
+	set->nrows = 0;
+	set->cap = 0;
+	set->cols = palloc0(sizeof(TmColBuild) * Max(ncols, 1));
+}
+
+/* make room for one more row in every present column */
+static void
+grow(TmColSet *set)
+{
+	int64		ncap;
+
+	if (set->nrows < set->cap)
+		return;
+	ncap = set->cap ? set->cap * 2 : 4096;
+	for (int c = 0; c < set->ncols; c++)
+	{
+		TmColBuild *b = &set->cols[c];
+
+		if (!b->present)
+			continue;
+		if (kind_is_text(b->type.kind))
+		{
+			b->offsets = b->offsets ? repalloc_huge(b->offsets, sizeof(int64) * (ncap + 1))
+				: MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * (ncap + 1));
+			if (set->cap == 0)
+				b->offsets[0] = 0;
+		}
+		else
+			b->data = b->data ? repalloc_huge(b->data, (Size) kind_width(b->type.kind) * ncap)
+				: MemoryContextAllocHuge(CurrentMemoryContext, (Size) kind_width(b->type.kind) * ncap);
+		if (b->nulls)
+			b->nulls = repalloc_huge(b->nulls, ncap);
+	}
+	set->cap = ncap;
+}
+
+/* append value (isnull) to column b at row r (rows before r exist) */
+static void
+put_value(TmColSet *set, TmColBuild *b, int64 r, const TmValue *v, bool isnull)
+{
+	int			w = kind_width(b->type.kind);
+
+	if (isnull && b->nulls == NULL)
+	{
+		b->nulls = MemoryContextAllocHuge(CurrentMemoryContext, Max(set->cap, 1));
+		memset(b->nulls, 0, Max(set->cap, 1));
+	}
+	if (b->nulls)
+		b->nulls[r] = isnull ? 1 : 0;
+	if (kind_is_text(b->type.kind))
+	{
+		int32		len = isnull ? 0 : v->s.len;
+
+		if (b->dlen + len > b->dcap)
+		{
+			int64		ncap = Max(b->dcap * 2, b->dlen + len + 65536);
+
+			b->data = b->data ? repalloc_huge(b->data, ncap) : MemoryContextAllocHuge(CurrentMemoryContext, ncap);
+			b->dcap = ncap;
+		}
+		if (len > 0)
+			memcpy(b->data + b->dlen, v->s.p, len);
+		b->dlen += len;
+		b->offsets[r + 1] = b->dlen;
+		return;
+	}
+	if (isnull)
+	{
+		memset(b->data + (Size) w * r, 0, w);
+		return;
+	}
+	switch (b->type.kind)
+	{
+		case TM_K_BOOL:
+			((uint8 *) b->data)[r] = v->i ? 1 : 0;
+			break;
+		case TM_K_INT2:
+			((int16 *) b->data)[r] = (int16) v->i;
+			break;
+		case TM_K_INT4:
+		case TM_K_DATE:
+			((int32 *) b->data)[r] = (int32) v->i;
+			break;
+		case TM_K_INT8:
+		case TM_K_TIMESTAMP:
+			((int64 *) b->data)[r] = v->i;
+			break;
+		case TM_K_FLOAT4:
+			((float *) b->data)[r] = (float) v->f;
+			break;
+		case TM_K_FLOAT8:
+			((double *) b->data)[r] = v->f;
+			break;
+		case TM_K_NUMERIC:
+			memcpy(b->data + (Size) 16 * r, &v->n, 16);
+			break;
+		default:
+			elog(ERROR, "themis: column kind %d cannot go to the GPU", b->type.kind);
+	}
+}
+
+/* append the row of slot (values of attribute / column numbers given by fetch) */
+static bool
+put_row(TmColSet *set, TupleTableSlot *slot, bool by_attno, MemoryContext rowcxt)
+{
+	int64		r = set->nrows;
+	MemoryContext old;
+	bool		ok = true;
+
+	grow(set);
+	for (int c = 0; c < set->ncols && ok; c++)
+	{
+		TmColBuild *b = &set->cols[c];
+		int			idx = by_attno ? b->attno - 1 : c;
+		TmValue		v;
+		bool		isnull = slot->tts_isnull[idx];
+
+		if (!b->present)
+			continue;
+		old = MemoryContextSwitchTo(rowcxt);
+		if (!isnull && !tm_datum_to_value(slot->tts_values[idx], &b->type, &v))
+			ok = false;
+		MemoryContextSwitchTo(old);
+		if (ok)
+			put_value(set, b, r, &v, isnull);
+	}
+	MemoryContextReset(rowcxt);
+	if (ok)
+		set->nrows++;
+	return ok;
+}
+
+bool
+tm_colset_read_table(TmColSet *set, Relation rel, Snapshot snap, const char **why)
+{
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	MemoryContext rowcxt;
+	int			maxattno = 0;
+	bool		ok = true;
+
+	for (int c = 0; c < set->ncols; c++)
+		if (set->cols[c].present)
+		{
+			if (set->cols[c].attno <= 0 || set->cols[c].attno > RelationGetDescr(rel)->natts)
+				elog(ERROR, "themis: attribute %d of \"%s\" cannot be read into a column",
+					 set->cols[c].attno, RelationGetRelationName(rel));
+			maxattno = Max(maxattno, set->cols[c].attno);
+		}
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "themis column row", ALLOCSET_SMALL_SIZES);
+	/* no synchronized scan: a given snapshot must always see the rows in the same order */
+	scan = table_beginscan_strat(rel, snap, 0, NULL, true, false);
+	slot = table_slot_create(rel, NULL);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (maxattno > 0)
+			slot_getsomeattrs(slot, maxattno);
+		if (!put_row(set, slot, true, rowcxt))
+		{
+			*why = psprintf("a value of \"%s\" is not representable by themis", RelationGetRelationName(rel));
+			ok = false;
+			break;
+		}
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	table_endscan(scan);
+	MemoryContextDelete(rowcxt);
+	return ok;
+}
+
+bool
+tm_colset_read_plan(TmColSet *set, PlanState *ps, EState *estate, const char **why)
+{
+	MemoryContext rowcxt;
+	int			maxcol = 0;
+
+	for (int c = 0; c < set->ncols; c++)
+		if (set->cols[c].present)
+			maxcol = c + 1;
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "themis column row", ALLOCSET_SMALL_SIZES);
+	for (;;)
+	{
+		TupleTableSlot *slot;
+		MemoryContext old;
+
+		CHECK_FOR_INTERRUPTS();
+		/* PostgreSQL's nodes expect the query context (see cpu_exec.c) */
+		old = MemoryContextSwitchTo(estate->es_query_cxt);
+		slot = ExecProcNode(ps);
+		MemoryContextSwitchTo(old);
+		if (TupIsNull(slot))
+			break;
+		if (maxcol > 0)
+			slot_getsomeattrs(slot, maxcol);
+		if (!put_row(set, slot, false, rowcxt))
+		{
+			*why = "a value of a PostgreSQL subplan is not representable by themis";
+			MemoryContextDelete(rowcxt);
+			return false;
+		}
+	}
+	MemoryContextDelete(rowcxt);
+	return true;
+}
+
+/* bytes one column takes in a memfd (each array 8-aligned) */
+static int64
+col_packed_size(const TmColSet *set, const TmColBuild *b)
+{
+	int64		n = set->nrows;
+	int64		sz;
+
+	if (!b->present)
+		return 0;
+	if (kind_is_text(b->type.kind))
+		sz = TYPEALIGN(8, b->dlen) + 8 * (n + 1);
+	else
+		sz = TYPEALIGN(8, (int64) kind_width(b->type.kind) * n);
+	if (b->nulls)
+		sz += TYPEALIGN(8, n);
+	return sz;
+}
+
+int64
+tm_colset_bytes(const TmColSet *set)
+{
+	int64		total = 0;
+
+	for (int c = 0; c < set->ncols; c++)
+		total += col_packed_size(set, &set->cols[c]);
+	return total;
+}
+
+void
+tm_colset_pack(const TmColSet *set, char *map, int64 *off, TmxCol *out)
+{
+	int64		n = set->nrows;
+
+	for (int c = 0; c < set->ncols; c++)
+	{
+		const TmColBuild *b = &set->cols[c];
+		TmxCol	   *x = &out[c];
+		int64		dlen;
+
+		memset(x, 0, sizeof(TmxCol));
+		x->kind = b->type.kind;
+		x->scale = b->type.kind == TM_K_NUMERIC ? b->type.scale : 0;
+		x->attno = b->attno;
+		x->nulls_off = -1;
+		if (!b->present)
+			continue;
+		x->present = 1;
+		dlen = kind_is_text(b->type.kind) ? b->dlen : (int64) kind_width(b->type.kind) * n;
+		x->data_off = *off;
+		x->data_len = dlen;
+		if (dlen > 0)
+			memcpy(map + *off, b->data, dlen);
+		*off += TYPEALIGN(8, dlen);
+		if (kind_is_text(b->type.kind))
+		{
+			x->offsets_off = *off;
+			if (n > 0)
+				memcpy(map + *off, b->offsets, 8 * (n + 1));
+			else
+				memset(map + *off, 0, 8);
+			*off += 8 * (n + 1);
+		}
+		if (b->nulls)
+		{
+			x->nulls_off = *off;
+			if (n > 0)
+				memcpy(map + *off, b->nulls, n);
+			*off += TYPEALIGN(8, n);
+		}
+	}
+}
+
+/* munmap of a result's mapping when its memory context goes */
+typedef struct MapRelease
+{
+	MemoryContextCallback cb;
+	void	   *addr;
+	size_t		len;
+} MapRelease;
+
+static void
+release_map(void *arg)
+{
+	MapRelease *m = (MapRelease *) arg;
+
+	munmap(m->addr, m->len);
+}
+
+TmResultSet *
+tm_result_from_memfd(int fd, int64 fdlen, int64 nrows, int ncols, const TmxCol *cols, const TmType *types)
+{
+	TmResultSet *rs = palloc0(sizeof(TmResultSet));
+	char	   *map = NULL;
+	MapRelease *mr;
+
+	if (fdlen > 0)
+	{
+		map = mmap(NULL, fdlen, PROT_READ, MAP_SHARED, fd, 0);
+		if (map == MAP_FAILED)
+			elog(ERROR, "themis: cannot map the GPU daemon's result: %m");
+		mr = palloc0(sizeof(MapRelease));
+		mr->addr = map;
+		mr->len = fdlen;
+		mr->cb.func = release_map;
+		mr->cb.arg = mr;
+		MemoryContextRegisterResetCallback(CurrentMemoryContext, &mr->cb);
+	}
+	rs->ncols = ncols;
+	rs->types = types;
+	rs->nrows = nrows;
+	rs->values = palloc0(sizeof(TmValue *) * Max(ncols, 1));
+	rs->nulls = palloc0(sizeof(bool *) * Max(ncols, 1));
+	for (int c = 0; c < ncols; c++)
+	{
+		const TmxCol *x = &cols[c];
+		int			kind = types[c].kind;
+		int			w = kind_width(kind);
+		char	   *raw;
+		TmValue    *vals;
+		bool	   *nulls;
+		int64		dlen = kind_is_text(kind) ? x->data_len : (int64) w * nrows;
+
+		if (x->kind != kind || x->data_off < 0 || x->data_off + dlen > fdlen ||
+			(kind_is_text(kind) && (x->offsets_off < 0 || x->offsets_off + 8 * (nrows + 1) > fdlen)) ||
+			(x->nulls_off >= 0 && x->nulls_off + nrows > fdlen))
+			elog(ERROR, "themis: malformed result column %d from the GPU daemon", c + 1);
+		raw = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(TmValue) * Max(nrows, 1) + 16);
+		vals = (TmValue *) TYPEALIGN(16, raw);
+		nulls = MemoryContextAllocHuge(CurrentMemoryContext, Max(nrows, 1));
+		if (x->nulls_off >= 0)
+			memcpy(nulls, map + x->nulls_off, nrows);
+		else
+			memset(nulls, 0, nrows);
+		for (int64 r = 0; r < nrows; r++)
+		{
+			const char *d = map + x->data_off;
+			TmValue    *v = &vals[r];
+
+			if (nulls[r])
+				continue;
+			switch (kind)
+			{
+				case TM_K_BOOL:
+					v->i = ((const uint8 *) d)[r];
+					break;
+				case TM_K_INT2:
+					v->i = ((const int16 *) d)[r];
+					break;
+				case TM_K_INT4:
+				case TM_K_DATE:
+					v->i = ((const int32 *) d)[r];
+					break;
+				case TM_K_INT8:
+				case TM_K_TIMESTAMP:
+					v->i = ((const int64 *) d)[r];
+					break;
+				case TM_K_FLOAT4:
+					v->f = ((const float *) d)[r];
+					break;
+				case TM_K_FLOAT8:
+					v->f = ((const double *) d)[r];
+					break;
+				case TM_K_NUMERIC:
+					memcpy(&v->n, d + 16 * r, 16);
+					break;
+				case TM_K_TEXT:
+				case TM_K_BPCHAR:
+					{
+						const int64 *o = (const int64 *) (map + x->offsets_off);
+
+						if (o[r] < 0 || o[r + 1] < o[r] || o[r + 1] > x->data_len)
+							elog(ERROR, "themis: malformed text in result column %d from the GPU daemon", c + 1);
+						v->s.p = d + o[r];
+						v->s.len = (int32) (o[r + 1] - o[r]);
+						break;
+					}
+				default:
+					elog(ERROR, "themis: result column kind %d from the GPU daemon", kind);
+			}
+		}
+		rs->values[c] = vals;
+		rs->nulls[c] = nulls;
+	}
+	return rs;
+}

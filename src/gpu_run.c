@@ -1,0 +1,383 @@
+/*
+ * gpu_run.c — runs a themis plan on the GPU through the daemon themis-gpud.
+ *
+ * For each pipeline the source goes as:
+ *   RESULT   nothing (the daemon has it from an earlier pipeline);
+ *   TABLE    CACHED when the column cache may serve this snapshot (modcount.c: the table is cacheable and
+ *            no write to it is newer than the snapshot's xmin), with the stamp taken now, before anything
+ *            is read; otherwise INLINE: read here with the query's snapshot and sent;
+ *   SUBPLAN  INLINE: the PostgreSQL subplan runs here and its rows are sent.
+ * If the daemon lacks a CACHED source (NEED), that table is read now and sent INLINE with `store`, under
+ * the stamp taken before reading, so that the daemon keeps it for later queries.
+ *
+ * Outcome: a result set; or NULL with *error set (an expression raised an error PostgreSQL raises too:
+ * handled like the CPU executor's); or NULL with *reason (the GPU path is not available or failed:
+ * daemon unreachable, no GPU, out of device memory, CUDA error, unsupported plan) and the caller decides
+ * between the CPU executor, the kept PostgreSQL plan and an ERROR.
+ */
+#include "postgres.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "access/table.h"
+#include "executor/executor.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "themis.h"
+#include "colbuild.h"
+#include "gpu_run.h"
+#include "gpud_client.h"
+#include "modcount.h"
+#include "tm_gpu_exec.h"
+
+typedef struct SrcState
+{
+	TmxSource	hdr;
+	TmColSet	set;			/* INLINE columns (read once, kept for a resend) */
+	bool		have_data;
+	TmType	   *types;			/* per source column (kind 0: not read) */
+	bool	   *present;
+} SrcState;
+
+/* the source columns of pipeline pl that level-0 slots read, with their types */
+static void
+source_columns(const TmPipeline *pl, SrcState *s)
+{
+	s->types = palloc0(sizeof(TmType) * Max(pl->nsrccols, 1));
+	s->present = palloc0(sizeof(bool) * Max(pl->nsrccols, 1));
+	for (int i = 0; i < pl->nslots; i++)
+	{
+		const TmSlot *sl = &pl->slots[i];
+
+		if (sl->level != 0)
+			continue;
+		if (sl->col < 0 || sl->col >= pl->nsrccols)
+			elog(ERROR, "themis: slot refers to source column %d of %d", sl->col, pl->nsrccols);
+		if (!s->present[sl->col])
+		{
+			s->present[sl->col] = true;
+			s->types[sl->col] = sl->type;
+		}
+	}
+}
+
+/* read the source's rows into s->set; false with *why if a value is not representable */
+static bool
+read_source(const TmPipeline *pl, SrcState *s, EState *estate, PlanState **inputs, int ninputs,
+			const char **why)
+{
+	bool		ok;
+
+	tm_colset_init(&s->set, pl->nsrccols);
+	for (int c = 0; c < pl->nsrccols; c++)
+	{
+		s->set.cols[c].present = s->present[c];
+		s->set.cols[c].type = s->types[c];
+		s->set.cols[c].attno = pl->srckind == TM_SRC_TABLE ? pl->src_attnos[c] : 0;
+	}
+	if (pl->srckind == TM_SRC_TABLE)
+	{
+		Relation	rel = table_open(pl->relid, AccessShareLock);
+
+		ok = tm_colset_read_table(&s->set, rel, estate->es_snapshot, why);
+		table_close(rel, NoLock);
+	}
+	else
+	{
+		if (pl->subplan < 1 || pl->subplan > ninputs)
+			elog(ERROR, "themis: pipeline reads subplan %d of %d", pl->subplan, ninputs);
+		ok = tm_colset_read_plan(&s->set, inputs[pl->subplan - 1], estate, why);
+	}
+	s->hdr.nrows = s->set.nrows;
+	s->have_data = ok;
+	return ok;
+}
+
+/* close a descriptor at the end of the run, errors included */
+typedef struct FdRelease
+{
+	MemoryContextCallback cb;
+	int			fd;
+} FdRelease;
+
+static void
+release_fd(void *arg)
+{
+	FdRelease  *f = (FdRelease *) arg;
+
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+}
+
+static FdRelease *
+own_fd(int fd)
+{
+	FdRelease  *f = palloc0(sizeof(FdRelease));
+
+	f->fd = fd;
+	f->cb.func = release_fd;
+	f->cb.arg = f;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &f->cb);
+	return f;
+}
+
+TmResultSet *
+tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
+		   const TmValue *params, const bool *paramnulls,
+		   PlanState **inputs, int ninputs, int flags,
+		   TmPipelineStats *stats, TmGpuRunInfo *info,
+		   const char **reason, TmStatus *error)
+{
+	SrcState   *srcs;
+	int			np = plan->npipelines;
+	int			attempt;
+
+	memset(info, 0, sizeof(TmGpuRunInfo));
+	info->use = palloc0(sizeof(int) * Max(np, 1));
+	*reason = NULL;
+	*error = TM_OK;
+
+	if (!tm_gpud_ready(themis_device == THEMIS_DEVICE_GPU, reason))
+		return NULL;
+
+	srcs = palloc0(sizeof(SrcState) * Max(np, 1));
+	for (int p = 0; p < np; p++)
+	{
+		const TmPipeline *pl = &plan->pipelines[p];
+		SrcState   *s = &srcs[p];
+
+		s->hdr.ncols = pl->nsrccols;
+		if (pl->srckind == TM_SRC_RESULT)
+		{
+			s->hdr.mode = TMX_SRC_NONE;
+			s->hdr.ncols = 0;
+			continue;
+		}
+		source_columns(pl, s);
+		s->hdr.mode = TMX_SRC_INLINE;
+		if (pl->srckind == TM_SRC_TABLE)
+		{
+			bool		cacheable = tm_modcount_available() && tm_modcount_cacheable(pl->relid);
+
+			for (int c = 0; c < pl->nsrccols && cacheable; c++)
+				if (s->present[c] && pl->src_attnos[c] <= 0)
+					cacheable = false;	/* system columns are not cached */
+			if (cacheable)
+			{
+				Relation	rel = table_open(pl->relid, AccessShareLock);
+				TmCacheStamp st;
+
+				tm_modcount_stamp(pl->relid, estate->es_snapshot, &st);
+				s->hdr.dboid = MyDatabaseId;
+				s->hdr.relid = pl->relid;
+				s->hdr.relfilenode = rel->rd_node.relNode;
+				s->hdr.table_count = st.table_count;
+				s->hdr.global_count = st.global_count;
+				strlcpy(s->hdr.relname, RelationGetRelationName(rel), sizeof(s->hdr.relname));
+				table_close(rel, NoLock);
+				if (st.clean)
+					s->hdr.mode = TMX_SRC_CACHED;
+			}
+		}
+	}
+
+	/*
+	 * Attempt 1 sends cached sources by reference; a NEED turns the missing ones into inline sources.
+	 * Another backend's load may evict an entry between two attempts, hence a third one.
+	 */
+	for (attempt = 0; attempt < 3; attempt++)
+	{
+		StringInfoData buf;
+		TmxExec		x;
+		int64		total = 0;
+		int			fd = -1;
+		FdRelease  *fdr = NULL;
+		char	   *map;
+		int64		off = 0;
+		int			t;
+		void	   *reply;
+		Size		rlen;
+		int			rfd = -1;
+		FdRelease  *rfdr;
+
+		/* read what must go inline (first attempt: INLINE sources; after NEED: those too) */
+		for (int p = 0; p < np; p++)
+			if (srcs[p].hdr.mode == TMX_SRC_INLINE && !srcs[p].have_data)
+			{
+				if (!read_source(&plan->pipelines[p], &srcs[p], estate, inputs, ninputs, reason))
+					return NULL;
+				total += tm_colset_bytes(&srcs[p].set);
+			}
+			else if (srcs[p].hdr.mode == TMX_SRC_INLINE)
+				total += tm_colset_bytes(&srcs[p].set);
+
+		if (total > 0)
+		{
+			fd = memfd_create("themis-input", MFD_CLOEXEC);
+			if (fd < 0)
+				elog(ERROR, "themis: memfd_create: %m");
+			fdr = own_fd(fd);
+			if (ftruncate(fd, total) < 0)
+				elog(ERROR, "themis: cannot size a %lld-byte transfer buffer: %m", (long long) total);
+			map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			if (map == MAP_FAILED)
+				elog(ERROR, "themis: cannot map a %lld-byte transfer buffer: %m", (long long) total);
+		}
+		else
+			map = NULL;
+
+		memset(&x, 0, sizeof(x));
+		x.blob_len = VARSIZE_ANY_EXHDR(blob);
+		x.nparams = plan->nparams;
+		x.npipes = np;
+		x.flags = flags;
+		x.fd_len = total;
+		initStringInfo(&buf);
+		appendBinaryStringInfo(&buf, (char *) &x, sizeof(x));	/* params_text_len patched below */
+		appendBinaryStringInfo(&buf, VARDATA_ANY(blob), x.blob_len);
+		while (buf.len % 8)
+			appendStringInfoChar(&buf, 0);
+		{
+			StringInfoData text;
+
+			initStringInfo(&text);
+			for (int i = 0; i < plan->nparams; i++)
+			{
+				TmxParam	xp;
+				int			k = plan->paramtypes[i].kind;
+
+				memset(&xp, 0, sizeof(xp));
+				xp.isnull = paramnulls[i] ? 1 : 0;
+				if (!paramnulls[i])
+				{
+					memcpy(xp.value, &params[i], sizeof(TmValue));
+					if (k == TM_K_TEXT || k == TM_K_BPCHAR)
+					{
+						memset(xp.value, 0, sizeof(xp.value));
+						xp.len = params[i].s.len;
+						xp.text_off = text.len;
+						appendBinaryStringInfo(&text, params[i].s.p, params[i].s.len);
+					}
+				}
+				appendBinaryStringInfo(&buf, (char *) &xp, sizeof(xp));
+			}
+			((TmxExec *) buf.data)->params_text_len = text.len;
+			appendBinaryStringInfo(&buf, text.data, text.len);
+			while (buf.len % 8)
+				appendStringInfoChar(&buf, 0);
+		}
+		for (int p = 0; p < np; p++)
+		{
+			SrcState   *s = &srcs[p];
+			TmxCol	   *cols = palloc0(sizeof(TmxCol) * Max(s->hdr.ncols, 1));
+
+			if (s->hdr.mode == TMX_SRC_INLINE)
+				tm_colset_pack(&s->set, map, &off, cols);
+			else if (s->hdr.mode == TMX_SRC_CACHED)
+			{
+				const TmPipeline *pl = &plan->pipelines[p];
+
+				for (int c = 0; c < s->hdr.ncols; c++)
+				{
+					cols[c].nulls_off = -1;
+					if (!s->present[c])
+						continue;
+					cols[c].kind = s->types[c].kind;
+					cols[c].scale = s->types[c].kind == TM_K_NUMERIC ? s->types[c].scale : 0;
+					cols[c].attno = pl->src_attnos[c];
+				}
+			}
+			appendBinaryStringInfo(&buf, (char *) &s->hdr, sizeof(TmxSource));
+			appendBinaryStringInfo(&buf, (char *) cols, sizeof(TmxCol) * s->hdr.ncols);
+		}
+		if (map != NULL)
+			munmap(map, total);
+
+		t = tm_gpud_request(TM_MSG_EXECUTE, buf.data, buf.len, fd, &reply, &rlen, &rfd, reason);
+		if (fdr != NULL)
+			release_fd(fdr);
+		info->bytes_sent += total;
+		if (t < 0)
+			return NULL;
+		rfdr = own_fd(rfd);
+
+		if (t == TM_MSG_NEED)
+		{
+			const int32 *need = (const int32 *) reply;
+
+			if (attempt >= 2 || rlen != sizeof(int32) * np)
+			{
+				*reason = "themis-gpud asked again for sources that were sent";
+				tm_gpud_disconnect();
+				return NULL;
+			}
+			for (int p = 0; p < np; p++)
+				if (need[p] && srcs[p].hdr.mode == TMX_SRC_CACHED)
+				{
+					srcs[p].hdr.mode = TMX_SRC_INLINE;
+					srcs[p].hdr.store = 1;
+				}
+			continue;
+		}
+		if (t == TM_MSG_ERROR)
+		{
+			TmxError	e;
+			char	   *msg = tm_gpud_error_text(reply, rlen, &e);
+
+			if (e.kind == TMX_ERR_GPU && e.gpu_rc == TM_GPU_ERR_EXPR)
+			{
+				if (e.status == TM_ERR_FALLBACK)
+					*reason = "a value is not representable by themis (GPU)";
+				else
+				{
+					*error = (TmStatus) e.status;
+					*reason = "an expression raised an error on the GPU";
+				}
+				return NULL;
+			}
+			*reason = psprintf("GPU: %s", msg);
+			info->failed = true;
+			return NULL;
+		}
+		if (t != TM_MSG_RESULT || rlen < sizeof(TmxResult))
+		{
+			*reason = psprintf("unexpected answer %d from themis-gpud", t);
+			tm_gpud_disconnect();
+			return NULL;
+		}
+		{
+			TmxResult  *res = (TmxResult *) reply;
+			const TmResult *outr = &plan->results[plan->output_result];
+			TmxPipeStats *ps = (TmxPipeStats *) ((char *) reply + sizeof(TmxResult));
+			TmxCol	   *ocols = (TmxCol *) ((char *) reply + sizeof(TmxResult) + sizeof(TmxPipeStats) * res->npipes);
+			TmResultSet *rs;
+
+			if (res->npipes != np || res->ncols != outr->ncols ||
+				rlen != sizeof(TmxResult) + sizeof(TmxPipeStats) * np + sizeof(TmxCol) * res->ncols ||
+				(res->fd_len > 0 && rfd < 0))
+				elog(ERROR, "themis: malformed result from themis-gpud");
+			rs = tm_result_from_memfd(rfd, res->fd_len, res->nrows, res->ncols, ocols, outr->coltypes);
+			release_fd(rfdr);
+			for (int p = 0; p < np; p++)
+			{
+				stats[p].source_rows = ps[p].source_rows;
+				stats[p].sink_rows = ps[p].sink_rows;
+				stats[p].out_rows = ps[p].out_rows;
+				stats[p].time_ms = ps[p].time_ms;
+				info->use[p] = ps[p].use;
+			}
+			info->gpu_ms = res->gpu_ms;
+			info->upload_ms = res->upload_ms;
+			info->bytes_uploaded = res->bytes_uploaded;
+			info->ran = true;
+			return rs;
+		}
+	}
+	*reason = "themis-gpud did not run the plan";
+	return NULL;
+}

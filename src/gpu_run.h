@@ -1,0 +1,30 @@
+/*
+ * gpu_run.h — running a themis plan on the GPU daemon (gpu_run.c).
+ */
+#ifndef THEMIS_GPU_RUN_H
+#define THEMIS_GPU_RUN_H
+
+#include "themis.h"
+
+typedef struct TmGpuRunInfo
+{
+	bool		ran;			/* the daemon ran the plan */
+	bool		failed;			/* the daemon reported a failure (not an expression error) */
+	int		   *use;			/* per pipeline: TmxSourceUse */
+	double		gpu_ms;			/* the daemon's execution time */
+	double		upload_ms;		/* the daemon's time to upload inline sources */
+	int64		bytes_uploaded;
+	int64		bytes_sent;		/* bytes of inline sources written to shared memory */
+} TmGpuRunInfo;
+
+/*
+ * Run plan (whose serialized form is blob) on the daemon.  flags: TMX_FLAG_* (fault injection).  Returns
+ * the output result, or NULL with *error (an expression error) or *reason (GPU path unavailable / failed).
+ */
+extern TmResultSet *tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
+							   const TmValue *params, const bool *paramnulls,
+							   PlanState **inputs, int ninputs, int flags,
+							   TmPipelineStats *stats, TmGpuRunInfo *info,
+							   const char **reason, TmStatus *error);
+
+#endif							/* THEMIS_GPU_RUN_H */

@@ -1,0 +1,712 @@
+/*
+ * exec.c — EXECUTE and LOAD requests of themis-gpud.
+ *
+ * EXECUTE: read the plan (themis/tm_ir_read.h) and the parameters; for each pipeline's source, take the
+ * columns from the cache (CACHED; any miss -> reply NEED and run nothing) or upload them from the
+ * request's memfd (INLINE) into the arena, keeping them in the cache when the backend says so; run
+ * tm_gpu_execute; write the output table to a new memfd and reply RESULT with it.  LOAD is the upload
+ * and store part alone (themis.cache_table()).  Uploads go through two pinned staging buffers, so that
+ * the copy from the mapped memfd overlaps the DMA of the previous chunk.
+ *
+ * Everything between the first cache lookup and the reply's memfd holds gpud_lock.
+ */
+#define _GNU_SOURCE
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "gpud.h"
+#include "themis/tm_gpud_io.h"
+#include "themis/tm_ir_read.h"
+
+/* a malloc arena for one request's plan: freed at once */
+typedef struct ReqArena
+{
+	void	  **ptrs;
+	int			n;
+	int			cap;
+} ReqArena;
+
+static void *
+req_alloc(void *arg, size_t size)
+{
+	ReqArena   *a = (ReqArena *) arg;
+	void	   *p;
+
+	if (a->n == a->cap)
+	{
+		int			ncap = a->cap ? a->cap * 2 : 64;
+		void	  **np = realloc(a->ptrs, sizeof(void *) * ncap);
+
+		if (np == NULL)
+			return NULL;
+		a->ptrs = np;
+		a->cap = ncap;
+	}
+	p = calloc(1, size);
+	if (p != NULL)
+		a->ptrs[a->n++] = p;
+	return p;
+}
+
+static void
+req_free_all(ReqArena *a)
+{
+	for (int i = 0; i < a->n; i++)
+		free(a->ptrs[i]);
+	free(a->ptrs);
+	memset(a, 0, sizeof(*a));
+}
+
+/* copy host bytes to device memory through the pinned staging buffers; false on a CUDA error (err set) */
+static bool
+upload_range(void *dst, const void *src, size_t n, char *err, int errlen)
+{
+	cudaStream_t s = (cudaStream_t) gpud.stream;
+	size_t		off = 0;
+	int			k = 0;
+	cudaError_t e = cudaSuccess;
+
+	while (off < n)
+	{
+		size_t		chunk = n - off < gpud.staging_size ? n - off : gpud.staging_size;
+
+		/* the copy that used this staging buffer two chunks ago must be done */
+		if ((e = cudaEventSynchronize((cudaEvent_t) gpud.staging_ev[k])) != cudaSuccess)
+			break;
+		memcpy(gpud.staging[k], (const char *) src + off, chunk);
+		if ((e = cudaMemcpyAsync((char *) dst + off, gpud.staging[k], chunk, cudaMemcpyHostToDevice, s)) != cudaSuccess)
+			break;
+		if ((e = cudaEventRecord((cudaEvent_t) gpud.staging_ev[k], s)) != cudaSuccess)
+			break;
+		off += chunk;
+		k ^= 1;
+	}
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(s);
+	if (e != cudaSuccess)
+	{
+		snprintf(err, errlen, "upload of %zu bytes: %s (%s)", n, cudaGetErrorString(e), cudaGetErrorName(e));
+		(void) cudaGetLastError();
+		return false;
+	}
+	return true;
+}
+
+/* a parsed source */
+typedef struct Src
+{
+	TmxSource	hdr;
+	TmxCol	   *cols;
+	CacheTable *entry;			/* cache entry used or filled */
+	int			use;			/* TmxSourceUse */
+	void	  **transient;		/* arena ranges to free after the query */
+	int			ntransient;
+} Src;
+
+static inline bool
+range_ok(int64_t off, int64_t len, int64_t total)
+{
+	return off >= 0 && len >= 0 && off <= total && len <= total - off;
+}
+
+static inline int64_t
+col_width(int kind)
+{
+	return tm_gpu_kind_width(kind);
+}
+
+/* point the input table at the request's mapped memfd (host memory); drop this source's device copies */
+static void
+host_source(Src *s, const char *map, TmGpuTable *in)
+{
+	for (int k = 0; k < s->ntransient; k++)
+		arena_free(s->transient[k]);
+	s->ntransient = 0;
+	in->on_device = 0;
+	for (int c = 0; c < s->hdr.ncols; c++)
+	{
+		const TmxCol *xc = &s->cols[c];
+		TmGpuColumn *gc = &in->cols[c];
+
+		gc->kind = xc->kind;
+		gc->data = NULL;
+		gc->offsets = NULL;
+		gc->nulls = NULL;
+		if (!xc->present)
+			continue;
+		gc->data = (void *) (map + xc->data_off);
+		if (xc->kind == TM_K_TEXT || xc->kind == TM_K_BPCHAR)
+			gc->offsets = (int64_t *) (map + xc->offsets_off);
+		if (xc->nulls_off >= 0)
+			gc->nulls = (uint8_t *) (map + xc->nulls_off);
+	}
+	s->use = TMX_USE_INLINE;
+}
+
+/*
+ * Upload the present columns of INLINE source s (rows in the memfd at map) to the device, into the
+ * cache when s->hdr.store, else into transient ranges; fill the input table cols.  false with err set.
+ */
+static bool
+upload_source(Src *s, const char *map, int64_t maplen, TmGpuTable *in, int64_t *bytes, char *err, int errlen,
+			  int *errkind)
+{
+	int64_t		n = s->hdr.nrows;
+	CacheTable *t = NULL;
+
+	s->transient = calloc(3 * (s->hdr.ncols > 0 ? s->hdr.ncols : 1), sizeof(void *));
+	if (s->transient == NULL)
+	{
+		snprintf(err, errlen, "out of host memory");
+		*errkind = TMX_ERR_INTERNAL;
+		return false;
+	}
+	if (s->hdr.store)
+	{
+		t = cache_get_for_store(&s->hdr);
+		if (t != NULL)
+			t->in_use++;
+	}
+	s->entry = t;
+	s->use = t ? TMX_USE_CACHE_LOADED : TMX_USE_INLINE;
+	/* every column must lie inside the data sent (and text offsets inside its bytes: checked by
+	 * the backend that wrote them; the executor trusts them) */
+	for (int c = 0; c < s->hdr.ncols; c++)
+	{
+		const TmxCol *xc = &s->cols[c];
+		bool		text = xc->kind == TM_K_TEXT || xc->kind == TM_K_BPCHAR;
+		int64_t		dlen = text ? xc->data_len : n * col_width(xc->kind);
+
+		if (!xc->present)
+			continue;
+		if (col_width(xc->kind) < 0 || dlen < 0 || !range_ok(xc->data_off, dlen, maplen) ||
+			(text && !range_ok(xc->offsets_off, (n + 1) * 8, maplen)) ||
+			(xc->nulls_off >= 0 && !range_ok(xc->nulls_off, n, maplen)))
+		{
+			snprintf(err, errlen, "column %d of an inline source lies outside the data sent", c);
+			*errkind = TMX_ERR_PROTOCOL;
+			return false;
+		}
+	}
+	in->ncols = s->hdr.ncols;
+	in->nrows = n;
+	in->on_device = 1;
+	for (int c = 0; c < s->hdr.ncols; c++)
+	{
+		const TmxCol *xc = &s->cols[c];
+		TmGpuColumn *gc = &in->cols[c];
+		CacheCol	cc;
+		CacheCol   *have = NULL;
+		bool		text = xc->kind == TM_K_TEXT || xc->kind == TM_K_BPCHAR;
+		int64_t		dlen;
+		size_t		parts[3];
+		const void *srcs[3];
+		void	   *dsts[3] = {NULL, NULL, NULL};
+		bool		keep;
+
+		gc->kind = xc->kind;
+		if (!xc->present)
+			continue;
+		dlen = text ? xc->data_len : n * col_width(xc->kind);
+		if (t != NULL && (have = cache_find_col(t, xc->attno, xc->kind, xc->scale)) != NULL)
+		{
+			gc->data = have->data;
+			gc->offsets = have->offsets;
+			gc->nulls = have->nulls;
+			continue;
+		}
+		parts[0] = (size_t) dlen;
+		srcs[0] = map + xc->data_off;
+		parts[1] = text ? (size_t) (n + 1) * 8 : 0;
+		srcs[1] = text ? map + xc->offsets_off : NULL;
+		parts[2] = xc->nulls_off >= 0 ? (size_t) n : 0;
+		srcs[2] = xc->nulls_off >= 0 ? map + xc->nulls_off : NULL;
+		keep = t != NULL && xc->attno > 0;
+		/* into the cache if it all fits (evicting other entries), else transient for this query */
+		for (int pass = keep ? 0 : 1; pass < 2; pass++)
+		{
+			bool		ok = true;
+
+			for (int k = 0; k < 3; k++)
+			{
+				dsts[k] = NULL;
+				if (k > 0 && srcs[k] == NULL)
+					continue;
+				if ((dsts[k] = cache_alloc_evicting(parts[k])) == NULL)
+					ok = false;
+			}
+			if (ok)
+				break;
+			for (int k = 0; k < 3; k++)
+				arena_free(dsts[k]);
+			keep = false;
+			if (pass == 1)
+			{
+				/*
+				 * The arena cannot hold this source: hand the executor the mapped host copy, which it
+				 * processes in chunks through its work pool.
+				 */
+				if (gpud.verbose)
+					gpud_log("source of %lld rows does not fit the arena (%.1f MiB free of %.1f MiB): run from host memory",
+							 (long long) n, (arena_size() - arena_used()) / 1048576.0, arena_size() / 1048576.0);
+				host_source(s, map, in);
+				return true;
+			}
+		}
+		for (int k = 0; k < 3; k++)
+		{
+			if (dsts[k] == NULL)
+				continue;
+			if (!keep)
+				s->transient[s->ntransient++] = dsts[k];
+			if (parts[k] > 0 && !upload_range(dsts[k], srcs[k], parts[k], err, errlen))
+			{
+				*errkind = TMX_ERR_GPU;
+				if (keep)
+					for (int j = 0; j < 3; j++)
+						if (dsts[j])
+							s->transient[s->ntransient++] = dsts[j];
+				return false;
+			}
+			*bytes += (int64_t) parts[k];
+		}
+		gc->data = dsts[0];
+		gc->offsets = (int64_t *) dsts[1];
+		gc->nulls = (uint8_t *) dsts[2];
+		if (keep)
+		{
+			memset(&cc, 0, sizeof(cc));
+			cc.attno = xc->attno;
+			cc.kind = xc->kind;
+			cc.scale = xc->scale;
+			cc.data = dsts[0];
+			cc.offsets = (int64_t *) dsts[1];
+			cc.nulls = (uint8_t *) dsts[2];
+			cc.bytes = (int64_t) (parts[0] + parts[1] + parts[2]);
+			if (!cache_add_col(t, &cc))
+				for (int j = 0; j < 3; j++)
+					if (dsts[j])
+						s->transient[s->ntransient++] = dsts[j];
+		}
+	}
+	return true;
+}
+
+/* write the output table to a new memfd: its descriptor, or -1 with err set */
+static int
+write_result(const TmGpuTable *out, TmxCol *cols, int64_t *fdlen, char *err, int errlen)
+{
+	int64_t		total = 0;
+	int64_t		n = out->nrows;
+	int			fd;
+	char	   *map = NULL;
+
+	for (int c = 0; c < out->ncols; c++)
+	{
+		const TmGpuColumn *g = &out->cols[c];
+		bool		text = g->kind == TM_K_TEXT || g->kind == TM_K_BPCHAR;
+		int64_t		dlen = text ? (n > 0 ? g->offsets[n] : 0) : n * col_width(g->kind);
+
+		memset(&cols[c], 0, sizeof(TmxCol));
+		cols[c].kind = g->kind;
+		cols[c].present = 1;
+		cols[c].nulls_off = -1;
+		cols[c].data_off = total;
+		cols[c].data_len = dlen;
+		total += (dlen + 7) & ~7;
+		if (text)
+		{
+			cols[c].offsets_off = total;
+			total += (n + 1) * 8;
+		}
+		if (g->nulls != NULL)
+		{
+			cols[c].nulls_off = total;
+			total += (n + 7) & ~7;
+		}
+	}
+	fd = memfd_create("themis-result", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, total > 0 ? total : 8) < 0 ||
+		(map = mmap(NULL, total > 0 ? total : 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+	{
+		snprintf(err, errlen, "result memfd of %lld bytes: %m", (long long) total);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	for (int c = 0; c < out->ncols; c++)
+	{
+		const TmGpuColumn *g = &out->cols[c];
+
+		if (cols[c].data_len > 0)
+			memcpy(map + cols[c].data_off, g->data, cols[c].data_len);
+		if (g->kind == TM_K_TEXT || g->kind == TM_K_BPCHAR)
+		{
+			if (n > 0)
+				memcpy(map + cols[c].offsets_off, g->offsets, (n + 1) * 8);
+			else
+				memset(map + cols[c].offsets_off, 0, 8);
+		}
+		if (g->nulls != NULL && n > 0)
+			memcpy(map + cols[c].nulls_off, g->nulls, n);
+	}
+	munmap(map, total > 0 ? total : 8);
+	*fdlen = total;
+	return fd;
+}
+
+bool
+gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds, int nfds)
+{
+	const TmxExec *x = (const TmxExec *) payload;
+	ReqArena	ra;
+	TmPlan	   *plan = NULL;
+	const char *perr = NULL;
+	const char *p;
+	const char *end = payload + len;
+	TmValue    *params = NULL;
+	bool	   *paramnulls = NULL;
+	Src		   *srcs = NULL;
+	TmGpuTable *inputs = NULL;
+	int32_t    *need = NULL;
+	char	   *map = NULL;
+	int64_t		maplen = 0;
+	bool		keep = true;
+	bool		locked = false;
+	bool		any_need = false;
+	char		err[512];
+	int			errkind = TMX_ERR_INTERNAL;
+	int64_t		bytes_up = 0;
+	double		t0,
+				t1,
+				t2;
+
+	memset(&ra, 0, sizeof(ra));
+	err[0] = '\0';
+	if (len < sizeof(TmxExec) || x->blob_len < 0 || x->nparams < 0 || x->npipes < 0 || x->npipes > 100000 ||
+		x->params_text_len < 0 || x->fd_len < 0 || (x->fd_len > 0 && nfds < 1))
+	{
+		keep = gpud_send_error(sock, TMX_ERR_PROTOCOL, 0, 0, -1, -1, "malformed request");
+		goto done;
+	}
+	if (x->flags & TMX_FLAG_FAULT_CRASH)
+	{
+		gpud_log("fault injection: aborting (requested by the backend, themis.debug_fault)");
+		abort();
+	}
+	if (x->flags & TMX_FLAG_FAULT_GPU)
+	{
+		keep = gpud_send_error(sock, TMX_ERR_GPU, TM_GPU_ERR_CUDA, 0, 0, -1,
+							   "injected fault: cudaErrorLaunchFailure (themis.debug_fault)");
+		goto done;
+	}
+	if (!gpud.usable)
+	{
+		keep = gpud_send_error(sock, TMX_ERR_NO_DEVICE, 0, 0, -1, -1, "no usable GPU: %s", gpud.status.detail);
+		goto done;
+	}
+
+	/* plan */
+	p = payload + sizeof(TmxExec);
+	if (type == TM_MSG_EXECUTE)
+	{
+		if (end - p < x->blob_len)
+			goto malformed;
+		plan = tm_plan_read(p, x->blob_len, req_alloc, &ra, &perr);
+		if (plan == NULL)
+		{
+			keep = gpud_send_error(sock, TMX_ERR_PROTOCOL, 0, 0, -1, -1, "%s", perr ? perr : "bad plan");
+			goto done;
+		}
+		if (plan->nparams != x->nparams || plan->npipelines != x->npipes)
+			goto malformed;
+	}
+	p += (x->blob_len + 7) & ~7;
+
+	/* parameters */
+	if (x->nparams > 0)
+	{
+		const char *text;
+
+		if ((uint64_t) (end - p) < (uint64_t) x->nparams * sizeof(TmxParam) + (uint64_t) x->params_text_len)
+			goto malformed;
+		params = req_alloc(&ra, sizeof(TmValue) * x->nparams + 16);
+		paramnulls = req_alloc(&ra, sizeof(bool) * x->nparams);
+		if (params == NULL || paramnulls == NULL)
+			goto nomem;
+		params = (TmValue *) (((uintptr_t) params + 15) & ~(uintptr_t) 15);
+		text = p + sizeof(TmxParam) * x->nparams;
+		for (int i = 0; i < x->nparams; i++)
+		{
+			TmxParam	xp;
+
+			memcpy(&xp, p + sizeof(TmxParam) * i, sizeof(xp));
+			paramnulls[i] = xp.isnull != 0;
+			memcpy(&params[i], xp.value, sizeof(TmValue));
+			if (!xp.isnull && (plan->paramtypes[i].kind == TM_K_TEXT || plan->paramtypes[i].kind == TM_K_BPCHAR))
+			{
+				if (!range_ok(xp.text_off, xp.len, x->params_text_len))
+					goto malformed;
+				params[i].s.p = text + xp.text_off;
+				params[i].s.len = xp.len;
+			}
+		}
+	}
+	p += sizeof(TmxParam) * x->nparams + ((x->params_text_len + 7) & ~7);
+
+	/* sources */
+	srcs = req_alloc(&ra, sizeof(Src) * (x->npipes + 1));
+	inputs = req_alloc(&ra, sizeof(TmGpuTable) * (x->npipes + 1));
+	need = req_alloc(&ra, sizeof(int32_t) * (x->npipes + 1));
+	if (srcs == NULL || inputs == NULL || need == NULL)
+		goto nomem;
+	for (int i = 0; i < x->npipes; i++)
+	{
+		Src		   *s = &srcs[i];
+
+		if ((size_t) (end - p) < sizeof(TmxSource))
+			goto malformed;
+		memcpy(&s->hdr, p, sizeof(TmxSource));
+		p += sizeof(TmxSource);
+		if (s->hdr.ncols < 0 || s->hdr.ncols > 100000 || (size_t) (end - p) < sizeof(TmxCol) * s->hdr.ncols ||
+			s->hdr.nrows < 0)
+			goto malformed;
+		s->cols = req_alloc(&ra, sizeof(TmxCol) * (s->hdr.ncols + 1));
+		inputs[i].cols = req_alloc(&ra, sizeof(TmGpuColumn) * (s->hdr.ncols + 1));
+		if (s->cols == NULL || inputs[i].cols == NULL)
+			goto nomem;
+		memcpy(s->cols, p, sizeof(TmxCol) * s->hdr.ncols);
+		p += sizeof(TmxCol) * s->hdr.ncols;
+	}
+
+	if (x->fd_len > 0)
+	{
+		map = mmap(NULL, x->fd_len, PROT_READ, MAP_SHARED, fds[0], 0);
+		if (map == MAP_FAILED)
+		{
+			map = NULL;
+			keep = gpud_send_error(sock, TMX_ERR_INTERNAL, 0, 0, -1, -1, "mmap of the request's data: %m");
+			goto done;
+		}
+		maplen = x->fd_len;
+	}
+
+	pthread_mutex_lock(&gpud_lock);
+	locked = true;
+	t0 = gpud_now();
+
+	/* cached sources: all must hit */
+	for (int i = 0; i < x->npipes; i++)
+	{
+		Src		   *s = &srcs[i];
+		CacheTable *t;
+
+		if (s->hdr.mode != TMX_SRC_CACHED)
+			continue;
+		t = cache_find(s->hdr.dboid, s->hdr.relid, s->hdr.relfilenode);
+		if (t != NULL && (t->table_count != s->hdr.table_count || t->global_count != s->hdr.global_count))
+			t = NULL;
+		for (int c = 0; t != NULL && c < s->hdr.ncols; c++)
+			if (s->cols[c].attno != 0 && cache_find_col(t, s->cols[c].attno, s->cols[c].kind, s->cols[c].scale) == NULL)
+				t = NULL;
+		if (t == NULL)
+		{
+			need[i] = 1;
+			any_need = true;
+			gpud.cache_misses++;
+			continue;
+		}
+		s->entry = t;
+	}
+	if (any_need)
+	{
+		pthread_mutex_unlock(&gpud_lock);
+		locked = false;
+		keep = tm_msg_send(sock, TM_MSG_NEED, need, sizeof(int32_t) * x->npipes, NULL, 0, NULL, NULL) == 0;
+		goto done;
+	}
+	/* first hold every cached source, so that uploads below cannot evict them */
+	for (int i = 0; i < x->npipes; i++)
+	{
+		Src		   *s = &srcs[i];
+		TmGpuTable *in = &inputs[i];
+
+		if (s->hdr.mode == TMX_SRC_CACHED)
+		{
+			CacheTable *t = s->entry;
+
+			t->in_use++;
+			t->hits++;
+			t->used_at = gpud_now();
+			gpud.cache_hits++;
+			s->use = TMX_USE_CACHE_HIT;
+			in->ncols = s->hdr.ncols;
+			in->nrows = t->nrows;
+			in->on_device = 1;
+			for (int c = 0; c < s->hdr.ncols; c++)
+			{
+				CacheCol   *cc = s->cols[c].attno != 0 ?
+					cache_find_col(t, s->cols[c].attno, s->cols[c].kind, s->cols[c].scale) : NULL;
+
+				in->cols[c].kind = s->cols[c].kind;
+				if (cc != NULL)
+				{
+					in->cols[c].data = cc->data;
+					in->cols[c].offsets = cc->offsets;
+					in->cols[c].nulls = cc->nulls;
+				}
+			}
+		}
+	}
+	for (int i = 0; i < x->npipes; i++)
+	{
+		Src		   *s = &srcs[i];
+		TmGpuTable *in = &inputs[i];
+
+		if (s->hdr.mode == TMX_SRC_INLINE)
+		{
+			if (!upload_source(s, map, maplen, in, &bytes_up, err, sizeof(err), &errkind))
+			{
+				keep = gpud_send_error(sock, errkind, errkind == TMX_ERR_GPU ? TM_GPU_ERR_CUDA : 0, 0, i, -1, "%s", err);
+				goto done;
+			}
+		}
+	}
+	t1 = gpud_now();
+
+	if (type == TM_MSG_LOAD)
+	{
+		TmxLoadReply r;
+
+		memset(&r, 0, sizeof(r));
+		for (int i = 0; i < x->npipes; i++)
+			if (srcs[i].entry != NULL)
+			{
+				r.entries_stored++;
+				for (int c = 0; c < srcs[i].entry->ncols; c++)
+					r.bytes_stored += srcs[i].entry->cols[c].bytes;
+			}
+		keep = tm_msg_send(sock, TM_MSG_LOAD_OK, &r, sizeof(r), NULL, 0, NULL, NULL) == 0;
+		goto done;
+	}
+
+	/* run */
+	{
+		TmGpuTable	out;
+		TmGpuPipelineStats *stats = req_alloc(&ra, sizeof(TmGpuPipelineStats) * (plan->npipelines + 1));
+		TmGpuFailure fail;
+		int			rc;
+		TmxCol	   *ocols;
+		int			rfd;
+		int64_t		rlen = 0;
+		char	   *reply;
+		size_t		rsize;
+		TmxResult  *res;
+		TmxPipeStats *ps;
+
+		if (stats == NULL)
+			goto nomem;
+		memset(&out, 0, sizeof(out));
+		gpud.queries++;
+		rc = tm_gpu_execute(gpud.pool, plan, inputs, x->npipes, params, paramnulls, &out, stats, &fail,
+							err, sizeof(err));
+		t2 = gpud_now();
+		if (rc != TM_GPU_OK)
+		{
+			int			kind = rc == TM_GPU_ERR_NOMEM ? TMX_ERR_NOMEM : TMX_ERR_GPU;
+
+			if (rc == TM_GPU_ERR_CUDA)
+				gpud_log("CUDA error in pipeline %d: %s", fail.pipeline, err);
+			keep = gpud_send_error(sock, kind, rc, fail.status, fail.pipeline, fail.row, "%s", err);
+			goto done;
+		}
+		ocols = req_alloc(&ra, sizeof(TmxCol) * (out.ncols + 1));
+		if (ocols == NULL)
+		{
+			tm_gpu_table_free(&out);
+			goto nomem;
+		}
+		rfd = write_result(&out, ocols, &rlen, err, sizeof(err));
+		rsize = sizeof(TmxResult) + sizeof(TmxPipeStats) * plan->npipelines + sizeof(TmxCol) * out.ncols;
+		reply = req_alloc(&ra, rsize);
+		if (rfd < 0 || reply == NULL)
+		{
+			tm_gpu_table_free(&out);
+			if (rfd >= 0)
+				close(rfd);
+			keep = gpud_send_error(sock, TMX_ERR_INTERNAL, 0, 0, -1, -1, "%s", rfd < 0 ? err : "out of host memory");
+			goto done;
+		}
+		res = (TmxResult *) reply;
+		res->nrows = out.nrows;
+		res->ncols = out.ncols;
+		res->npipes = plan->npipelines;
+		res->fd_len = rlen;
+		res->bytes_uploaded = bytes_up;
+		res->gpu_ms = (t2 - t1) * 1000.0;
+		res->upload_ms = (t1 - t0) * 1000.0;
+		res->pool_peak = (int64_t) tm_gpu_pool_peak(gpud.pool);
+		ps = (TmxPipeStats *) (reply + sizeof(TmxResult));
+		for (int i = 0; i < plan->npipelines; i++)
+		{
+			ps[i].source_rows = stats[i].source_rows;
+			ps[i].sink_rows = stats[i].sink_rows;
+			ps[i].out_rows = stats[i].out_rows;
+			ps[i].time_ms = stats[i].time_ms;
+			ps[i].use = srcs[i].use;
+		}
+		memcpy(reply + sizeof(TmxResult) + sizeof(TmxPipeStats) * plan->npipelines, ocols,
+			   sizeof(TmxCol) * out.ncols);
+		tm_gpu_table_free(&out);
+		/* release the lock before the reply: the backend may be slow to read */
+		for (int i = 0; i < x->npipes; i++)
+		{
+			for (int k = 0; k < srcs[i].ntransient; k++)
+				arena_free(srcs[i].transient[k]);
+			srcs[i].ntransient = 0;
+			if (srcs[i].entry)
+				srcs[i].entry->in_use--;
+			srcs[i].entry = NULL;
+		}
+		pthread_mutex_unlock(&gpud_lock);
+		locked = false;
+		keep = tm_msg_send(sock, TM_MSG_RESULT, reply, rsize, &rfd, 1, NULL, NULL) == 0;
+		close(rfd);
+		goto done;
+	}
+
+malformed:
+	keep = gpud_send_error(sock, TMX_ERR_PROTOCOL, 0, 0, -1, -1, "malformed request");
+	goto done;
+nomem:
+	keep = gpud_send_error(sock, TMX_ERR_INTERNAL, 0, 0, -1, -1, "out of host memory in themis-gpud");
+done:
+	if (srcs != NULL)
+	{
+		if (!locked)
+		{
+			pthread_mutex_lock(&gpud_lock);
+			locked = true;
+		}
+		for (int i = 0; i < x->npipes; i++)
+		{
+			for (int k = 0; k < srcs[i].ntransient; k++)
+				arena_free(srcs[i].transient[k]);
+			free(srcs[i].transient);
+			if (srcs[i].entry && srcs[i].use != 0)
+				srcs[i].entry->in_use--;
+		}
+	}
+	if (locked)
+		pthread_mutex_unlock(&gpud_lock);
+	if (map != NULL)
+		munmap(map, maplen);
+	for (int i = 0; i < nfds; i++)
+		close(fds[i]);
+	req_free_all(&ra);
+	return keep;
+}

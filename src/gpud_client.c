@@ -1,0 +1,252 @@
+/*
+ * gpud_client.c — a backend's connection to the GPU daemon themis-gpud (protocol: themis/tm_gpud_proto.h).
+ *
+ * One connection per backend, opened on first use and kept.  HELLO checks the protocol version and
+ * returns the daemon's status; a daemon without a usable GPU is remembered for a few seconds so that
+ * themis.device = auto does not knock on its door for every query.  A request that is interrupted
+ * (query cancel, ERROR while waiting) leaves the connection in an unknown state: it is marked busy and
+ * dropped before the next request.  A daemon that dies (or is killed) shows up as a failed request with a
+ * clear reason; the supervisor starts a new one and the next request connects to it.
+ */
+#include "postgres.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "miscadmin.h"
+#include "utils/timestamp.h"
+
+#include "themis.h"
+#include "gpud_client.h"
+#include "themis/tm_gpud_io.h"
+
+#define UNUSABLE_RETRY_MS	2000
+
+static int	gpud_sock = -1;
+static bool gpud_busy = false;		/* a request is in flight (or was interrupted) */
+static TmxStatus gpud_hello;
+static TimestampTz gpud_retry_at = 0;	/* device = auto: don't try before this */
+static char gpud_why[512];
+
+static void
+io_tick(void *arg)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+void
+tm_gpud_disconnect(void)
+{
+	if (gpud_sock >= 0)
+		close(gpud_sock);
+	gpud_sock = -1;
+	gpud_busy = false;
+}
+
+/* receive one reply; payload copied into palloc'd memory */
+static int
+recv_reply(TmMsgHdr *h, void **payload, int *fds, int *nfds)
+{
+	void	   *raw = NULL;
+
+	if (tm_msg_recv(gpud_sock, h, &raw, fds, nfds, TM_GPUD_MAX_PAYLOAD, io_tick, NULL) < 0)
+		return -1;
+	*payload = palloc(Max(h->len, 1));
+	if (h->len > 0)
+		memcpy(*payload, raw, h->len);
+	free(raw);
+	return 0;
+}
+
+/* text of an ERROR reply */
+static char *
+error_text(const void *payload, uint64 len, TmxError *e)
+{
+	memset(e, 0, sizeof(TmxError));
+	if (len < sizeof(TmxError))
+		return pstrdup("malformed error reply");
+	memcpy(e, payload, sizeof(TmxError));
+	if (e->msglen < 0 || sizeof(TmxError) + e->msglen > len)
+		return pstrdup("malformed error reply");
+	return pnstrdup((const char *) payload + sizeof(TmxError), e->msglen);
+}
+
+static bool
+connect_and_hello(const char **why)
+{
+	struct sockaddr_un addr;
+	TmMsgHdr	h;
+	void	   *payload;
+	int			fds[TM_GPUD_MAX_FDS];
+	int			nfds = 0;
+	int			s;
+
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+	{
+		snprintf(gpud_why, sizeof(gpud_why), "socket(): %m");
+		*why = gpud_why;
+		return false;
+	}
+	memset(&addr, 0, sizeof(addr));
+	addr.sun_family = AF_UNIX;
+	strlcpy(addr.sun_path, TM_GPUD_SOCKET, sizeof(addr.sun_path));
+	/* the backend's working directory is the data directory, where the daemon listens */
+	if (connect(s, (struct sockaddr *) &addr, sizeof(addr)) < 0)
+	{
+		if (errno == ENOENT || errno == ECONNREFUSED)
+			snprintf(gpud_why, sizeof(gpud_why),
+					 "the GPU daemon themis-gpud is not running (themis must be in shared_preload_libraries; see the server log)");
+		else
+			snprintf(gpud_why, sizeof(gpud_why), "cannot connect to themis-gpud: %m");
+		close(s);
+		*why = gpud_why;
+		return false;
+	}
+	gpud_sock = s;
+	gpud_busy = true;
+	if (tm_msg_send(gpud_sock, TM_MSG_HELLO, NULL, 0, NULL, 0, io_tick, NULL) < 0 ||
+		recv_reply(&h, &payload, fds, &nfds) < 0)
+	{
+		snprintf(gpud_why, sizeof(gpud_why), "themis-gpud did not answer: %m");
+		tm_gpud_disconnect();
+		*why = gpud_why;
+		return false;
+	}
+	for (int i = 0; i < nfds; i++)
+		close(fds[i]);
+	gpud_busy = false;
+	if (h.type == TM_MSG_ERROR || h.version != TM_GPUD_PROTO_VERSION)
+	{
+		TmxError	e;
+		char	   *msg = h.type == TM_MSG_ERROR ? error_text(payload, h.len, &e) :
+			psprintf("themis-gpud speaks protocol version %d, the extension speaks %d: install matching versions of themis and restart the server",
+					 (int) h.version, TM_GPUD_PROTO_VERSION);
+
+		tm_gpud_disconnect();
+		ereport(ERROR,
+				(errcode(ERRCODE_CONNECTION_FAILURE),
+				 errmsg("themis: %s", msg)));
+	}
+	if (h.type != TM_MSG_HELLO_OK || h.len != sizeof(TmxStatus))
+	{
+		tm_gpud_disconnect();
+		snprintf(gpud_why, sizeof(gpud_why), "themis-gpud answered HELLO with message %d", (int) h.type);
+		*why = gpud_why;
+		return false;
+	}
+	memcpy(&gpud_hello, payload, sizeof(TmxStatus));
+	pfree(payload);
+	return true;
+}
+
+bool
+tm_gpud_ready(bool force, const char **why)
+{
+	if (gpud_busy)
+		tm_gpud_disconnect();
+	if (gpud_sock >= 0)
+		return true;
+	if (!force && gpud_retry_at != 0 && GetCurrentTimestamp() < gpud_retry_at)
+	{
+		*why = gpud_why;
+		return false;
+	}
+	if (!connect_and_hello(why))
+	{
+		gpud_retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), UNUSABLE_RETRY_MS);
+		return false;
+	}
+	if (!gpud_hello.usable)
+	{
+		snprintf(gpud_why, sizeof(gpud_why), "themis-gpud has no usable GPU: %s", gpud_hello.detail);
+		*why = gpud_why;
+		tm_gpud_disconnect();
+		gpud_retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), UNUSABLE_RETRY_MS);
+		return false;
+	}
+	gpud_retry_at = 0;
+	return true;
+}
+
+int
+tm_gpud_request(int type, const void *payload, Size len, int fd,
+				void **reply, Size *rlen, int *rfd, const char **why)
+{
+	TmMsgHdr	h;
+	int			fds[TM_GPUD_MAX_FDS];
+	int			nfds = 0;
+
+	*reply = NULL;
+	*rlen = 0;
+	if (rfd)
+		*rfd = -1;
+	if (gpud_sock < 0 && !tm_gpud_ready(true, why))
+		return -1;
+	gpud_busy = true;
+	if (tm_msg_send(gpud_sock, type, payload, len, fd >= 0 ? &fd : NULL, fd >= 0 ? 1 : 0, io_tick, NULL) < 0 ||
+		recv_reply(&h, reply, fds, &nfds) < 0)
+	{
+		if (errno == ECONNRESET || errno == EPIPE)
+			snprintf(gpud_why, sizeof(gpud_why),
+					 "themis-gpud closed the connection during the request (it may have died; it is restarted automatically)");
+		else
+			snprintf(gpud_why, sizeof(gpud_why), "request to themis-gpud failed: %m");
+		tm_gpud_disconnect();
+		*why = gpud_why;
+		return -1;
+	}
+	gpud_busy = false;
+	if (h.version != TM_GPUD_PROTO_VERSION)
+	{
+		tm_gpud_disconnect();
+		snprintf(gpud_why, sizeof(gpud_why), "themis-gpud answered with protocol version %d, expected %d",
+				 (int) h.version, TM_GPUD_PROTO_VERSION);
+		*why = gpud_why;
+		return -1;
+	}
+	for (int i = 0; i < nfds; i++)
+	{
+		if (rfd && *rfd < 0)
+			*rfd = fds[i];
+		else
+			close(fds[i]);
+	}
+	*rlen = h.len;
+	return h.type;
+}
+
+char *
+tm_gpud_error_text(const void *payload, Size len, TmxError *e)
+{
+	return error_text(payload, len, e);
+}
+
+bool
+tm_gpud_status(TmxStatus *st, const char **why)
+{
+	void	   *reply;
+	Size		rlen;
+	int			t;
+
+	if (gpud_busy)
+		tm_gpud_disconnect();
+	if (gpud_sock < 0 && !connect_and_hello(why))
+		return false;
+	t = tm_gpud_request(TM_MSG_STATUS, NULL, 0, -1, &reply, &rlen, NULL, why);
+	if (t != TM_MSG_STATUS_OK || rlen != sizeof(TmxStatus))
+	{
+		if (t >= 0)
+		{
+			*why = "unexpected answer to STATUS";
+			tm_gpud_disconnect();
+		}
+		return false;
+	}
+	memcpy(st, reply, sizeof(TmxStatus));
+	pfree(reply);
+	if (!st->usable)
+		tm_gpud_disconnect();	/* device = auto keeps asking at most every few seconds */
+	return true;
+}

@@ -1,0 +1,188 @@
+#!/bin/bash
+# test/gpud/faults.sh — the GPU daemon under faults, on a throwaway cluster that preloads themis:
+#
+#   - the supervisor starts themis-gpud; themis.gpu_status() reaches it;
+#   - kill -9 of the daemon while several sessions run queries (themis.device = gpu): with
+#     themis.fallback = on every result is still right, with it off a query either returns the right
+#     result or ends with a themis ERROR; the daemon comes back; the postmaster is never restarted;
+#   - on a machine with a usable GPU also: queries run on the GPU again after the restart, injected faults
+#     (themis.debug_fault = daemon_crash / gpu_error) fall back or raise a clear ERROR, a too small device
+#     memory limit falls back with the reason, the column cache serves, and DML makes its entry stale;
+#     without a GPU those checks are reported as skipped;
+#   - stopping the cluster stops the daemon.
+#
+# Usage: test/gpud/faults.sh      (PGBIN: directory of postgres/initdb/pg_ctl/psql, default from pg_config;
+#                                  as root the server runs as $THEMIS_RUN_USER, default themisrun)
+# Prints "ok - ...", "not ok - ...", "skip - ..." lines and "N passed, N failed, N skipped"; exit 1 on failure.
+set -uo pipefail
+
+PGBIN="${PGBIN:-$(pg_config --bindir)}"
+RUN_USER="${THEMIS_RUN_USER:-themisrun}"
+PORT="${FAULTS_PORT:-54391}"
+WORK="$(mktemp -d /tmp/themis-faults.XXXXXX)"
+chmod 755 "$WORK"
+passed=0; failed=0; skipped=0
+
+ok()   { echo "ok - $*"; passed=$((passed + 1)); }
+bad()  { echo "not ok - $*"; failed=$((failed + 1)); }
+skip() { echo "skip - $*"; skipped=$((skipped + 1)); }
+check() { local name="$1"; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+
+asuser() {
+    if [ "$(id -u)" = 0 ]; then
+        id "$RUN_USER" >/dev/null 2>&1 || useradd -r -M -d "$WORK" -s /usr/sbin/nologin "$RUN_USER"
+        chown -R "$RUN_USER" "$WORK"
+        (cd "$WORK" && runuser -u "$RUN_USER" -- env PATH="$PGBIN:$PATH" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" HOME="$WORK" "$@")
+    else
+        (cd "$WORK" && env PATH="$PGBIN:$PATH" "$@")
+    fi
+}
+sql() { asuser "$PGBIN/psql" -X -q -At -h "$WORK" -p "$PORT" -d postgres -v ON_ERROR_STOP=1 "$@"; }
+daemon_pid() { sql -c "SELECT daemon_pid FROM themis.gpu_status()" 2>/dev/null; }
+wait_daemon() {   # wait until a daemon other than $1 answers
+    local old="$1" d
+    for _ in $(seq 1 150); do
+        d="$(daemon_pid)"
+        [ -n "$d" ] && [ "$d" != "$old" ] && { echo "$d"; return 0; }
+        sleep 0.2
+    done
+    return 1
+}
+start_server() {
+    asuser "$PGBIN/pg_ctl" -D "$WORK/data" -w -l "$WORK/server.log" \
+        -o "-c shared_preload_libraries=themis -c port=$PORT -c listen_addresses= -k $WORK -c lc_messages=C $*" start >/dev/null
+}
+stop_server() { asuser "$PGBIN/pg_ctl" -D "$WORK/data" -m fast -w stop >/dev/null 2>&1; }
+trap 'stop_server; [ "$failed" -gt 0 ] && echo "(files kept in $WORK)" >&2 || rm -rf "$WORK"' EXIT
+
+asuser "$PGBIN/initdb" -D "$WORK/data" -A trust >/dev/null || { bad "initdb"; exit 1; }
+start_server || { bad "server start"; cat "$WORK/server.log"; exit 1; }
+PM="$(head -n 1 "$WORK/data/postmaster.pid")"
+
+sql -c "CREATE EXTENSION themis" || { bad "CREATE EXTENSION"; exit 1; }
+D1="$(wait_daemon "")"
+check "the supervisor starts themis-gpud and gpu_status() reaches it" test -n "$D1"
+GPU="$(sql -c "SELECT usable FROM themis.gpu_status()")"
+echo "# GPU usable: $GPU ($(sql -c "SELECT detail FROM themis.gpu_status()"))"
+
+sql <<'SQL'
+CREATE TABLE f AS
+  SELECT g AS a, ((g % 1000)::numeric / 7)::numeric(12,2) AS b, 'k' || (g % 97) AS c
+  FROM generate_series(1, 200000) g;
+ANALYZE f;
+SQL
+Q="SELECT c, count(*), sum(b), min(a), max(a) FROM f WHERE a % 3 <> 0 GROUP BY c ORDER BY c"
+EXPECT="$(sql -c "SET themis.enabled = off" -c "$Q" | md5sum | cut -d' ' -f1)"
+check "the test query gets a Themis node" \
+    bash -c "grep -q 'Custom Scan (Themis)' <<<\"\$0\"" "$(sql -c "SET themis.min_rows = 0" -c "EXPLAIN $Q")"
+
+# ---- kill -9 during queries ----
+loop() {   # $1 = fallback setting, $2 = output file
+    for i in $(seq 1 40); do
+        out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.fallback = $1" \
+                   -c "$Q" 2>&1)"
+        if [ "$(printf '%s\n' "$out" | md5sum | cut -d' ' -f1)" = "$EXPECT" ]; then
+            echo same
+        elif printf '%s' "$out" | grep -q 'ERROR:  themis'; then
+            echo "error: $(printf '%s' "$out" | grep 'ERROR' | head -n 1)"
+        else
+            echo "WRONG: $(printf '%s' "$out" | head -n 3 | tr '\n' ' ')"
+        fi
+    done >"$2"
+}
+loop on "$WORK/on1" & p1=$!
+loop on "$WORK/on2" & p2=$!
+loop off "$WORK/off1" & p3=$!
+loop off "$WORK/off2" & p4=$!
+prev="$D1"
+kills=0
+for _ in 1 2 3; do
+    sleep 1
+    d="$(daemon_pid)"
+    [ -n "$d" ] && kill -9 "$d" && kills=$((kills + 1))
+    prev="$(wait_daemon "$prev")" || break
+done
+wait $p1 $p2 $p3 $p4
+echo "# killed the daemon $kills times; outcomes: $(cat "$WORK"/on1 "$WORK"/on2 "$WORK"/off1 "$WORK"/off2 | cut -c1-5 | sort | uniq -c | tr '\n' ' ')"
+check "3 kill -9 of the daemon during queries" test "$kills" -eq 3
+check "fallback = on: every result identical to PostgreSQL's" \
+    bash -c "! grep -v '^same$' '$WORK/on1' '$WORK/on2'"
+check "fallback = off: every query identical or a themis ERROR" \
+    bash -c "! grep -h '^WRONG' '$WORK/off1' '$WORK/off2'"
+D2="$(wait_daemon "$D1")"
+check "the daemon is back after the kills (pid $D2)" test -n "$D2"
+check "the postmaster was not restarted (pid $PM)" test "$(head -n 1 "$WORK/data/postmaster.pid")" = "$PM"
+check "no server process crashed or reinitialized" \
+    bash -c "! grep -Eq 'terminated by signal|reinitializing|all server processes terminated' '$WORK/server.log' ||
+             ! grep -E 'terminated by signal|reinitializing|all server processes terminated' '$WORK/server.log' | grep -vq 'themis: GPU daemon'"
+
+# ---- GPU-only checks ----
+if [ "$GPU" = t ]; then
+    plan() { sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" "$@" \
+                 -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $Q"; }
+    out="$(plan)"
+    check "after the restart, queries run on the GPU" bash -c "grep -q 'Device: gpu' <<<\"\$0\"" "$out"
+    out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.debug_fault = daemon_crash" -c "$Q" | md5sum | cut -d' ' -f1)"
+    check "daemon crash during a query, fallback on: right result" test "$out" = "$EXPECT"
+    wait_daemon "" >/dev/null
+    out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.fallback = off" -c "SET themis.debug_fault = daemon_crash" -c "$Q" 2>&1)"
+    check "daemon crash during a query, fallback off: ERROR naming the daemon" \
+        bash -c "grep -q 'ERROR:  themis: cannot run this plan: themis-gpud closed the connection' <<<\"\$0\"" "$out"
+    wait_daemon "" >/dev/null
+    out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.debug_fault = gpu_error" \
+               -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $Q" 2>&1)"
+    check "CUDA error (injected), fallback on: PostgreSQL's plan runs and EXPLAIN ANALYZE says why" \
+        bash -c "grep -q 'Fallback: GPU: injected fault' <<<\"\$0\"" "$out"
+    out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = auto" -c "SET themis.debug_fault = gpu_error" \
+               -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $Q" 2>&1)"
+    check "CUDA error (injected), device auto: the CPU executor runs it" \
+        bash -c "grep -q 'Device: cpu' <<<\"\$0\" && grep -q 'GPU Not Used: GPU: injected fault' <<<\"\$0\"" "$out"
+
+    # the column cache
+    sql -c "SELECT themis.cache_drop()" >/dev/null
+    bytes="$(sql -c "SELECT themis.cache_table('f')")"
+    check "cache_table() caches the table ($bytes bytes)" test "${bytes:-0}" -gt 0
+    check "the cache view lists it as valid" test "$(sql -c "SELECT bool_and(valid) AND count(*) = 3 FROM themis.cache WHERE relation = 'f'::regclass")" = t
+    out="$(plan)"
+    check "a query is served from the cache" bash -c "grep -q 'GPU Sources: 1 cached' <<<\"\$0\"" "$out"
+    sql -c "UPDATE f SET b = b + 1 WHERE a = 5"
+    check "after an UPDATE the entry is no longer valid" test "$(sql -c "SELECT bool_or(valid) FROM themis.cache WHERE relation = 'f'::regclass")" = f
+    EXPECT2="$(sql -c "SET themis.enabled = off" -c "$Q" | md5sum | cut -d' ' -f1)"
+    out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.fallback = off" -c "$Q" | md5sum | cut -d' ' -f1)"
+    check "the next query sees the UPDATE (result identical to PostgreSQL's)" test "$out" = "$EXPECT2"
+    out="$(plan)"
+    check "and the query after reloads nothing (served from the new entry)" bash -c "grep -q 'GPU Sources: 1 cached' <<<\"\$0\"" "$out"
+
+    # small device memory: a source bigger than the cache arena and the work pool runs in chunks;
+    # a GROUP BY whose groups do not fit the pool falls back (on) or raises a clear ERROR (off)
+    stop_server
+    start_server "-c themis.gpu_memory_limit=256MB -c themis.cache_size=64MB" || bad "restart with a small memory limit"
+    wait_daemon "" >/dev/null
+    sql -c "CREATE TABLE big AS SELECT g AS a, g::numeric(18,2) AS b, 'v' || (g % 1000) AS c FROM generate_series(1, 12000000) g" -c "ANALYZE big"
+    QB="SELECT c, count(*), sum(b), min(a) FROM big WHERE a % 5 <> 0 GROUP BY c ORDER BY c"
+    EXPECTB="$(sql -c "SET themis.enabled = off" -c "$QB" | md5sum | cut -d' ' -f1)"
+    out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.fallback = off" -c "$QB" 2>&1 | md5sum | cut -d' ' -f1)"
+    check "a source larger than device memory runs in chunks (result identical)" test "$out" = "$EXPECTB"
+    QG="SELECT a, count(*), sum(b) FROM big GROUP BY a ORDER BY a LIMIT 3"
+    out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" \
+               -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $QG" 2>&1)"
+    check "out of device memory, fallback on: PostgreSQL's plan runs, EXPLAIN ANALYZE says why" \
+        bash -c "grep -Eq 'Fallback: GPU: .*(memory|pool)' <<<\"\$0\"" "$out"
+    out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.fallback = off" -c "$QG" 2>&1)"
+    check "out of device memory, fallback off: a clear ERROR" \
+        bash -c "grep -Eq 'ERROR:  themis: cannot run this plan: GPU: .*(memory|pool)' <<<\"\$0\"" "$out"
+else
+    for t in "queries run on the GPU after a restart" "injected daemon crash (fallback on / off)" \
+             "injected CUDA error (gpu / auto)" "column cache: cache_table, view, hit, stale after UPDATE" \
+             "chunked source larger than device memory" "out of device memory (fallback on / off)"; do
+        skip "$t (no usable GPU)"
+    done
+fi
+
+# ---- shutdown stops the daemon ----
+DL="$(daemon_pid)"
+stop_server
+sleep 0.5
+check "stopping the cluster stops the daemon (pid $DL)" bash -c "[ -n '$DL' ] && ! kill -0 '$DL' 2>/dev/null"
+if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"; else echo "$passed passed, $failed failed"; fi
+[ "$failed" -eq 0 ]
