@@ -99,3 +99,20 @@ COMMENT ON FUNCTION @extschema@.modcount(pg_catalog.regclass) IS
 	'modification counters of a table (debugging): whether they exist (themis preloaded), the write count and largest writer xid of its slot (and its partition ancestors''), the same for utility statements (global), whether the GPU cache may be used for it, and whether an entry built with the current snapshot would be clean';
 
 REVOKE EXECUTE ON FUNCTION @extschema@.modcount(pg_catalog.regclass) FROM PUBLIC;
+
+-- ---- the column loader, for tests (src/colbuild_parallel.c) ----
+
+CREATE FUNCTION @extschema@.debug_colset_checksum(
+	rel pg_catalog.regclass,
+	parallel pg_catalog.bool,
+	OUT rows pg_catalog.int8,
+	OUT checksum pg_catalog.text,
+	OUT workers pg_catalog.int4)
+RETURNS pg_catalog.record
+AS 'MODULE_PATHNAME', 'themis_debug_colset_checksum'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION @extschema@.debug_colset_checksum(pg_catalog.regclass, pg_catalog.bool) IS
+	'reads every column of the table that themis can represent as the GPU loader does (parallel: with parallel workers where possible), with the current snapshot; returns the rows, the md5 of the columns in the GPU layout and the parallel workers launched';
+
+REVOKE EXECUTE ON FUNCTION @extschema@.debug_colset_checksum(pg_catalog.regclass, pg_catalog.bool) FROM PUBLIC;

@@ -46,6 +46,26 @@
  * uploaded with one copy.  Device results (EMIT / AGG) and build rows are kept as TmValue arrays plus
  * NULL bytes; text values point at bytes in device memory (input columns, expression pools) that live
  * until tm_gpu_execute returns.  All work is ordered on the pool's one stream.
+ *
+ * Chunks (a host input larger than the pool space left, or tm_gpu_set_max_chunk_rows): the pool is a
+ * stack at both ends.  What lives on (results, hash tables, descriptors, group tables) grows from the
+ * bottom as always; a chunk (its uploaded columns and the scratch of its passes: counts, offsets) is
+ * taken from the top and given back after the chunk.  The descriptor is uploaded once; per chunk only its
+ * source column pointers and row count are rewritten.  The sinks:
+ *   - EMIT / HASH_BUILD: a COUNT sweep over all chunks sizes the output, which is then allocated whole;
+ *     a second sweep counts each chunk again (for its offsets) and writes its rows after those of the
+ *     earlier chunks, so the rows are those of an unchunked run, in the same order; HASH_BUILD then
+ *     groups the collected rows once, as unchunked;
+ *   - AGG: the group table and the aggregate states (DISTINCT sets too) persist across chunks; if one
+ *     overflows in a chunk, that chunk has already updated part of the state, so the aggregation starts
+ *     over from the first chunk with a larger table / set;
+ *   - after each chunk, the text values the sink keeps that point into the chunk (tested by address:
+ *     the chunk is the whole top part of the pool) are copied into a bottom allocation and repointed:
+ *     the chunk's new rows (EMIT / HASH_BUILD), new groups' keys and DISTINCT pairs, and every group's
+ *     text min / max state.  Values that point elsewhere (expression pools, parameters, earlier results,
+ *     build rows) are left alone.
+ * If a chunk's copies do not fit, the chunk is redone with half as many rows (EMIT / HASH_BUILD write
+ * the same rows again; an AGG starts over).
  */
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
@@ -1226,6 +1246,85 @@ text_copy_kernel(const TmValue *src, const uint8_t *nulls, long long n, const lo
 	}
 }
 
+/* chunks: text offsets of a chunk relative to its first byte */
+__global__ void
+rebase_offsets_kernel(int64_t *offs, long long n, int64_t base)
+{
+	GRID_STRIDE(i, n)
+		offs[i] -= base;
+}
+
+/*
+ * chunks: a column of kept text values (TmValues at vals + r * stride, r < n; NULL where nulls[r] != 0
+ * or seen[r] == 0) whose values that point into the chunk ([lo, hi]) are copied out of it
+ */
+struct DFix
+{
+	char	   *vals;
+	long long	stride;
+	const uint8_t *nulls;
+	const unsigned int *seen;
+	long long	n;
+};
+
+__device__ __forceinline__ TmValue *
+fix_value(const DFix &F, long long r, const char *lo, const char *hi)
+{
+	TmValue    *v;
+
+	if ((F.nulls != NULL && F.nulls[r] != 0) || (F.seen != NULL && F.seen[r] == 0))
+		return NULL;
+	v = (TmValue *) (F.vals + r * F.stride);
+	if (v->s.p < lo || v->s.p > hi)
+		return NULL;
+	return v;
+}
+
+/* acc[0] += bytes of the values to copy, acc[1] += their number */
+__global__ void
+fix_measure_kernel(DFix F, const char *lo, const char *hi, unsigned long long *acc)
+{
+	unsigned long long bytes = 0;
+	unsigned long long cnt = 0;
+
+	GRID_STRIDE(r, F.n)
+	{
+		const TmValue *v = fix_value(F, r, lo, hi);
+
+		if (v != NULL)
+		{
+			bytes += (unsigned long long) (v->s.len > 0 ? v->s.len : 0);
+			cnt++;
+		}
+	}
+	if (cnt > 0)
+	{
+		atomicAdd(&acc[0], bytes);
+		atomicAdd(&acc[1], cnt);
+	}
+}
+
+/* copy them to arena (*cursor: bytes of it taken) and repoint them */
+__global__ void
+fix_copy_kernel(DFix F, const char *lo, const char *hi, char *arena, unsigned long long *cursor)
+{
+	GRID_STRIDE(r, F.n)
+	{
+		TmValue    *v = fix_value(F, r, lo, hi);
+
+		if (v != NULL)
+		{
+			const char *p = v->s.p;
+			int32_t		len = v->s.len > 0 ? v->s.len : 0;
+			unsigned long long off = len > 0 ? atomicAdd(cursor, (unsigned long long) len) : 0;
+
+			for (int32_t j = 0; j < len; j++)
+				arena[off + j] = p[j];
+			v->s.p = arena + off;
+		}
+	}
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Host side: pool, errors
  * ------------------------------------------------------------------------------------------------
@@ -1236,7 +1335,8 @@ struct TmGpuPool
 	int			nsm;
 	char	   *base;
 	size_t		size;
-	size_t		used;
+	size_t		used;			/* bottom end: [0, used) is taken */
+	size_t		hi;				/* top end: [hi, size) is taken (chunks) */
 	size_t		peak;
 	cudaStream_t stream;
 };
@@ -1274,6 +1374,7 @@ struct Ctx
 	HHash	   *hts;
 	DFlags	   *dflags;			/* device: flags of the current pass */
 	int			pipeline;		/* current pipeline, for messages */
+	int64_t		row_base;		/* source row number of row 0 of the current chunk */
 };
 
 static void
@@ -1371,7 +1472,25 @@ Max1(int64_t n)
 	return n > 0 ? (size_t) n : 1;
 }
 
-/* bytes from the pool (aligned to POOL_ALIGN), NULL with TM_GPU_ERR_NOMEM if it does not fit */
+/* bytes between the two ends of the pool */
+static size_t
+pool_free(const TmGpuPool *pool)
+{
+	size_t		off = align_up(pool->used, POOL_ALIGN);
+
+	return off > pool->hi ? 0 : pool->hi - off;
+}
+
+static void
+pool_note_peak(TmGpuPool *pool)
+{
+	size_t		inuse = pool->used + (pool->size - pool->hi);
+
+	if (inuse > pool->peak)
+		pool->peak = inuse;
+}
+
+/* bytes from the bottom of the pool (aligned to POOL_ALIGN), NULL with TM_GPU_ERR_NOMEM if they do not fit */
 static void *
 pool_alloc(Ctx *c, size_t bytes)
 {
@@ -1380,16 +1499,35 @@ pool_alloc(Ctx *c, size_t bytes)
 
 	if (bytes == 0)
 		bytes = 1;
-	if (off > pool->size || bytes > pool->size - off)
+	if (off > pool->hi || bytes > pool->hi - off)
 	{
 		fail(c, TM_GPU_ERR_NOMEM, "device pool exhausted: %zu bytes requested, %zu of %zu free",
-			 bytes, off > pool->size ? (size_t) 0 : pool->size - off, pool->size);
+			 bytes, pool_free(pool), pool->size);
 		return NULL;
 	}
 	pool->used = off + bytes;
-	if (pool->used > pool->peak)
-		pool->peak = pool->used;
+	pool_note_peak(pool);
 	return pool->base + off;
+}
+
+/* bytes from the top of the pool (chunks: given back by resetting pool->hi) */
+static void *
+pool_alloc_hi(Ctx *c, size_t bytes)
+{
+	TmGpuPool  *pool = c->pool;
+	size_t		off = align_up(pool->used, POOL_ALIGN);
+	size_t		nb = align_up(bytes > 0 ? bytes : 1, POOL_ALIGN);
+
+	if (off > pool->hi || nb > pool->hi - off)
+	{
+		fail(c, TM_GPU_ERR_NOMEM, "device pool exhausted: %zu bytes requested, %zu of %zu free",
+			 bytes, pool_free(pool), pool->size);
+		return NULL;
+	}
+	/* off is aligned, hi - nb >= off: aligning down stays above the bottom end */
+	pool->hi = (pool->hi - nb) & ~(size_t) (POOL_ALIGN - 1);
+	pool_note_peak(pool);
+	return pool->base + pool->hi;
 }
 
 template <class T>
@@ -1399,12 +1537,19 @@ dalloc(Ctx *c, size_t n)
 	return (T *) pool_alloc(c, sizeof(T) * n);
 }
 
-/* n elements of host array h to a new device array (NULL on failure) */
 template <class T>
 static T *
-upload(Ctx *c, const T *h, size_t n)
+dalloc_hi(Ctx *c, size_t n)
 {
-	T		   *d = dalloc<T>(c, n);
+	return (T *) pool_alloc_hi(c, sizeof(T) * n);
+}
+
+/* n elements of host array h to a new device array (hi: at the top of the pool; NULL on failure) */
+template <class T>
+static T *
+upload(Ctx *c, const T *h, size_t n, bool hi = false)
+{
+	T		   *d = hi ? dalloc_hi<T>(c, n) : dalloc<T>(c, n);
 	cudaError_t e;
 
 	if (d == NULL)
@@ -1482,28 +1627,7 @@ kind_is_text(int kind)
 extern "C" int
 tm_gpu_kind_width(int kind)
 {
-	switch (kind)
-	{
-		case TM_K_BOOL:
-			return 1;
-		case TM_K_INT2:
-			return 2;
-		case TM_K_INT4:
-		case TM_K_DATE:
-		case TM_K_FLOAT4:
-			return 4;
-		case TM_K_INT8:
-		case TM_K_TIMESTAMP:
-		case TM_K_FLOAT8:
-			return 8;
-		case TM_K_NUMERIC:
-			return 16;
-		case TM_K_TEXT:
-		case TM_K_BPCHAR:
-			return 0;
-		default:
-			return -1;
-	}
+	return tm_kind_width(kind);
 }
 
 /* the layout class of a kind: kinds of one class share a column layout */
@@ -2012,10 +2136,13 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 	return img_put(im, &P, sizeof(P), 16);
 }
 
-/* upload pipeline pl's descriptor (one copy); its device address, or NULL */
+/*
+ * upload pipeline pl's descriptor (one copy); its device address, or NULL.  dsrccols: if not NULL, set to
+ * the device address of its array of source column descriptors (chunks rewrite it).
+ */
 static const DPipe *
 upload_pipeline(Ctx *c, const TmPipeline *pl, const DCol *srccols, int ncols, int64_t nrows,
-				const TmValue *params, const bool *paramnulls)
+				const TmValue *params, const bool *paramnulls, DCol **dsrccols = NULL)
 {
 	Img			im;
 	size_t		off;
@@ -2040,6 +2167,13 @@ upload_pipeline(Ctx *c, const TmPipeline *pl, const DCol *srccols, int ncols, in
 	{
 		free(im.h);
 		return NULL;
+	}
+	if (dsrccols != NULL)
+	{
+		DPipe		hp;
+
+		memcpy(&hp, im.h + off, sizeof(hp));
+		*dsrccols = (DCol *) hp.srccols;
 	}
 	/* from pageable memory: returns once the bytes are staged, so im.h can go */
 	e = cudaMemcpyAsync(d, im.h, im.len, cudaMemcpyHostToDevice, c->stream);
@@ -2190,13 +2324,15 @@ check_flags(Ctx *c, const DFlags *f)
 {
 	if (f->err != 0)
 	{
+		/* a source row of the current chunk: its number in the whole source */
+		long long	row = f->errrow >= 0 ? f->errrow + (long long) c->row_base : f->errrow;
+
 		if (c->fail != NULL)
 		{
 			c->fail->status = f->err;
-			c->fail->row = f->errrow;
+			c->fail->row = row;
 		}
-		return fail(c, TM_GPU_ERR_EXPR, "%s (status %d) at source row %lld", status_name(f->err), f->err,
-					(long long) f->errrow);
+		return fail(c, TM_GPU_ERR_EXPR, "%s (status %d) at source row %lld", status_name(f->err), f->err, row);
 	}
 	return true;
 }
@@ -2216,15 +2352,18 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R, int64_t nrows, DFlags *f)
 	return check_flags(c, f);
 }
 
-/* COUNT pass: *offs = exclusive prefix sum of the sink rows of each source row (nrows + 1 values) */
+/*
+ * COUNT pass: *offs = exclusive prefix sum of the sink rows of each source row (nrows + 1 values).
+ * hi: its arrays are taken from the top of the pool (scratch of a chunk).
+ */
 static bool
-count_pass(Ctx *c, const DPipe *P, int64_t nrows, long long **offs, long long *total)
+count_pass(Ctx *c, const DPipe *P, int64_t nrows, long long **offs, long long *total, bool hi = false)
 {
-	long long  *counts = dalloc<long long>(c, (size_t) nrows + 1);
+	long long  *counts = hi ? dalloc_hi<long long>(c, (size_t) nrows + 1) : dalloc<long long>(c, (size_t) nrows + 1);
 	DRun		R;
 	DFlags		f;
 
-	*offs = dalloc<long long>(c, (size_t) nrows + 1);
+	*offs = hi ? dalloc_hi<long long>(c, (size_t) nrows + 1) : dalloc<long long>(c, (size_t) nrows + 1);
 	if (counts == NULL || *offs == NULL)
 		return false;
 	CK(cudaMemsetAsync(counts, 0, sizeof(long long) * ((size_t) nrows + 1), c->stream));
@@ -2256,32 +2395,479 @@ alloc_value_columns(Ctx *c, int ncols, int64_t n, TmValue **vals, uint8_t **null
 	return *dvals != NULL && *dnulls != NULL;
 }
 
-/* EMIT: count, prefix sum, write (appending to the result if an earlier EMIT made it) */
-static bool
-sink_emit(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipelineStats *st)
+/* ------------------------------------------------------------------------------------------------
+ * Host side: the source of a pipeline, whole or in chunks
+ * ------------------------------------------------------------------------------------------------
+ */
+static int64_t g_max_chunk_rows = -1;	/* tm_gpu_set_max_chunk_rows; -1: not called */
+
+/* at most this many rows per chunk (0: no limit) */
+static int64_t
+max_chunk_rows(void)
 {
-	const TmSink *sk = &pl->sink;
+	static int64_t env = -1;
+
+	if (g_max_chunk_rows >= 0)
+		return g_max_chunk_rows;
+	if (env < 0)
+	{
+		const char *v = getenv("TM_GPU_MAX_CHUNK_ROWS");
+		long long	n = v != NULL ? atoll(v) : 0;
+
+		env = n > 0 ? (int64_t) n : 0;
+	}
+	return env;
+}
+
+extern "C" void
+tm_gpu_set_max_chunk_rows(int64_t n)
+{
+	g_max_chunk_rows = n > 0 ? n : 0;
+}
+
+/*
+ * The source of a pipeline as the sinks see it: either the whole source, uploaded (or device-resident,
+ * or a result) before the descriptor was laid out (chunked = false: one "chunk" of nrows rows), or a
+ * host input read in chunks (chunked = true): src_open uploads the chunk that starts at a row into the
+ * top of the pool and points the descriptor at it, src_close gives its space back.
+ */
+struct Src
+{
+	bool		chunked;
+	const DPipe *P;				/* device */
+	int64_t		nrows;			/* source rows in all */
+	/* chunked */
+	const TmGpuTable *input;	/* the host input */
+	int			ncols;
+	bool	   *read;			/* the columns that level-0 slots read */
+	DCol	   *dc;				/* host descriptors of the current chunk's columns */
+	DCol	   *dcols;			/* device: the descriptor's source column array (P->srccols) */
+	int64_t		maxrows;		/* rows per chunk at most (0: no limit) */
+	bool		count_scratch;	/* the passes over a chunk take COUNT arrays (2 x 8 bytes a row) */
+	double		copy_factor;	/* bytes of text copied out of a chunk, expected per text byte of it */
+	size_t		himark;			/* pool->hi before any chunk (the top of the chunk area) */
+	/* the open chunk: rows [start, start + n) */
+	int64_t		start;
+	int64_t		n;
+	size_t		lowmark;		/* pool->used when it was opened */
+	bool		live;			/* it holds memory at the top of the pool */
+};
+
+/* forget a failure (to run again another way) */
+static void
+clear_failure(Ctx *c)
+{
+	c->rc = TM_GPU_OK;
+	if (c->err != NULL && c->errlen > 0)
+		c->err[0] = '\0';
+	if (c->fail != NULL)
+	{
+		c->fail->pipeline = -1;
+		c->fail->status = 0;
+		c->fail->row = -1;
+	}
+}
+
+/* temporary bytes of an exclusive prefix sum of n long longs (exclusive_sum) */
+static bool
+scan_tmp_bytes(Ctx *c, int64_t n, size_t *bytes)
+{
+	*bytes = 0;
+	CK(cub::DeviceScan::ExclusiveSum(NULL, *bytes, (const long long *) NULL, (long long *) NULL, (int) n,
+									 c->stream));
+	return true;
+}
+
+/* text bytes of rows [start, start + n) of a host column (0 where the offsets are malformed) */
+static int64_t
+text_bytes(const TmGpuColumn *col, int64_t start, int64_t n)
+{
+	int64_t		b = col->offsets[start + n] - col->offsets[start];
+
+	return b > 0 ? b : 0;
+}
+
+/*
+ * Pool bytes that rows [start, start + n) take as a chunk: its columns (as src_open allocates them), the
+ * COUNT arrays and the prefix sum's temporary bytes (tmp) if the passes need them, the expected copies
+ * of text values (copy_factor), and some slack for small allocations and alignment.
+ */
+static size_t
+chunk_bytes(const Src *S, int64_t start, int64_t n, size_t tmp)
+{
+	size_t		need = 16 * (size_t) POOL_ALIGN + tmp;
+	int64_t		tb = 0;
+
+	for (int ci = 0; ci < S->ncols; ci++)
+	{
+		const TmGpuColumn *col = &S->input->cols[ci];
+
+		if (!S->read[ci])
+			continue;
+		if (col->nulls != NULL)
+			need += align_up((size_t) n, POOL_ALIGN);
+		if (kind_is_text(col->kind))
+		{
+			int64_t		b = text_bytes(col, start, n);
+
+			need += align_up(sizeof(int64_t) * (size_t) (n + 1), POOL_ALIGN) + align_up((size_t) b, POOL_ALIGN);
+			tb += b;
+		}
+		else
+			need += align_up((size_t) n * (size_t) tm_gpu_kind_width(col->kind), POOL_ALIGN);
+	}
+	if (S->count_scratch)
+		need += 2 * align_up(sizeof(long long) * (size_t) (n + 1), POOL_ALIGN);
+	if (S->copy_factor > 0 && tb > 0)
+		need += (size_t) (S->copy_factor * (double) tb) + 2 * (size_t) POOL_ALIGN;
+	return need;
+}
+
+/* bytes of the chunk [start, start + n) with the prefix sum's temporary bytes for it */
+static bool
+chunk_need(Ctx *c, const Src *S, int64_t start, int64_t n, size_t *need)
+{
+	size_t		tmp = 0;
+
+	if (S->count_scratch && !scan_tmp_bytes(c, n + 1, &tmp))
+		return false;
+	*need = chunk_bytes(S, start, n, tmp);
+	return true;
+}
+
+/* which source columns pipeline pl reads (S->read, S->dc kinds) */
+static bool
+src_init(Ctx *c, Src *S, const TmPipeline *pl, const TmGpuTable *input)
+{
+	memset(S, 0, sizeof(*S));
+	S->chunked = true;
+	S->input = input;
+	S->ncols = input->ncols;
+	S->nrows = input->nrows;
+	S->maxrows = max_chunk_rows();
+	S->himark = c->pool->hi;
+	S->read = (bool *) xmalloc0(c, sizeof(bool) * Max1(S->ncols));
+	S->dc = (DCol *) xmalloc0(c, sizeof(DCol) * Max1(S->ncols));
+	if (S->read == NULL || S->dc == NULL)
+		return false;
+	for (int s = 0; s < pl->nslots; s++)
+		if (pl->slots[s].level == 0)
+		{
+			int			ci = pl->slots[s].col;
+
+			S->read[ci] = true;
+			S->dc[ci].fmt = S->input->cols[ci].kind;
+		}
+	return true;
+}
+
+static void
+src_free(Src *S)
+{
+	free(S->read);
+	free(S->dc);
+	S->read = NULL;
+	S->dc = NULL;
+}
+
+/* give the open chunk's space at the top of the pool back */
+static void
+src_close(Ctx *c, Src *S)
+{
+	if (S->chunked)
+		c->pool->hi = S->himark;
+	S->live = false;
+}
+
+/*
+ * Open the chunk that starts at source row start: as many rows as fit the free pool space (at most
+ * S->maxrows), uploaded at the top of the pool (text offsets rebased to the chunk's first byte), and the
+ * descriptor's source columns and row count pointed at it.  Fails with TM_GPU_ERR_NOMEM if not even one
+ * row fits.
+ */
+static bool
+src_open(Ctx *c, Src *S, int64_t start)
+{
+	TmGpuPool  *pool = c->pool;
+	size_t		freeb = pool_free(pool);
+	int64_t		lim = S->nrows - start;
+	int64_t		lo = 1;
+	int64_t		hi;
+	size_t		need;
+	int64_t		n;
+
+	S->start = start;
+	S->n = 0;
+	S->live = false;
+	S->lowmark = pool->used;
+	c->row_base = start;
+	if (S->maxrows > 0 && lim > S->maxrows)
+		lim = S->maxrows;
+	if (!chunk_need(c, S, start, 1, &need))
+		return false;
+	if (need > freeb)
+		return fail(c, TM_GPU_ERR_NOMEM,
+					"device pool exhausted: a chunk of one source row (row %lld) needs %zu bytes, %zu of %zu free",
+					(long long) start, need, freeb, pool->size);
+	/* the most rows that fit (the bytes grow with the rows) */
+	hi = lim;
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo + 1) / 2;
+
+		if (!chunk_need(c, S, start, mid, &need))
+			return false;
+		if (need <= freeb)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	n = lo;
+	S->n = n;
+	S->live = true;
+
+	for (int ci = 0; ci < S->ncols; ci++)
+	{
+		const TmGpuColumn *col = &S->input->cols[ci];
+		DCol	   *d = &S->dc[ci];
+
+		if (!S->read[ci])
+			continue;
+		d->nulls = NULL;
+		if (col->nulls != NULL)
+		{
+			d->nulls = upload(c, col->nulls + start, (size_t) n, true);
+			if (d->nulls == NULL)
+				return false;
+		}
+		if (kind_is_text(col->kind))
+		{
+			int64_t		b0 = col->offsets[start];
+			int64_t		b1 = col->offsets[start + n];
+			int64_t    *o;
+
+			if (b0 < 0 || b1 < b0)
+				return fail(c, TM_GPU_ERR_BAD_PLAN, "source column %d: text offsets decrease in rows %lld..%lld",
+							ci, (long long) start, (long long) (start + n));
+			o = upload(c, col->offsets + start, (size_t) n + 1, true);
+			d->offsets = o;
+			d->data = upload(c, (const char *) col->data + b0, (size_t) (b1 - b0), true);
+			if (o == NULL || d->data == NULL)
+				return false;
+			if (b0 != 0)
+			{
+				rebase_offsets_kernel<<<nblocks(c, n + 1), TPB, 0, c->stream>>>(o, (long long) n + 1, b0);
+				LAUNCH_CHECK("rebase_offsets_kernel");
+			}
+		}
+		else
+		{
+			size_t		w = (size_t) tm_gpu_kind_width(col->kind);
+
+			d->data = upload(c, (const char *) col->data + (size_t) start * w, (size_t) n * w, true);
+			if (d->data == NULL)
+				return false;
+		}
+	}
+	/* from pageable host memory: staged before the calls return */
+	if (S->ncols > 0)
+		CK(cudaMemcpyAsync(S->dcols, S->dc, sizeof(DCol) * (size_t) S->ncols, cudaMemcpyHostToDevice, c->stream));
+	CK(cudaMemcpyAsync((char *) S->P + offsetof(DPipe, nrows), &S->n, sizeof(int64_t), cudaMemcpyHostToDevice,
+					   c->stream));
+	return true;
+}
+
+/*
+ * After a failure while a chunk was open: if the pool ran out and the chunk has more than one row,
+ * forget the failure, give back what the chunk took (at both ends) and make the chunks from here on half
+ * as large.  True: the caller redoes the chunk (an AGG starts over).
+ */
+static bool
+src_retry(Ctx *c, Src *S)
+{
+	if (!S->chunked || c->rc != TM_GPU_ERR_NOMEM || !S->live || S->n <= 1)
+		return false;
+	clear_failure(c);
+	c->pool->used = S->lowmark;
+	src_close(c, S);
+	S->maxrows = S->n / 2;
+	return true;
+}
+
+/*
+ * The text values of fx[0 .. nfx) that point into the open chunk (the top part of the pool) are copied
+ * into a new bottom allocation and repointed (acc: 3 device counters: bytes, values, bytes copied)
+ */
+static bool
+fix_text(Ctx *c, const Src *S, const DFix *fx, int nfx, unsigned long long *acc)
+{
+	TmGpuPool  *pool = c->pool;
+	const char *lo = pool->base + pool->hi;
+	const char *hi = pool->base + S->himark;
+	unsigned long long h[2];
+	char	   *arena;
+	bool		any = false;
+
+	for (int i = 0; i < nfx; i++)
+		any |= fx[i].n > 0;
+	if (!any)
+		return true;
+	CK(cudaMemsetAsync(acc, 0, 3 * sizeof(unsigned long long), c->stream));
+	for (int i = 0; i < nfx; i++)
+		if (fx[i].n > 0)
+		{
+			fix_measure_kernel<<<nblocks(c, fx[i].n), TPB, 0, c->stream>>>(fx[i], lo, hi, acc);
+			LAUNCH_CHECK("fix_measure_kernel");
+		}
+	if (!download(c, h, acc, sizeof(h)))
+		return false;
+	if (h[1] == 0)
+		return true;
+	arena = dalloc<char>(c, (size_t) h[0]);
+	if (arena == NULL)
+		return false;
+	for (int i = 0; i < nfx; i++)
+		if (fx[i].n > 0)
+		{
+			fix_copy_kernel<<<nblocks(c, fx[i].n), TPB, 0, c->stream>>>(fx[i], lo, hi, arena, acc + 2);
+			LAUNCH_CHECK("fix_copy_kernel");
+		}
+	return true;
+}
+
+/* chunks, the first sweep of EMIT / HASH_BUILD: *total = sink rows of the whole source */
+static bool
+chunked_count(Ctx *c, Src *S, long long *total)
+{
+	*total = 0;
+	S->count_scratch = true;
+	S->copy_factor = 0;
+	for (int64_t start = 0; start < S->nrows;)
+	{
+		long long  *offs;
+		long long	t = 0;
+
+		if (!src_open(c, S, start) || !count_pass(c, S->P, S->n, &offs, &t, true))
+		{
+			if (src_retry(c, S))
+				continue;
+			return false;
+		}
+		src_close(c, S);
+		*total += t;
+		start += S->n;
+	}
+	return true;
+}
+
+/*
+ * chunks, the second sweep of EMIT / HASH_BUILD: count each chunk again and write its rows after those
+ * of the earlier chunks, at [base, base + its rows) of the output (R: the RUN pass's output arguments;
+ * vals / nulls: host arrays of the ncols output columns, text[i]: column i holds text values, which are
+ * copied out of the chunk).  The output has room up to row end, which the last chunk must reach.
+ */
+static bool
+chunked_write(Ctx *c, Src *S, DRun R, long long base, long long end, int ncols, TmValue *const *vals,
+			  uint8_t *const *nulls, const bool *text)
+{
+	int			ntext = 0;
+	DFix	   *fx = NULL;
+	unsigned long long *acc = NULL;
+	long long	base0 = base;
+
+	if (end == base)
+		return true;			/* no sink rows: nothing to write (and no expression to raise an error) */
+	for (int i = 0; i < ncols; i++)
+		ntext += text[i] ? 1 : 0;
+	S->count_scratch = true;
+	/* sink rows per source row, times the text columns */
+	S->copy_factor = (ntext > 0 && S->nrows > 0) ? (double) ntext * (double) (end - base0) / (double) S->nrows : 0;
+	if (ntext > 0)
+	{
+		fx = (DFix *) xmalloc0(c, sizeof(DFix) * (size_t) ntext);
+		acc = dalloc<unsigned long long>(c, 3);
+		if (fx == NULL || acc == NULL)
+		{
+			free(fx);
+			return false;
+		}
+	}
+	for (int64_t start = 0; start < S->nrows;)
+	{
+		long long  *offs;
+		long long	t = 0;
+		DFlags		f;
+		bool		ok;
+
+		ok = src_open(c, S, start) && count_pass(c, S->P, S->n, &offs, &t, true);
+		if (ok && base + t > end)
+		{
+			free(fx);
+			return fail(c, TM_GPU_ERR_BAD_PLAN, "rows %lld..%lld: more sink rows than the first sweep counted",
+						(long long) start, (long long) (start + S->n));
+		}
+		if (ok)
+		{
+			R.pass = PASS_RUN;
+			R.offs = offs;
+			R.base = base;
+			ok = run_pass(c, S->P, R, S->n, &f);
+		}
+		if (ok && ntext > 0)
+		{
+			int			k = 0;
+
+			for (int i = 0; i < ncols; i++)
+				if (text[i])
+				{
+					fx[k].vals = (char *) (vals[i] + base);
+					fx[k].stride = (long long) sizeof(TmValue);
+					fx[k].nulls = nulls[i] + base;
+					fx[k].seen = NULL;
+					fx[k].n = t;
+					k++;
+				}
+			ok = fix_text(c, S, fx, ntext, acc);
+		}
+		if (!ok)
+		{
+			/* rows of a redone chunk are written again at the same places */
+			if (src_retry(c, S))
+				continue;
+			free(fx);
+			return false;
+		}
+		src_close(c, S);
+		base += t;
+		start += S->n;
+	}
+	free(fx);
+	if (base != end)
+		return fail(c, TM_GPU_ERR_BAD_PLAN, "chunks: %lld sink rows written, the first sweep counted %lld",
+					base - base0, end - base0);
+	return true;
+}
+
+/*
+ * EMIT: room for total more rows in the sink's result, after the rows made so far (copied); *dvals /
+ * *dnulls: device arrays of its column pointers (the host ones: the result's vals / nulls)
+ */
+static bool
+emit_grow(Ctx *c, const TmSink *sk, long long total, TmValue ***dvals, uint8_t ***dnulls)
+{
 	HResult    *res = &c->results[sk->target];
 	int			ncols = sk->nvals;
-	long long  *offs;
-	long long	total;
 	int64_t		old = res->made ? res->nrows : 0;
 	TmValue   **vals;
 	uint8_t   **nulls;
-	TmValue   **dvals;
-	uint8_t   **dnulls;
-	DRun		R;
-	DFlags		f;
 
-	if (!count_pass(c, P, nrows, &offs, &total))
-		return false;
 	if (old + total >= INT32_MAX)
 		return fail(c, TM_GPU_ERR_UNSUPPORTED, "result %d would have %lld rows", sk->target,
 					(long long) (old + total));
 	vals = (TmValue **) xmalloc0(c, sizeof(TmValue *) * Max1(ncols));
 	nulls = (uint8_t **) xmalloc0(c, sizeof(uint8_t *) * Max1(ncols));
 	if (vals == NULL || nulls == NULL ||
-		!alloc_value_columns(c, ncols, old + total, vals, nulls, &dvals, &dnulls))
+		!alloc_value_columns(c, ncols, old + total, vals, nulls, dvals, dnulls))
 	{
 		free(vals);
 		free(nulls);
@@ -2310,6 +2896,27 @@ sink_emit(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipe
 	res->made = true;
 	res->ncols = ncols;
 	res->nrows = old + total;
+	return true;
+}
+
+/* EMIT: count, prefix sum, write (appending to the result if an earlier EMIT made it) */
+static bool
+sink_emit(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipelineStats *st)
+{
+	const TmSink *sk = &pl->sink;
+	HResult    *res = &c->results[sk->target];
+	long long  *offs;
+	long long	total;
+	int64_t		old = res->made ? res->nrows : 0;
+	TmValue   **dvals;
+	uint8_t   **dnulls;
+	DRun		R;
+	DFlags		f;
+
+	if (!count_pass(c, P, nrows, &offs, &total))
+		return false;
+	if (!emit_grow(c, sk, total, &dvals, &dnulls))
+		return false;
 
 	memset(&R, 0, sizeof(R));
 	R.pass = PASS_RUN;
@@ -2323,6 +2930,39 @@ sink_emit(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipe
 	st->sink_rows = total;
 	st->out_rows = total;
 	return true;
+}
+
+/* EMIT over chunks: a COUNT sweep, the result grown once, a sweep that writes each chunk's rows */
+static bool
+sink_emit_chunked(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
+{
+	const TmSink *sk = &pl->sink;
+	HResult    *res = &c->results[sk->target];
+	int			ncols = sk->nvals;
+	int64_t		old = res->made ? res->nrows : 0;
+	long long	total;
+	TmValue   **dvals;
+	uint8_t   **dnulls;
+	bool	   *text;
+	DRun		R;
+	bool		ok;
+
+	if (!chunked_count(c, S, &total) || !emit_grow(c, sk, total, &dvals, &dnulls))
+		return false;
+	text = (bool *) xmalloc0(c, sizeof(bool) * Max1(ncols));
+	if (text == NULL)
+		return false;
+	for (int i = 0; i < ncols; i++)
+		text[i] = kind_is_text(sk->vals[i]->result.kind);
+	memset(&R, 0, sizeof(R));
+	R.outvals = dvals;
+	R.outnulls = dnulls;
+	R.flags = c->dflags;
+	ok = chunked_write(c, S, R, old, old + total, ncols, res->vals, res->nulls, text);
+	free(text);
+	st->sink_rows = total;
+	st->out_rows = total;
+	return ok;
 }
 
 /* stable radix sort of (key, value) pairs on the low `bits` bits of the keys (CUB) */
@@ -2348,14 +2988,14 @@ sort_pairs(Ctx *c, const unsigned int *kin, unsigned int *kout, const unsigned i
  * directory insert, count per directory slot, prefix sum, stable sort of (slot, row), gather.
  */
 static bool
-sink_hash_build(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipelineStats *st)
+sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 {
 	const TmSink *sk = &pl->sink;
 	const TmHashTable *def = &c->plan->hashtables[sk->target];
 	int			nk = sk->nkeys;
 	int			nv = sk->nvals;
 	int			ncols = nk + nv;
-	long long  *offs;
+	long long  *offs = NULL;
 	long long	n;
 	TmValue    *rows[TM_GPU_MAX_KEYS + 256];
 	uint8_t    *rnulls[TM_GPU_MAX_KEYS + 256];
@@ -2375,7 +3015,8 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmG
 	DJoin		J;
 	bool		ok = false;
 
-	if (!count_pass(c, P, nrows, &offs, &n))
+	/* chunks: a first sweep counts the rows */
+	if (S->chunked ? !chunked_count(c, S, &n) : !count_pass(c, S->P, S->nrows, &offs, &n))
 		return false;
 	if (n >= TM_GPU_MAX_BUILD_ROWS)
 		return fail(c, TM_GPU_ERR_UNSUPPORTED, "hash table %d: build side of %lld rows", sk->target, n);
@@ -2392,14 +3033,32 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmG
 	if (hashes == NULL || !alloc_value_columns(c, ncols, n, hrows, hrnulls, &drows, &drnulls))
 		goto done;
 	memset(&R, 0, sizeof(R));
-	R.pass = PASS_RUN;
-	R.offs = offs;
 	R.outvals = drows;
 	R.outnulls = drnulls;
 	R.outhash = hashes;
 	R.flags = c->dflags;
-	if (!run_pass(c, P, R, nrows, &f))
-		goto done;
+	if (S->chunked)
+	{
+		/* the second sweep writes each chunk's rows after those of the earlier chunks: source order */
+		bool	   *text = (bool *) xmalloc0(c, sizeof(bool) * Max1(ncols));
+		bool		wrote;
+
+		if (text == NULL)
+			goto done;
+		for (int i = 0; i < ncols; i++)
+			text[i] = kind_is_text(i < nk ? sk->keys[i]->result.kind : sk->vals[i - nk]->result.kind);
+		wrote = chunked_write(c, S, R, 0, n, ncols, hrows, hrnulls, text);
+		free(text);
+		if (!wrote)
+			goto done;
+	}
+	else
+	{
+		R.pass = PASS_RUN;
+		R.offs = offs;
+		if (!run_pass(c, S->P, R, S->nrows, &f))
+			goto done;
+	}
 
 	/* group by key */
 	dirsize = 16;
@@ -2527,20 +3186,92 @@ done:
 }
 
 /*
+ * chunks, AGG: after a chunk's pass, copy out of the chunk the text values that the state took from it:
+ * the keys of the groups made in this chunk (from *ng_prev on), every group's text min / max state, the
+ * values of the DISTINCT pairs added in this chunk (from dn_prev[a] on)
+ */
+static bool
+agg_fix_chunk(Ctx *c, const Src *S, const TmSink *sk, const DRun &R, TmValue *const *gkeys,
+			  uint8_t *const *gknulls, const DAggState *states, long long cap, unsigned long long *ng_prev,
+			  unsigned long long *dn_prev, DFix *fx, unsigned long long *acc)
+{
+	unsigned long long ng;
+	int			n = 0;
+
+	if (!download(c, &ng, R.ngroups, sizeof(ng)))
+		return false;
+	if ((long long) ng > cap)
+		ng = (unsigned long long) cap;
+	for (int k = 0; k < sk->nkeys; k++)
+		if (kind_is_text(sk->keys[k]->result.kind) && ng > *ng_prev)
+		{
+			memset(&fx[n], 0, sizeof(DFix));
+			fx[n].vals = (char *) (gkeys[k] + *ng_prev);
+			fx[n].stride = (long long) sizeof(TmValue);
+			fx[n].nulls = gknulls[k] + *ng_prev;
+			fx[n].n = (long long) (ng - *ng_prev);
+			n++;
+		}
+	for (int a = 0; a < sk->naggs; a++)
+	{
+		const TmAgg *ag = &sk->aggs[a];
+		const DAggState *st = &states[a];
+
+		if (ag->kind == TM_AGG_COUNT_STAR || !kind_is_text(ag->arg->result.kind))
+			continue;
+		if (ag->kind == TM_AGG_MIN || ag->kind == TM_AGG_MAX)
+		{
+			/* the state words of group g: a TmValue at w[3g], NULL while seen[g] == 0 */
+			memset(&fx[n], 0, sizeof(DFix));
+			fx[n].vals = (char *) st->w;
+			fx[n].stride = 3 * (long long) sizeof(unsigned long long);
+			fx[n].seen = st->seen;
+			fx[n].n = (long long) ng;
+			n++;
+		}
+		else if (agg_is_distinct(ag))
+		{
+			unsigned long long dn;
+
+			if (!download(c, &dn, st->dn, sizeof(dn)))
+				return false;
+			if ((long long) dn > st->dcap)
+				dn = (unsigned long long) st->dcap;
+			if (dn > dn_prev[a])
+			{
+				memset(&fx[n], 0, sizeof(DFix));
+				fx[n].vals = (char *) (st->dvals + dn_prev[a]);
+				fx[n].stride = (long long) sizeof(TmValue);
+				fx[n].n = (long long) (dn - dn_prev[a]);
+				n++;
+			}
+			dn_prev[a] = dn;
+		}
+	}
+	*ng_prev = ng;
+	return fix_text(c, S, fx, n, acc);
+}
+
+/*
  * AGG: group table with atomics.  The table first gets room for min(bound, AGG_INITIAL_CAP) groups
  * (bound: sink rows, counted by a COUNT pass where probes can multiply rows, else the source rows), and
  * each DISTINCT set room for min(bound, DISTINCT_INITIAL_CAP) pairs; if one of them overflows, the pass
  * is redone with room for bound groups / pairs there.
+ *
+ * Over chunks, the table and the states persist from chunk to chunk.  A chunk whose pass overflows has
+ * updated part of the state already: the aggregation starts over from the first chunk, with 4 times the
+ * room where it overflowed (at most bound; with probes that can multiply rows, bound is not counted:
+ * INT32_MAX - 1).  So it does if a chunk's text copies do not fit (with chunks half as large).
  */
 static bool
-sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipelineStats *st)
+sink_agg(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 {
 	const TmSink *sk = &pl->sink;
 	HResult    *res = &c->results[sk->target];
 	int			nk = sk->nkeys;
 	int			na = sk->naggs;
 	int			ncols = nk + na;
-	long long	bound = nrows;
+	long long	bound = S->nrows;
 	long long	cap;
 	long long	dcap;
 	size_t		mark;
@@ -2549,6 +3280,11 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 	TmValue	   *gkeys[TM_GPU_MAX_KEYS];
 	uint8_t    *gknulls[TM_GPU_MAX_KEYS];
 	unsigned long long ng = 0;
+	unsigned long long *dn_prev = NULL;
+	long long	sinkrows = 0;
+	int			ntext = 0;
+	DFix	   *fx = NULL;
+	unsigned long long *acc = NULL;
 	DFlags		f;
 	cudaError_t e;
 	bool		ok = false;
@@ -2557,7 +3293,9 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 	{
 		long long  *offs;
 
-		if (!count_pass(c, P, nrows, &offs, &bound))
+		if (S->chunked)
+			bound = INT32_MAX - 1;	/* not counted (a sweep over the chunks): the tables grow by steps */
+		else if (!count_pass(c, S->P, S->nrows, &offs, &bound))
 			return false;
 	}
 	if (bound >= INT32_MAX)
@@ -2570,10 +3308,34 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 		dcap = 1;
 	modes = (int *) xmalloc0(c, sizeof(int) * Max1(na));
 	states = (DAggState *) xmalloc0(c, sizeof(DAggState) * Max1(na));
-	if (modes == NULL || states == NULL)
+	dn_prev = (unsigned long long *) xmalloc0(c, sizeof(unsigned long long) * Max1(na));
+	if (modes == NULL || states == NULL || dn_prev == NULL)
 		goto done;
 	for (int a = 0; a < na; a++)
 		modes[a] = agg_mode(c, &sk->aggs[a], a);
+	if (S->chunked)
+	{
+		/* text values that the state keeps: group keys, min / max states, DISTINCT values */
+		for (int k = 0; k < nk; k++)
+			ntext += kind_is_text(sk->keys[k]->result.kind) ? 1 : 0;
+		for (int a = 0; a < na; a++)
+		{
+			const TmAgg *ag = &sk->aggs[a];
+
+			if (ag->kind != TM_AGG_COUNT_STAR && kind_is_text(ag->arg->result.kind) &&
+				(ag->kind == TM_AGG_MIN || ag->kind == TM_AGG_MAX || agg_is_distinct(ag)))
+				ntext++;
+		}
+		S->count_scratch = false;
+		S->copy_factor = ntext;	/* at most one copy per text value of a source row (without probes) */
+		if (ntext > 0)
+		{
+			fx = (DFix *) xmalloc0(c, sizeof(DFix) * (size_t) ntext);
+			acc = dalloc<unsigned long long>(c, 3);
+			if (fx == NULL || acc == NULL)
+				goto done;
+		}
+	}
 
 	mark = c->pool->used;
 	for (;;)
@@ -2581,6 +3343,9 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 		DRun		R;
 		uint64_t	dirsize = 16;
 		unsigned long long ng0 = (nk == 0) ? 1 : 0;
+		unsigned long long ng_prev = ng0;
+		bool		overflow = false;
+		bool		again = false;
 
 		memset(&R, 0, sizeof(R));
 		R.pass = PASS_RUN;
@@ -2641,44 +3406,74 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 			if (agg_is_distinct(&sk->aggs[a]))
 			{
 				uint64_t	dsize = tm_ht_pow2((uint64_t) dcap * 2);
-				DAggState  *S = &states[a];
+				DAggState  *DS = &states[a];
 
-				S->ddir = dalloc<unsigned long long>(c, dsize);
-				S->dmask = dsize - 1;
-				S->dcap = dcap;
-				S->dn = dalloc<unsigned long long>(c, 1);
-				S->dhash = dalloc<uint64_t>(c, (size_t) dcap);
-				S->dg = dalloc<long long>(c, (size_t) dcap);
-				S->dvals = dalloc<TmValue>(c, (size_t) dcap);
-				if (S->ddir == NULL || S->dn == NULL || S->dhash == NULL || S->dg == NULL || S->dvals == NULL)
+				DS->ddir = dalloc<unsigned long long>(c, dsize);
+				DS->dmask = dsize - 1;
+				DS->dcap = dcap;
+				DS->dn = dalloc<unsigned long long>(c, 1);
+				DS->dhash = dalloc<uint64_t>(c, (size_t) dcap);
+				DS->dg = dalloc<long long>(c, (size_t) dcap);
+				DS->dvals = dalloc<TmValue>(c, (size_t) dcap);
+				if (DS->ddir == NULL || DS->dn == NULL || DS->dhash == NULL || DS->dg == NULL || DS->dvals == NULL)
 					goto done;
-				if ((e = cudaMemsetAsync(S->ddir, 0xff, sizeof(unsigned long long) * dsize, c->stream)) != cudaSuccess ||
-					(e = cudaMemsetAsync(S->dn, 0, sizeof(unsigned long long), c->stream)) != cudaSuccess)
+				if ((e = cudaMemsetAsync(DS->ddir, 0xff, sizeof(unsigned long long) * dsize, c->stream)) != cudaSuccess ||
+					(e = cudaMemsetAsync(DS->dn, 0, sizeof(unsigned long long), c->stream)) != cudaSuccess)
 				{
 					fail_cuda(c, "cudaMemsetAsync (DISTINCT set)", e);
 					goto done;
 				}
 			}
+			dn_prev[a] = 0;
 		}
 		R.astate = upload(c, states, Max1(na));
 		R.ngroups = upload(c, &ng0, 1);
 		if (R.astate == NULL || R.ngroups == NULL)
 			goto done;
-		if (!run_pass(c, P, R, nrows, &f))
-			goto done;
-		if (f.overflow || f.doverflow)
+
+		/* the pass over the whole source, or over each chunk */
+		sinkrows = 0;
+		for (int64_t start = 0; !S->chunked || start < S->nrows;)
+		{
+			bool		good = !S->chunked || src_open(c, S, start);
+
+			good = good && run_pass(c, S->P, R, S->chunked ? S->n : S->nrows, &f);
+			if (good && (f.overflow || f.doverflow))
+			{
+				overflow = true;
+				break;
+			}
+			if (good)
+				sinkrows += (long long) f.sinkrows;
+			if (good && ntext > 0)
+				good = agg_fix_chunk(c, S, sk, R, gkeys, gknulls, states, cap, &ng_prev, dn_prev, fx, acc);
+			if (!good)
+			{
+				if (src_retry(c, S))
+				{
+					again = true;	/* with smaller chunks, from the first one */
+					break;
+				}
+				goto done;
+			}
+			if (!S->chunked)
+				break;
+			src_close(c, S);
+			start += S->n;
+		}
+		if (overflow)
 		{
 			bool		grow = false;
 
-			/* again, with room for every sink row where it overflowed */
+			/* again, with more room where it overflowed: for every sink row, or 4 times as much */
 			if (f.overflow && cap < bound)
 			{
-				cap = bound;
+				cap = S->chunked ? (4 * cap < bound ? 4 * cap : bound) : bound;
 				grow = true;
 			}
 			if (f.doverflow && dcap < bound)
 			{
-				dcap = bound;
+				dcap = S->chunked ? (4 * dcap < bound ? 4 * dcap : bound) : bound;
 				grow = true;
 			}
 			if (!grow)
@@ -2687,6 +3482,11 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 					 f.overflow ? cap : dcap);
 				goto done;
 			}
+			src_close(c, S);
+			again = true;
+		}
+		if (again)
+		{
 			c->pool->used = mark;
 			continue;
 		}
@@ -2748,13 +3548,15 @@ sink_agg(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipel
 		if (!download(c, &ff, c->dflags, sizeof(ff)) || !check_flags(c, &ff))
 			goto done;
 	}
-	st->sink_rows = (long long) f.sinkrows;
+	st->sink_rows = sinkrows;
 	st->out_rows = (long long) ng;
 	ok = true;
 
 done:
 	free(modes);
 	free(states);
+	free(dn_prev);
+	free(fx);
 	return ok;
 }
 
@@ -2880,6 +3682,108 @@ now_ms(void)
 	return (double) ts.tv_sec * 1000.0 + (double) ts.tv_nsec / 1e6;
 }
 
+/* the pipeline over its whole source (uploaded at the bottom of the pool if it is a host input) */
+static bool
+run_whole(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, const TmValue *params, const bool *paramnulls,
+		  TmGpuPipelineStats *st)
+{
+	DCol	   *cols = NULL;
+	int			ncols = 0;
+	int64_t		nrows = 0;
+	const DPipe *P;
+	Src			S;
+
+	if (!source_columns(c, pl, input, &cols, &ncols, &nrows))
+	{
+		free(cols);
+		return false;
+	}
+	P = upload_pipeline(c, pl, cols, ncols, nrows, params, paramnulls);
+	free(cols);
+	if (P == NULL)
+		return false;
+	st->source_rows = nrows;
+	memset(&S, 0, sizeof(S));
+	S.P = P;
+	S.nrows = nrows;
+	switch (pl->sink.kind)
+	{
+		case TM_SINK_EMIT:
+			return sink_emit(c, pl, P, nrows, st);
+		case TM_SINK_HASH_BUILD:
+			return sink_hash_build(c, pl, &S, st);
+		default:
+			return sink_agg(c, pl, &S, st);
+	}
+}
+
+/* the pipeline over chunks of its host input */
+static bool
+run_chunked(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, const TmValue *params,
+			const bool *paramnulls, TmGpuPipelineStats *st)
+{
+	Src			S;
+	bool		ok = false;
+
+	if (src_init(c, &S, pl, input))
+	{
+		/* the descriptor once; src_open points its source columns and row count at each chunk */
+		S.P = upload_pipeline(c, pl, S.dc, S.ncols, 0, params, paramnulls, &S.dcols);
+		if (S.P != NULL)
+		{
+			st->source_rows = S.nrows;
+			switch (pl->sink.kind)
+			{
+				case TM_SINK_EMIT:
+					ok = sink_emit_chunked(c, pl, &S, st);
+					break;
+				case TM_SINK_HASH_BUILD:
+					ok = sink_hash_build(c, pl, &S, st);
+					break;
+				default:
+					ok = sink_agg(c, pl, &S, st);
+					break;
+			}
+		}
+	}
+	/* nothing that lives on is at the top of the pool */
+	c->pool->hi = S.himark;
+	c->row_base = 0;
+	src_free(&S);
+	return ok;
+}
+
+/*
+ * Pipeline pl over host input `input` is to run over chunks: the chunk row limit says so, or its source
+ * columns (with the COUNT arrays its passes take) do not fit the free pool space
+ */
+static bool
+want_chunks(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, bool *chunk)
+{
+	int64_t		lim = max_chunk_rows();
+	Src			S;
+	size_t		need;
+	bool		ok;
+
+	*chunk = false;
+	if (lim > 0 && input->nrows > lim)
+	{
+		*chunk = true;
+		return true;
+	}
+	if (!src_init(c, &S, pl, input))
+	{
+		src_free(&S);
+		return false;
+	}
+	S.count_scratch = pl->sink.kind != TM_SINK_AGG || has_fanout(pl);
+	ok = chunk_need(c, &S, 0, S.nrows, &need);
+	if (ok)
+		*chunk = need > pool_free(c->pool);
+	src_free(&S);
+	return ok;
+}
+
 static bool
 execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *params, const bool *paramnulls,
 			 TmGpuTable *out, TmGpuPipelineStats *stats)
@@ -2896,47 +3800,40 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		const TmPipeline *pl = &plan->pipelines[p];
 		const TmGpuTable *input = NULL;
 		TmGpuPipelineStats st;
-		DCol	   *cols = NULL;
-		int			ncols = 0;
-		int64_t		nrows = 0;
-		const DPipe *P;
-		bool		ok;
+		int64_t		nrows;
+		bool		host;
+		bool		chunk = false;
 		double		t0 = now_ms();
 
 		c->pipeline = p;
+		c->row_base = 0;
 		memset(&st, 0, sizeof(st));
 		if ((pl->srckind == TM_SRC_TABLE || pl->srckind == TM_SRC_SUBPLAN) && inputs != NULL && p < ninputs)
 			input = &inputs[p];
 		if (!check_pipeline(c, pl, input))
 			return false;
-		if (!source_columns(c, pl, input, &cols, &ncols, &nrows))
-		{
-			free(cols);
-			return false;
-		}
+		nrows = (pl->srckind == TM_SRC_RESULT) ? c->results[pl->src_result].nrows : input->nrows;
 		if (nrows >= INT32_MAX)
-		{
-			free(cols);
 			return fail(c, TM_GPU_ERR_UNSUPPORTED, "source of %lld rows", (long long) nrows);
-		}
-		P = upload_pipeline(c, pl, cols, ncols, nrows, params, paramnulls);
-		free(cols);
-		if (P == NULL)
+		host = pl->srckind != TM_SRC_RESULT && !input->on_device;
+		if (host && nrows > 0 && !want_chunks(c, pl, input, &chunk))
 			return false;
-		st.source_rows = nrows;
-		switch (pl->sink.kind)
+		if (!chunk)
 		{
-			case TM_SINK_EMIT:
-				ok = sink_emit(c, pl, P, nrows, &st);
-				break;
-			case TM_SINK_HASH_BUILD:
-				ok = sink_hash_build(c, pl, P, nrows, &st);
-				break;
-			default:
-				ok = sink_agg(c, pl, P, nrows, &st);
-				break;
+			size_t		used0 = c->pool->used;
+
+			if (!run_whole(c, pl, input, params, paramnulls, &st))
+			{
+				/* the sink ran out of pool memory: try chunks (the input's space is reused then) */
+				if (!(host && nrows > 1 && c->rc == TM_GPU_ERR_NOMEM))
+					return false;
+				clear_failure(c);
+				c->pool->used = used0;
+				memset(&st, 0, sizeof(st));
+				chunk = true;
+			}
 		}
-		if (!ok)
+		if (chunk && !run_chunked(c, pl, input, params, paramnulls, &st))
 			return false;
 		CK(cudaStreamSynchronize(c->stream));
 		st.time_ms = now_ms() - t0;
@@ -2988,6 +3885,7 @@ tm_gpu_execute(TmGpuPool *pool, const TmPlan *plan, const TmGpuTable *inputs, in
 	c->stream = pool->stream;
 	c->plan = plan;
 	pool->used = 0;
+	pool->hi = pool->size;
 	pool->peak = 0;
 	c->results = (HResult *) xmalloc0(c, sizeof(HResult) * Max1(plan->nresults));
 	c->hts = (HHash *) xmalloc0(c, sizeof(HHash) * Max1(plan->nhashtables));
@@ -3037,6 +3935,7 @@ tm_gpu_pool_create(int dev, size_t bytes, TmGpuPool **poolp, char *err, int errl
 		return c->rc;
 	pool->dev = dev;
 	pool->size = bytes;
+	pool->hi = bytes;
 	if ((e = cudaSetDevice(dev)) != cudaSuccess)
 		fail_cuda(c, "cudaSetDevice", e);
 	else if ((e = cudaDeviceGetAttribute(&pool->nsm, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)

@@ -47,6 +47,22 @@
  * each tm_gpu_execute starts from empty.  If the pool is too small the call fails with TM_GPU_ERR_NOMEM
  * (and says how much more it needed); nothing else is allocated on the device.
  *
+ * Chunks: a pipeline whose source is a host input (TABLE / SUBPLAN, on_device = 0) that does not fit the
+ * pool space left (after what earlier pipelines keep: hash tables, results) runs over row chunks of its
+ * source: each chunk is uploaded into the top end of the pool, the pipeline's kernels run over it, and
+ * its space is reused by the next chunk; the sink accumulates across chunks.  The chunk size follows
+ * from the free space and the bytes per row of the columns the pipeline reads (text: the chunk's actual
+ * bytes).  The outcome is the one of an unchunked run: EMIT rows in the same order, the same hash table
+ * rows, the same groups; an expression error reports its source row number; stats add up over the
+ * chunks.  Text values of what the sink keeps (EMIT / build rows, group keys, min / max states, DISTINCT
+ * values) that point into a chunk's bytes are copied into pool memory that outlives the chunk.  Costs of
+ * chunking: EMIT and HASH_BUILD read their source twice (a counting sweep sizes the output first); an
+ * AGG whose group table or DISTINCT set overflows in a chunk starts over from the first chunk with a
+ * larger one (also when a chunk's copies of text values do not fit: with smaller chunks).  If not even
+ * one source row fits, the call fails with TM_GPU_ERR_NOMEM.  A pipeline whose input fits is run whole
+ * as before (if it then runs out of pool memory in its sink, it is run again over chunks).  Device-
+ * resident inputs (on_device = 1) are never chunked.
+ *
  * Every function is extern "C", never throws or aborts, checks every CUDA call it makes and reports
  * failure as a negative TmGpuRc plus a NUL-terminated message in err[errlen].  A pool is used by one
  * host thread at a time.
@@ -122,7 +138,7 @@ typedef struct TmGpuTable
 /* per pipeline, as TmPipelineStats of the CPU executor */
 typedef struct TmGpuPipelineStats
 {
-	int64_t		source_rows;	/* rows read from the source */
+	int64_t		source_rows;	/* rows of the source (over chunks too, however often read) */
 	int64_t		sink_rows;		/* rows that reached the sink (HASH_BUILD: not counting NULL keys) */
 	int64_t		out_rows;		/* hash table rows, groups, or emitted rows */
 	double		time_ms;		/* wall clock, uploads and copies included */
@@ -133,7 +149,8 @@ typedef struct TmGpuFailure
 {
 	int32_t		pipeline;		/* the pipeline that failed, -1 if none / before any */
 	int32_t		status;			/* TM_GPU_ERR_EXPR: the TmStatus raised (first one recorded) */
-	int64_t		row;			/* TM_GPU_ERR_EXPR: a source row of that pipeline that raised it */
+	int64_t		row;			/* TM_GPU_ERR_EXPR: a source row of that pipeline that raised it (its
+								 * number in the whole source, also when the pipeline ran over chunks) */
 } TmGpuFailure;
 
 typedef struct TmGpuPool TmGpuPool;
@@ -181,6 +198,14 @@ extern void tm_gpu_table_free(TmGpuTable *t);
 
 /* Bytes per value of kind in the layout above (text kinds: 0), or -1 for kinds the executor cannot hold. */
 extern int	tm_gpu_kind_width(int kind);
+
+/*
+ * For tests: run every pipeline with a host input of more than n rows over chunks of at most n rows
+ * (0: no limit, chunks only where the pool is too small; the default).  Without a call, the environment
+ * variable TM_GPU_MAX_CHUNK_ROWS (read once) gives the limit.  Process-wide: set it while no
+ * tm_gpu_execute runs.
+ */
+extern void tm_gpu_set_max_chunk_rows(int64_t n);
 
 #ifdef __cplusplus
 }

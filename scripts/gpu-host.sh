@@ -18,6 +18,9 @@
 #   6. themis.gpu_status() from a running server: the GPU must be usable from a backend (one check)
 #   7. a short table, then the closing line "N passed, N failed[, N skipped]"; exit 1 on failure
 #
+#   (fuzz) with STEPS containing "fuzz": test/fuzz/long.sh --device gpu for FUZZ_MINUTES (default 4),
+#      FUZZ_JOBS processes (default 8); mismatches' reproducers land in test/fuzz/repro/
+#   (pjoin) with STEPS containing "pjoin": make pjointest and bench/join/run.sh (PJOIN_ARGS), issue 8
 #   (bench) with STEPS containing "bench": bench/run.sh at BENCH_SF (default 10) for BENCH_QUERIES
 #      (default 1,3,6,12,14), themis off / on, cold (GPU column cache dropped) and warm, into BENCH_OUT
 #      (default $WORK/bench); its summary line goes into the table
@@ -66,6 +69,8 @@ unit_line="not run"
 regress_state="not run"
 regress_gpu_state="not run"
 bench_state="not run"
+fuzz_state="not run"
+pjoin_state="not run"
 faults_state="not run"
 isolation_state="not run"
 status_line="not run"
@@ -134,7 +139,9 @@ if [ "$build_state" != FAILED ]; then
         regress_state="$REG_STATE"
     fi
     if want regress_gpu; then
-        { cat "$ROOT/test/themis.conf"; echo "themis.device = gpu"; } >"$WORK/gpu.conf"
+        # tt.device: the device the test helpers (sql/00_setup.sql, tt.check & co.) run their themis-on
+        # side with (they force cpu otherwise)
+        { cat "$ROOT/test/themis.conf"; echo "themis.device = gpu"; echo "tt.device = 'gpu'"; } >"$WORK/gpu.conf"
         run_regress gpu "$WORK/gpu.conf"
         regress_gpu_state="$REG_STATE"
     fi
@@ -158,10 +165,33 @@ if [ "$build_state" != FAILED ]; then
         printf 'themis.device = gpu\n' >"$WORK/iso-gpu.conf"
         PGBIN="$PGBIN_P" THEMIS_RUN_USER=pgrun THEMIS_ISOLATION_CONF="$WORK/iso-gpu.conf" \
             bash test/isolation/run.sh 2>&1 | tee "$WORK/isolation.log"
-        il="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/isolation.log" | tail -n 1)"
+        il="$(grep -E '^isolation: [0-9]+ passed, [0-9]+ failed' "$WORK/isolation.log" | tail -n 1)"
+        il="${il#isolation: }"
         ip="$(sed -nE 's/^([0-9]+) passed.*/\1/p' <<<"$il")"; if_="$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$il")"
         passed=$((passed + ${ip:-0})); failed=$((failed + ${if_:-1}))
         isolation_state="${il:-did not run}"
+    fi
+
+    # ---- differential fuzzing on the GPU ----
+    if want fuzz; then
+        log "test/fuzz/long.sh --minutes ${FUZZ_MINUTES:-4} --device gpu"
+        bash test/fuzz/long.sh --minutes "${FUZZ_MINUTES:-4}" --device gpu --jobs "${FUZZ_JOBS:-8}" \
+            --out "${FUZZ_OUT:-$WORK/fuzz}" 2>&1 | tee "$WORK/fuzz.log" | tail -n 25
+        fl="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/fuzz.log" | tail -n 1)"
+        fuzz_state="${fl:-did not finish}"
+        [ -n "$fl" ] && [ "$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$fl")" != 0 ] && failed=$((failed + 1))
+        [ -z "$fl" ] && failed=$((failed + 1))
+    fi
+
+    # ---- the partitioned hash join (issue 8): its test and microbenchmark ----
+    if want pjoin; then
+        log "make pjointest; bench/join/run.sh"
+        make PG_CONFIG="$PG_CONFIG" CUDA=yes CUDA_ARCHS="$CUDA_ARCHS" pjointest 2>&1 | tee "$WORK/pjoin.log" | tail -n 5
+        pl="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/pjoin.log" | tail -n 1)"
+        pjoin_state="test: ${pl:-did not finish}"
+        [ -n "$pl" ] && [ "$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$pl")" = 0 ] || failed=$((failed + 1))
+        bash bench/join/run.sh ${PJOIN_ARGS:-} 2>&1 | tee -a "$WORK/pjoin.log" | tail -n 30
+        pjoin_state="$pjoin_state; bench: see bench/join/results/"
     fi
 
     # ---- benchmark ----
@@ -209,6 +239,8 @@ printf '  %-18s %s\n' "regress (auto)" "$regress_state"
 printf '  %-18s %s\n' "regress (gpu)" "$regress_gpu_state"
 printf '  %-18s %s\n' "faults" "$faults_state"
 printf '  %-18s %s\n' "isolation (gpu)" "$isolation_state"
+printf '  %-18s %s\n' "fuzz (gpu)" "$fuzz_state"
+printf '  %-18s %s\n' "partitioned join" "$pjoin_state"
 printf '  %-18s %s\n' "benchmark" "$bench_state"
 printf '  %-18s %s\n' "gpu_status()" "$status_line"
 printf '  %-18s %s\n' "logs" "$WORK"

@@ -4,11 +4,12 @@
  *   themis.cache_table(regclass) -> int8    load every column themis can represent into the cache now
  *                                           (bytes stored); requires SELECT on the table
  *   themis.cache_drop(regclass = NULL) -> int8   drop the table's entry (NULL: every table of this
- *                                           database); number of entries dropped
+ *                                           database); number of entries dropped (0 without a usable
+ *                                           GPU daemon: nothing is cached then)
  *   themis.cache_entries() -> setof record  one row per cached column of this database's tables that the
  *                                           caller may read, with whether the
  *                                           entry may serve the caller's snapshot now (valid); the view
- *                                           themis.cache selects from it
+ *                                           themis.cache selects from it; no rows without a usable daemon
  */
 #include "postgres.h"
 
@@ -110,7 +111,7 @@ themis_cache_table(PG_FUNCTION_ARGS)
 						RelationGetRelationName(rel))));
 		PG_RETURN_INT64(0);
 	}
-	if (!tm_colset_read_table(&set, rel, GetActiveSnapshot(), &why))
+	if (!tm_colset_read_table_parallel(&set, rel, GetActiveSnapshot(), &why))
 	{
 		/* drop the columns that cannot be represented, read again */
 		table_close(rel, AccessShareLock);
@@ -194,9 +195,10 @@ themis_cache_drop(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("must be superuser to drop every table from the GPU cache")));
-	require_daemon();
 	d.dboid = MyDatabaseId;
 	d.relid = PG_ARGISNULL(0) ? 0 : PG_GETARG_OID(0);
+	if (!tm_gpud_ready(true, &why))
+		PG_RETURN_INT64(0);		/* no daemon with a GPU: nothing is cached */
 	t = tm_gpud_request(TM_MSG_CACHE_DROP, &d, sizeof(d), -1, &reply, &rlen, NULL, &why);
 	if (t < 0)
 		ereport(ERROR, (errcode(ERRCODE_CONNECTION_FAILURE), errmsg("themis: %s", why)));
@@ -217,7 +219,8 @@ themis_cache_entries(PG_FUNCTION_ARGS)
 	TmxCacheRow *rows;
 
 	InitMaterializedSRF(fcinfo, 0);
-	require_daemon();
+	if (!tm_gpud_ready(true, &why))
+		return (Datum) 0;		/* no daemon with a GPU: nothing is cached (gpu_status() says why) */
 	t = tm_gpud_request(TM_MSG_CACHE_LIST, NULL, 0, -1, &reply, &rlen, NULL, &why);
 	if (t < 0)
 		ereport(ERROR, (errcode(ERRCODE_CONNECTION_FAILURE), errmsg("themis: %s", why)));

@@ -6,6 +6,9 @@
  *     snapshot (no synchronized scans: the same snapshot always yields the same rows in the same order,
  *     which the column cache relies on when it adds columns to an entry) or from a PostgreSQL subplan;
  *   - packing column sets into one memfd for a request (tm_colset_pack);
+ *   - (colbuild_parallel.c) the same table read by parallel workers, block range by block range
+ *     (tm_colset_read_blocks here): the set then holds the ranges as parts, which tm_colset_bytes and
+ *     tm_colset_pack treat as the one set they are concatenated in block order;
  *   - turning a result memfd back into a TmResultSet (tm_result_from_memfd).
  *
  * Buffers are palloc'd (huge allocations allowed) in CurrentMemoryContext.
@@ -46,6 +49,8 @@ tm_colset_init(TmColSet *set, int ncols)
 	set->nrows = 0;
 	set->cap = 0;
 	set->cols = palloc0(sizeof(TmColBuild) * Max(ncols, 1));
+	set->nparts = 0;
+	set->parts = NULL;
 }
 
 /* make room for one more row in every present column */
@@ -56,6 +61,8 @@ grow(TmColSet *set)
 
 	if (set->nrows < set->cap)
 		return;
+	if (set->nparts > 0)
+		elog(ERROR, "themis: rows cannot be added to a column set read in parts");
 	ncap = set->cap ? set->cap * 2 : 4096;
 	for (int c = 0; c < set->ncols; c++)
 	{
@@ -175,14 +182,15 @@ put_row(TmColSet *set, TupleTableSlot *slot, bool by_attno, MemoryContext rowcxt
 	return ok;
 }
 
-bool
-tm_colset_read_table(TmColSet *set, Relation rel, Snapshot snap, const char **why)
+TmReadResult
+tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot snap, BlockNumber start, BlockNumber nblocks,
+					  pg_atomic_uint32 *stop)
 {
 	TableScanDesc scan;
 	TupleTableSlot *slot;
 	MemoryContext rowcxt;
 	int			maxattno = 0;
-	bool		ok = true;
+	TmReadResult result = TM_READ_OK;
 
 	for (int c = 0; c < set->ncols; c++)
 		if (set->cols[c].present)
@@ -192,26 +200,48 @@ tm_colset_read_table(TmColSet *set, Relation rel, Snapshot snap, const char **wh
 					 set->cols[c].attno, RelationGetRelationName(rel));
 			maxattno = Max(maxattno, set->cols[c].attno);
 		}
+	if (nblocks != InvalidBlockNumber && rel->rd_tableam != GetHeapamTableAmRoutine())
+		elog(ERROR, "themis: a block range of \"%s\" cannot be read: not a heap table",
+			 RelationGetRelationName(rel));
+	if (nblocks == 0)
+		return TM_READ_OK;
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "themis column row", ALLOCSET_SMALL_SIZES);
 	/* no synchronized scan: a given snapshot must always see the rows in the same order */
 	scan = table_beginscan_strat(rel, snap, 0, NULL, true, false);
+	if (nblocks != InvalidBlockNumber)
+		heap_setscanlimits(scan, start, nblocks);
 	slot = table_slot_create(rel, NULL);
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
 		CHECK_FOR_INTERRUPTS();
+		if (stop != NULL && pg_atomic_read_u32(stop) != 0)
+		{
+			result = TM_READ_STOPPED;
+			break;
+		}
 		if (maxattno > 0)
 			slot_getsomeattrs(slot, maxattno);
 		if (!put_row(set, slot, true, rowcxt))
 		{
-			*why = psprintf("a value of \"%s\" is not representable by themis", RelationGetRelationName(rel));
-			ok = false;
+			result = TM_READ_UNREPRESENTABLE;
 			break;
 		}
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	table_endscan(scan);
 	MemoryContextDelete(rowcxt);
-	return ok;
+	return result;
+}
+
+bool
+tm_colset_read_table(TmColSet *set, Relation rel, Snapshot snap, const char **why)
+{
+	if (tm_colset_read_blocks(set, rel, snap, 0, InvalidBlockNumber, NULL) != TM_READ_OK)
+	{
+		*why = psprintf("a value of \"%s\" is not representable by themis", RelationGetRelationName(rel));
+		return false;
+	}
+	return true;
 }
 
 bool
@@ -249,20 +279,66 @@ tm_colset_read_plan(TmColSet *set, PlanState *ps, EState *estate, const char **w
 	return true;
 }
 
+/* the parts of a set: a set read in one piece is one part */
+static inline int
+set_nparts(const TmColSet *set)
+{
+	return set->nparts > 0 ? set->nparts : 1;
+}
+
+/* rows and arrays of column c in part p of set */
+static void
+part_col(const TmColSet *set, int p, int c, int64 *nrows, TmColPartCol *pc)
+{
+	const TmColBuild *b = &set->cols[c];
+
+	if (set->nparts > 0)
+	{
+		*nrows = set->parts[p].nrows;
+		*pc = set->parts[p].cols[c];
+		return;
+	}
+	*nrows = set->nrows;
+	pc->data = b->data;
+	pc->dlen = kind_is_text(b->type.kind) ? b->dlen : (int64) kind_width(b->type.kind) * set->nrows;
+	pc->offsets = b->offsets;
+	pc->nulls = b->nulls;
+}
+
+/* bytes of column c's values and whether it has NULLs, over all parts */
+static void
+col_totals(const TmColSet *set, int c, int64 *dlen, bool *nulls)
+{
+	*dlen = 0;
+	*nulls = false;
+	for (int p = 0; p < set_nparts(set); p++)
+	{
+		int64		n;
+		TmColPartCol pc;
+
+		part_col(set, p, c, &n, &pc);
+		*dlen += pc.dlen;
+		*nulls |= pc.nulls != NULL;
+	}
+}
+
 /* bytes one column takes in a memfd (each array 8-aligned) */
 static int64
-col_packed_size(const TmColSet *set, const TmColBuild *b)
+col_packed_size(const TmColSet *set, int c)
 {
+	const TmColBuild *b = &set->cols[c];
 	int64		n = set->nrows;
+	int64		dlen;
+	bool		nulls;
 	int64		sz;
 
 	if (!b->present)
 		return 0;
+	col_totals(set, c, &dlen, &nulls);
+	sz = TYPEALIGN(8, dlen);
 	if (kind_is_text(b->type.kind))
-		sz = TYPEALIGN(8, b->dlen) + 8 * (n + 1);
-	else
-		sz = TYPEALIGN(8, (int64) kind_width(b->type.kind) * n);
-	if (b->nulls)
+		sz += 8 * (n + 1);
+	if (nulls)
 		sz += TYPEALIGN(8, n);
 	return sz;
 }
@@ -273,7 +349,7 @@ tm_colset_bytes(const TmColSet *set)
 	int64		total = 0;
 
 	for (int c = 0; c < set->ncols; c++)
-		total += col_packed_size(set, &set->cols[c]);
+		total += col_packed_size(set, c);
 	return total;
 }
 
@@ -287,6 +363,8 @@ tm_colset_pack(const TmColSet *set, char *map, int64 *off, TmxCol *out)
 		const TmColBuild *b = &set->cols[c];
 		TmxCol	   *x = &out[c];
 		int64		dlen;
+		bool		nulls;
+		int64		pos;
 
 		memset(x, 0, sizeof(TmxCol));
 		x->kind = b->type.kind;
@@ -296,26 +374,67 @@ tm_colset_pack(const TmColSet *set, char *map, int64 *off, TmxCol *out)
 		if (!b->present)
 			continue;
 		x->present = 1;
-		dlen = kind_is_text(b->type.kind) ? b->dlen : (int64) kind_width(b->type.kind) * n;
+		col_totals(set, c, &dlen, &nulls);
 		x->data_off = *off;
 		x->data_len = dlen;
-		if (dlen > 0)
-			memcpy(map + *off, b->data, dlen);
+		pos = *off;
+		for (int p = 0; p < set_nparts(set); p++)
+		{
+			int64		pn;
+			TmColPartCol pc;
+
+			part_col(set, p, c, &pn, &pc);
+			if (pc.dlen > 0)
+				memcpy(map + pos, pc.data, pc.dlen);
+			pos += pc.dlen;
+		}
 		*off += TYPEALIGN(8, dlen);
 		if (kind_is_text(b->type.kind))
 		{
+			int64	   *o = (int64 *) (map + *off);
+			int64		row = 0;
+			int64		base = 0;
+
 			x->offsets_off = *off;
-			if (n > 0)
-				memcpy(map + *off, b->offsets, 8 * (n + 1));
-			else
-				memset(map + *off, 0, 8);
+			o[0] = 0;
+			for (int p = 0; p < set_nparts(set); p++)
+			{
+				int64		pn;
+				TmColPartCol pc;
+
+				part_col(set, p, c, &pn, &pc);
+				if (pn == 0)
+					continue;
+				if (pc.offsets[0] == base)
+					memcpy(o + row, pc.offsets, 8 * (pn + 1));
+				else
+				{
+					/* a later part: its offsets start from its own bytes */
+					for (int64 r = 0; r < pn; r++)
+						o[row + r + 1] = base + (pc.offsets[r + 1] - pc.offsets[0]);
+				}
+				row += pn;
+				base += pc.dlen;
+			}
 			*off += 8 * (n + 1);
 		}
-		if (b->nulls)
+		if (nulls)
 		{
+			int64		row = 0;
+
 			x->nulls_off = *off;
-			if (n > 0)
-				memcpy(map + *off, b->nulls, n);
+			for (int p = 0; p < set_nparts(set); p++)
+			{
+				int64		pn;
+				TmColPartCol pc;
+
+				part_col(set, p, c, &pn, &pc);
+				if (pc.nulls != NULL)
+					memcpy(map + *off + row, pc.nulls, pn);
+				else
+					memset(map + *off + row, 0, pn);
+				row += pn;
+			}
 			*off += TYPEALIGN(8, n);
 		}
 	}

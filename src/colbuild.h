@@ -1,12 +1,14 @@
 /*
- * colbuild.h — columns in the GPU layout, built in a backend (colbuild.c); used by gpud_client.c and
- * exec_node.c.
+ * colbuild.h — columns in the GPU layout, built in a backend (colbuild.c, with parallel workers:
+ * colbuild_parallel.c); used by gpu_run.c and cache_sql.c.
  */
 #ifndef THEMIS_COLBUILD_H
 #define THEMIS_COLBUILD_H
 
 #include "themis.h"
 #include "themis/tm_gpud_proto.h"
+#include "port/atomics.h"
+#include "storage/block.h"
 #include "utils/relcache.h"
 #include "utils/snapshot.h"
 
@@ -22,18 +24,64 @@ typedef struct TmColBuild
 	uint8	   *nulls;			/* NULL until the first NULL */
 } TmColBuild;
 
+/* a column of a TmColPart: arrays owned by whoever made the part */
+typedef struct TmColPartCol
+{
+	const char *data;			/* fixed-width values, or text bytes */
+	int64		dlen;			/* bytes in data */
+	const int64 *offsets;		/* text: nrows + 1, from any base */
+	const uint8 *nulls;			/* NULL: no NULLs in this part */
+} TmColPartCol;
+
+/* consecutive rows of a set read in parts (colbuild_parallel.c) */
+typedef struct TmColPart
+{
+	int64		nrows;
+	TmColPartCol *cols;			/* the set's ncols */
+} TmColPart;
+
+/*
+ * A set is read in one piece (its rows in the columns' arrays), or in parts: then its rows are those of
+ * parts[0..nparts-1] in order, the columns' arrays are unused and no row can be added.  Either way
+ * tm_colset_bytes and tm_colset_pack see the same layout.
+ */
 typedef struct TmColSet
 {
 	int			ncols;
 	int64		nrows;
 	int64		cap;
 	TmColBuild *cols;
+	int			nparts;
+	TmColPart  *parts;
 } TmColSet;
 
 extern void tm_colset_init(TmColSet *set, int ncols);
 /* read the present columns (by attno) of every row rel's snapshot sees; false + *why if a value is not
  * representable */
 extern bool tm_colset_read_table(TmColSet *set, Relation rel, Snapshot snap, const char **why);
+
+typedef enum TmReadResult
+{
+	TM_READ_OK,
+	TM_READ_UNREPRESENTABLE,	/* a value is not representable by themis */
+	TM_READ_STOPPED				/* *stop became nonzero */
+} TmReadResult;
+
+/*
+ * Append the present columns (by attno) of the rows snap sees in blocks [start, start + nblocks) of rel,
+ * in the order of a sequential scan (no synchronized scan).  nblocks = InvalidBlockNumber: the whole
+ * table (any table AM); otherwise rel must be a heap table.  stop (may be NULL) is polled per row.
+ */
+extern TmReadResult tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot snap, BlockNumber start,
+										  BlockNumber nblocks, pg_atomic_uint32 *stop);
+
+/*
+ * colbuild_parallel.c: tm_colset_read_table with parallel workers where PostgreSQL gives them and the table
+ * is big enough (else it is tm_colset_read_table).  Same rows in the same order, packed alike; the set may
+ * come back in parts, whose memory (shared memory mappings included) CurrentMemoryContext owns.
+ */
+extern bool tm_colset_read_table_parallel(TmColSet *set, Relation rel, Snapshot snap, const char **why);
+
 /* read the present columns (by position) of every row of a subplan */
 extern bool tm_colset_read_plan(TmColSet *set, PlanState *ps, EState *estate, const char **why);
 extern int64 tm_colset_bytes(const TmColSet *set);

@@ -83,7 +83,7 @@ read_source(const TmPipeline *pl, SrcState *s, EState *estate, PlanState **input
 	{
 		Relation	rel = table_open(pl->relid, AccessShareLock);
 
-		ok = tm_colset_read_table(&s->set, rel, estate->es_snapshot, why);
+		ok = tm_colset_read_table_parallel(&s->set, rel, estate->es_snapshot, why);
 		table_close(rel, NoLock);
 	}
 	else

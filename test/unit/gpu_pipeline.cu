@@ -13,7 +13,15 @@
  * FILTER clauses, NULL group keys, no group keys, after a join, sets that outgrow their first size,
  * heavy contention on few values); device-resident inputs (on_device = 1: same results as host inputs,
  * bad pointers refused); errors: division by zero (also in a later pipeline), numeric sum beyond 128
- * bits (fallback), a pool too small.
+ * bits (fallback), a pool too small.  Chunks (host inputs run over row chunks): each plan run unchunked
+ * and with tm_gpu_set_max_chunk_rows 1, 7, 1000 (and others) gives the same rows (EMIT: in the same
+ * order) and stats: EMIT of every kind, substrings, constants and parameters; filters that drop whole
+ * chunks or every row; joins whose build and probe sides are chunked (text keys, EMIT appends); grouped,
+ * global and DISTINCT aggregates, after a join, into a RESULT source; long texts met again in later
+ * chunks; group tables / DISTINCT sets that overflow in a later chunk; expression errors in a late
+ * chunk (the source row number); device inputs (never chunked); and without the limit: a pool smaller
+ * than the input, a pool that holds the input but not the sink as well (run again over chunks), a
+ * skewed join whose chunk is redone with fewer rows.
  *
  * Prints "N passed, N failed" (tm_unit.h); without a usable GPU it says it skipped and passes (make
  * unittest does not even run it then, see test/unit/harness/run.sh).
@@ -2196,6 +2204,1012 @@ test_device_inputs(void)
 	}
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * Chunks: host inputs run over row chunks (forced with tm_gpu_set_max_chunk_rows, or by a small pool)
+ * ------------------------------------------------------------------------------------------------
+ */
+
+/* text constant s (in the expression's pool) */
+static void
+p_text(const char *s)
+{
+	TmValue		v;
+	int			len = (int) strlen(s);
+
+	memset(&v, 0, sizeof(v));
+	memcpy(A.pool + A.plen, s, (size_t) len);
+	v.s.p = (const char *) (intptr_t) A.plen;
+	v.s.len = len;
+	A.plen += len;
+	A.consts[A.nc] = v;
+	a_op(TMI_PUSH_CONST, TMF_TEXT, A.nc++, 0, 0);
+}
+
+/* substring(slot s from start for len), bytes */
+static TmExpr *
+x_substr(int s, int64_t start, int64_t len)
+{
+	a_init();
+	p_slot(s);
+	p_int(start);
+	p_int(len);
+	a_op(TMI_SUBSTR, TMF_HASLEN, 0, 0, 0);
+	return a_build(ty(TM_K_TEXT));
+}
+
+/* coalesce(slot s, 'none'): values that point into the input and into the expression's pool */
+static TmExpr *
+x_coalesce_text(int s)
+{
+	int			j;
+
+	a_init();
+	p_slot(s);
+	j = a_op(TMI_JUMP_IF_NOT_NULL, 0, -1, 0, 0);
+	a_op(TMI_POP, 0, 0, 0, 0);
+	p_text("none");
+	patch(j);
+	return a_build(ty(TM_K_TEXT));
+}
+
+/* k / (slot s - z) (int4): division by zero where s = z */
+static TmExpr *
+x_div_zero_at(int s, int64_t z, int64_t k)
+{
+	a_init();
+	p_int(k);
+	p_slot(s);
+	p_int(z);
+	a_op(TMI_SUB, TM_K_INT4, 0, 0, 0);
+	a_op(TMI_DIV, TM_K_INT4, 0, 0, 0);
+	return a_build(ty(TM_K_INT4));
+}
+
+static std::vector<int64_t> g_chunk_sizes = {1, 7, 1000};
+
+/*
+ * Run pl unchunked, then over chunks of at most n rows for each n of sizes: the same rows (in the same
+ * order if ordered, else as multisets; float zeros / NaNs without sign) and the same stats.  Returns the
+ * unchunked rows.
+ */
+static std::vector<std::string>
+check_chunked(const char *what, const TmPlan &pl, std::vector<const HTable *> inputs, bool ordered,
+			  const std::vector<int64_t> &sizes = g_chunk_sizes, const TmValue *params = NULL,
+			  const bool *paramnulls = NULL)
+{
+	std::vector<std::string> exp;
+
+	tm_gpu_set_max_chunk_rows(0);
+	Run			ref = run_plan(pl, inputs, params, paramnulls);
+
+	TM_CHECK_MSG(ref.rc == TM_GPU_OK, "%s, unchunked: rc %d: %s", what, ref.rc, ref.err);
+	if (ref.rc != TM_GPU_OK)
+		return exp;
+	exp = norm_zero_nan(out_rows(ref.out));
+	for (int64_t n : sizes)
+	{
+		char		w[200];
+
+		snprintf(w, sizeof(w), "%s, chunks of %lld rows", what, (long long) n);
+		tm_gpu_set_max_chunk_rows(n);
+		Run			r = run_plan(pl, inputs, params, paramnulls);
+
+		tm_gpu_set_max_chunk_rows(0);
+		TM_CHECK_MSG(r.rc == TM_GPU_OK, "%s: rc %d: %s", w, r.rc, r.err);
+		if (r.rc != TM_GPU_OK)
+			continue;
+		check_rows(w, norm_zero_nan(out_rows(r.out)), exp, ordered);
+		for (int p = 0; p < pl.npipelines; p++)
+			TM_CHECK_MSG(r.stats[p].source_rows == ref.stats[p].source_rows &&
+						 r.stats[p].sink_rows == ref.stats[p].sink_rows &&
+						 r.stats[p].out_rows == ref.stats[p].out_rows,
+						 "%s: pipeline %d stats %lld / %lld / %lld, unchunked %lld / %lld / %lld", w, p,
+						 (long long) r.stats[p].source_rows, (long long) r.stats[p].sink_rows,
+						 (long long) r.stats[p].out_rows, (long long) ref.stats[p].source_rows,
+						 (long long) ref.stats[p].sink_rows, (long long) ref.stats[p].out_rows);
+		tm_gpu_table_free(&r.out);
+	}
+	tm_gpu_table_free(&ref.out);
+	return exp;
+}
+
+/* L: long text values (group keys of up to 200 bytes, values of up to 300 bytes, empty ones) */
+enum { L_ID, L_KEY, L_TXT, L_V, L_NCOLS };
+
+static HTable
+make_L(int64_t n)
+{
+	HTable		t;
+	std::vector<std::string> keys;
+	Zipf		zk(12, 0.8);
+
+	for (int i = 0; i < 12; i++)
+		keys.push_back("key " + std::to_string(i) + " " + std::string((size_t) ((i * 37) % 200), (char) ('a' + i)));
+	t.nrows = n;
+	t.cols.push_back(col_new(TM_K_INT8));
+	t.cols.push_back(col_new(TM_K_TEXT));
+	t.cols.push_back(col_new(TM_K_TEXT));
+	t.cols.push_back(col_new(TM_K_INT4));
+	for (int64_t r = 0; r < n; r++)
+	{
+		std::string s;
+		int64_t		len = chance(0.1) ? 0 : rnd_range(0, 300);
+
+		for (int64_t i = 0; i < len; i++)
+			s += (char) ('A' + rnd() % 26);
+		push_i(t.cols[L_ID], r);
+		push_s(t.cols[L_KEY], keys[zk.draw()], chance(0.05));
+		push_s(t.cols[L_TXT], s, chance(0.1));
+		push_i(t.cols[L_V], rnd_range(-1000, 1000), chance(0.1));
+	}
+	return t;
+}
+
+/*
+ * T -> FILTER v % 3 = 1 -> FILTER v <= $0 -> EMIT: every kind, a substring (points into the middle of
+ * an input value), coalesce(txt, 'none') (input or expression pool), the text parameter
+ */
+static void
+test_chunk_emit(void)
+{
+	HTable		T = make_T(2500, 300);
+	PipeB		p(TM_SRC_TABLE, 0);
+	int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+	int			s_v = p.slot(ty(TM_K_INT4), 0, T_V);
+	int			s_txt = p.slot(ty(TM_K_TEXT), 0, T_TXT);
+	int			s_num = p.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
+	int			s_f = p.slot(ty(TM_K_FLOAT8), 0, T_F);
+	int			s_bp = p.slot(ty(TM_K_BPCHAR), 0, T_BP);
+	int			s_d = p.slot(ty(TM_K_DATE), 0, T_D);
+	int			s_par = p.slot(ty(TM_K_INT4), -1, 0);
+	int			s_ptxt = p.slot(ty(TM_K_TEXT), -1, 1);
+	TmValue		params[2];
+	bool		paramnulls[2] = {false, false};
+	std::vector<std::string> exp;
+
+	a_init();
+	p_slot(s_v);
+	p_int(3);
+	a_op(TMI_MOD, TM_K_INT4, 0, 0, 0);
+	p_int(1);
+	a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
+	p.filter(a_build(ty(TM_K_BOOL)));
+	p.filter(x_cmp_slots(s_v, TM_PRED_LE, s_par));
+
+	std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_INT4), ty(TM_K_TEXT), ty(TM_K_NUMERIC, 2), ty(TM_K_FLOAT8),
+		ty(TM_K_BPCHAR), ty(TM_K_DATE), ty(TM_K_TEXT), ty(TM_K_TEXT), ty(TM_K_TEXT)};
+	TmPlan		pl = plan({p.emit(0, {x_slot(s_id, rt[0]), x_slot(s_v, rt[1]), x_slot(s_txt, rt[2]),
+									   x_slot(s_num, rt[3]), x_slot(s_f, rt[4]), x_slot(s_bp, rt[5]),
+									   x_slot(s_d, rt[6]), x_substr(s_txt, 2, 3), x_coalesce_text(s_txt),
+									   x_slot(s_ptxt, rt[9])})},
+						  {}, {result(rt)}, 0, {ty(TM_K_INT4), ty(TM_K_TEXT)});
+
+	memset(params, 0, sizeof(params));
+	params[0].i = 40;
+	params[1].s.p = "param text";
+	params[1].s.len = 10;
+	std::vector<std::string> got = check_chunked("chunked emit", pl, {&T}, true, g_chunk_sizes, params, paramnulls);
+
+	/* the unchunked rows are the right ones */
+	for (int64_t i = 0; i < T.nrows; i++)
+	{
+		int64_t		v = ival(T, T_V, i);
+		const std::string &s = T.cols[T_TXT].s[i];
+		bool		tn = isnull(T, T_TXT, i);
+
+		if (isnull(T, T_V, i) || v % 3 != 1 || v > 40)
+			continue;
+		exp.push_back(cell(T.cols[T_ID], i) + cell(T.cols[T_V], i) + cell(T.cols[T_TXT], i) +
+					  cell(T.cols[T_NUM], i) + cell(T.cols[T_F], i) + cell(T.cols[T_BP], i) +
+					  cell(T.cols[T_D], i) + (tn ? cNULL : cS(s.size() >= 2 ? s.substr(1, 3) : "")) +
+					  (tn ? cS("none") : cS(s)) + cS("param text"));
+	}
+	check_rows("chunked emit: unchunked rows", got, norm_zero_nan(exp), true);
+}
+
+/* filters that drop whole chunks (or every row); EMIT and AGG; the pool holds less with chunks */
+static void
+test_chunk_filter(void)
+{
+	HTable		T = make_T(20000, 300);
+	HTable		Tsmall = make_T(3000, 300);
+
+	for (int keep = 0; keep < 2; keep++)
+	{
+		/* keep: id in [12345, 12445); else none (id < 0) */
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+		int			s_txt = p.slot(ty(TM_K_TEXT), 0, T_TXT);
+		int			s_v = p.slot(ty(TM_K_INT4), 0, T_V);
+		char		what[100];
+
+		if (keep)
+		{
+			p.filter(x_cmp_const(s_id, TM_PRED_GE, 12345));
+			p.filter(x_cmp_const(s_id, TM_PRED_LT, 12445));
+		}
+		else
+			p.filter(x_cmp_const(s_id, TM_PRED_LT, 0));
+		PipeB		q = p;
+		PipeB		r = p;
+		TmPlan		pe = plan({p.emit(0, {x_slot(s_id, ty(TM_K_INT8)), x_slot(s_txt, ty(TM_K_TEXT)),
+										  x_slot(s_v, ty(TM_K_INT4))})},
+							  {}, {result({ty(TM_K_INT8), ty(TM_K_TEXT), ty(TM_K_INT4)})}, 0);
+		TmPlan		pg = plan({q.agg(0, {x_slot(s_txt, ty(TM_K_TEXT))},
+								 {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+								  agg(TM_AGG_MAX, x_slot(s_txt, ty(TM_K_TEXT)), ty(TM_K_TEXT))})},
+							  {}, {result({ty(TM_K_TEXT), ty(TM_K_INT8), ty(TM_K_TEXT)})}, 0);
+		TmPlan		pa = plan({r.agg(0, {},
+								 {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+								  agg(TM_AGG_SUM, x_slot(s_v, ty(TM_K_INT4)), ty(TM_K_INT8)),
+								  agg(TM_AGG_MIN, x_slot(s_txt, ty(TM_K_TEXT)), ty(TM_K_TEXT))})},
+							  {}, {result({ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_TEXT)})}, 0);
+
+		snprintf(what, sizeof(what), "emit, filter keeps %s", keep ? "100 rows" : "nothing");
+		std::vector<std::string> rows = check_chunked(what, pe, {&T}, true, {7, 1000, 4999});
+		TM_CHECK_INT_EQ((int64_t) rows.size(), keep ? 100 : 0);
+		check_chunked(what, pe, {&Tsmall}, true, {1});
+		snprintf(what, sizeof(what), "grouped aggregate, filter keeps %s", keep ? "100 rows" : "nothing");
+		check_chunked(what, pg, {&T}, false, {7, 1000});
+		check_chunked(what, pg, {&Tsmall}, false, {1});
+		snprintf(what, sizeof(what), "global aggregate, filter keeps %s", keep ? "100 rows" : "nothing");
+		rows = check_chunked(what, pa, {&T}, true, {7, 1000});
+		TM_CHECK_INT_EQ((int64_t) rows.size(), 1);
+		check_chunked(what, pa, {&Tsmall}, true, {1});
+
+		/* the chunks' space is reused: less pool memory than the whole input takes */
+		if (keep)
+		{
+			Run			r0 = run_plan(pe, {&T});
+			size_t		peak0 = tm_gpu_pool_peak(g_pool);
+
+			tm_gpu_set_max_chunk_rows(1000);
+			Run			r1 = run_plan(pe, {&T});
+			size_t		peak1 = tm_gpu_pool_peak(g_pool);
+
+			tm_gpu_set_max_chunk_rows(0);
+			CHECK_OK(r0);
+			CHECK_OK(r1);
+			TM_CHECK_MSG(peak1 < peak0 / 4, "pool peak %zu over chunks of 1000 rows, %zu unchunked", peak1, peak0);
+			tm_gpu_table_free(&r0.out);
+			tm_gpu_table_free(&r1.out);
+		}
+	}
+}
+
+/*
+ * joins: build sides and probe sides over chunks; keys and payloads with text; EMIT keeps the order
+ * (source row, then build rows of a key in build order) exactly
+ */
+static void
+test_chunk_join(void)
+{
+	HTable		T = make_T(2000, 300);
+	HTable		B = make_B(1500, 300);
+
+	for (int jt = TM_JOIN_INNER; jt <= TM_JOIN_LEFT; jt++)
+	{
+		PipeB		pb(TM_SRC_TABLE, 0);
+		int			b_k = pb.slot(ty(TM_K_INT4), 0, B_K);
+		int			b_w = pb.slot(ty(TM_K_INT4), 0, B_W);
+		int			b_name = pb.slot(ty(TM_K_TEXT), 0, B_NAME);
+		TmPipeline	build = pb.build(0, {x_slot(b_k, ty(TM_K_INT4))},
+									 {x_slot(b_w, ty(TM_K_INT4)), x_slot(b_name, ty(TM_K_TEXT))});
+		PipeB		pp(TM_SRC_TABLE, 1);
+		int			t_id = pp.slot(ty(TM_K_INT8), 0, T_ID);
+		int			t_k = pp.slot(ty(TM_K_INT4), 0, T_K);
+		int			t_v = pp.slot(ty(TM_K_INT4), 0, T_V);
+		int			t_txt = pp.slot(ty(TM_K_TEXT), 0, T_TXT);
+		int			m_w = pp.slot(ty(TM_K_INT4), 1, 0);
+		int			m_name = pp.slot(ty(TM_K_TEXT), 1, 1);
+		bool		wide = (jt == TM_JOIN_INNER || jt == TM_JOIN_LEFT);
+		std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_INT4), ty(TM_K_TEXT)};
+		std::vector<TmExpr *> vals;
+		char		what[64];
+
+		pp.probe(jt, 0, {x_slot(t_k, ty(TM_K_INT4))}, x_cmp_slots(m_w, TM_PRED_LT, t_v));
+		vals = {x_slot(t_id, rt[0]), x_slot(t_v, rt[1]), x_slot(t_txt, rt[2])};
+		if (wide)
+		{
+			rt.push_back(ty(TM_K_INT4));
+			rt.push_back(ty(TM_K_TEXT));
+			vals.push_back(x_slot(m_w, rt[3]));
+			vals.push_back(x_slot(m_name, rt[4]));
+		}
+		TmPlan		pl = plan({build, pp.emit(0, vals)},
+							  {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4), ty(TM_K_TEXT)})}, {result(rt)}, 0);
+
+		snprintf(what, sizeof(what), "chunked join type %d", jt);
+		check_chunked(what, pl, {&B, &T}, true);
+	}
+
+	/* text keys: B.name -> (k, w); T.txt probes it; two EMITs into one result */
+	{
+		PipeB		pb(TM_SRC_TABLE, 0);
+		int			b_k = pb.slot(ty(TM_K_INT4), 0, B_K);
+		int			b_w = pb.slot(ty(TM_K_INT4), 0, B_W);
+		int			b_name = pb.slot(ty(TM_K_TEXT), 0, B_NAME);
+		TmPipeline	build = pb.build(0, {x_slot(b_name, ty(TM_K_TEXT))},
+									 {x_slot(b_k, ty(TM_K_INT4)), x_slot(b_w, ty(TM_K_INT4))});
+		PipeB		pp(TM_SRC_TABLE, 1);
+		int			t_id = pp.slot(ty(TM_K_INT8), 0, T_ID);
+		int			t_txt = pp.slot(ty(TM_K_TEXT), 0, T_TXT);
+		int			m_k = pp.slot(ty(TM_K_INT4), 1, 0);
+		PipeB		p2(TM_SRC_TABLE, 2);
+		int			u_id = p2.slot(ty(TM_K_INT8), 0, T_ID);
+		int			u_bp = p2.slot(ty(TM_K_BPCHAR), 0, T_BP);
+		HTable		T2 = make_T(900, 300);
+
+		pp.probe(TM_JOIN_INNER, 0, {x_slot(t_txt, ty(TM_K_TEXT))}, x_cmp_const(t_id, TM_PRED_LT, 400));
+		p2.filter(x_cmp_const(u_id, TM_PRED_GE, 300));
+		TmPlan		pl = plan({build, pp.emit(0, {x_slot(t_id, ty(TM_K_INT8)), x_slot(t_txt, ty(TM_K_TEXT)),
+											   x_slot(m_k, ty(TM_K_INT4))}),
+							   p2.emit(0, {x_slot(u_id, ty(TM_K_INT8)), x_slot(u_bp, ty(TM_K_TEXT)),
+										   x_slot(u_id, ty(TM_K_INT4))})},
+							  {hashtable({ty(TM_K_TEXT)}, {ty(TM_K_INT4), ty(TM_K_INT4)})},
+							  {result({ty(TM_K_INT8), ty(TM_K_TEXT), ty(TM_K_INT4)})}, 0);
+		std::vector<std::string> rows = check_chunked("chunked join on text keys, EMIT appends", pl, {&B, &T, &T2}, true);
+
+		TM_CHECK(rows.size() > 1000);
+	}
+}
+
+/* aggregation over chunks: grouped (NULL and bpchar keys), global, DISTINCT, after a join, into a RESULT */
+static void
+test_chunk_agg(void)
+{
+	HTable		T = make_T(3000, 300);
+	HTable		D = make_D(2500);
+
+	/* T -> AGG by (g, bp) with every aggregate of t_aggs; without keys */
+	{
+		AggSlots	s;
+		PipeB		p = t_agg_pipe(&s);
+		int			s_g = p.slot(ty(TM_K_INT4), 0, T_G);
+		int			s_bp = p.slot(ty(TM_K_BPCHAR), 0, T_BP);
+		std::vector<TmType> rt = {ty(TM_K_INT4), ty(TM_K_BPCHAR)};
+		std::vector<TmType> at = t_agg_types();
+		PipeB		q = t_agg_pipe(&s);
+
+		rt.insert(rt.end(), at.begin(), at.end());
+		TmPlan		pl = plan({p.agg(0, {x_slot(s_g, ty(TM_K_INT4)), x_slot(s_bp, ty(TM_K_BPCHAR))}, t_aggs(s))},
+							  {}, {result(rt)}, 0);
+		TmPlan		pg = plan({q.agg(0, {}, t_aggs(s))}, {}, {result(t_agg_types())}, 0);
+
+		check_chunked("chunked group by (g, bp)", pl, {&T}, false);
+		check_chunked("chunked global aggregate", pg, {&T}, true);
+	}
+
+	/* DISTINCT aggregates: by g, without keys, by a text key */
+	{
+		DSlots		s;
+		PipeB		p = d_pipe(&s);
+		int			s_g = p.slot(ty(TM_K_INT4), 0, D_G);
+		std::vector<TmType> rt = {ty(TM_K_INT4)};
+		std::vector<TmType> at = d_agg_types();
+		PipeB		q = d_pipe(&s);
+		PipeB		u = d_pipe(&s);
+
+		rt.insert(rt.end(), at.begin(), at.end());
+		TmPlan		pl = plan({p.agg(0, {x_slot(s_g, ty(TM_K_INT4))}, d_aggs(s))}, {}, {result(rt)}, 0);
+		TmPlan		pg = plan({q.agg(0, {}, d_aggs(s))}, {}, {result(d_agg_types())}, 0);
+		TmPlan		pt = plan({u.agg(0, {x_slot(s.t, ty(TM_K_TEXT))},
+								 {dagg(TM_AGG_COUNT, x_slot(s.p, ty(TM_K_BPCHAR)), ty(TM_K_INT8)),
+								  dagg(TM_AGG_SUM, x_slot(s.n, ty(TM_K_NUMERIC, 2)), ty(TM_K_NUMERIC, 3)),
+								  dagg(TM_AGG_COUNT, x_slot(s.t, ty(TM_K_TEXT)), ty(TM_K_INT8)),
+								  dagg(TM_AGG_MAX, x_slot(s.p, ty(TM_K_BPCHAR)), ty(TM_K_BPCHAR))})},
+							  {}, {result({ty(TM_K_TEXT), ty(TM_K_INT8), ty(TM_K_NUMERIC, 3), ty(TM_K_INT8),
+										   ty(TM_K_BPCHAR)})}, 0);
+
+		check_chunked("chunked DISTINCT aggregates by g", pl, {&D}, false);
+		check_chunked("chunked DISTINCT aggregates, one group", pg, {&D}, true);
+		check_chunked("chunked DISTINCT aggregates by text", pt, {&D}, false);
+	}
+
+	/* after a join (probes multiply rows), DISTINCT over build payload text */
+	{
+		HTable		T2 = make_T(2000, 200);
+		HTable		B = make_B(600, 200);
+
+		check_chunked("chunked join + DISTINCT aggregates", join_distinct_plan(), {&B, &T2}, false);
+	}
+
+	/* AGG with text keys / max(text) into a RESULT that a later pipeline reads (its text must be valid) */
+	{
+		HTable		T2 = make_T(2500, 200);
+		HTable		B = make_B(600, 200);
+		PipeB		pb(TM_SRC_TABLE, 0);
+		int			b_k = pb.slot(ty(TM_K_INT4), 0, B_K);
+		int			b_w = pb.slot(ty(TM_K_INT4), 0, B_W);
+		int			b_name = pb.slot(ty(TM_K_TEXT), 0, B_NAME);
+		TmPipeline	build = pb.build(0, {x_slot(b_k, ty(TM_K_INT4))},
+									 {x_slot(b_w, ty(TM_K_INT4)), x_slot(b_name, ty(TM_K_TEXT))});
+		PipeB		pp(TM_SRC_TABLE, 0);
+		int			t_k = pp.slot(ty(TM_K_INT4), 0, T_K);
+		int			t_txt = pp.slot(ty(TM_K_TEXT), 0, T_TXT);
+		int			t_bp = pp.slot(ty(TM_K_BPCHAR), 0, T_BP);
+		int			m_w = pp.slot(ty(TM_K_INT4), 1, 0);
+		int			m_name = pp.slot(ty(TM_K_TEXT), 1, 1);
+		std::vector<TmType> rt = {ty(TM_K_TEXT), ty(TM_K_TEXT), ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_TEXT),
+			ty(TM_K_BPCHAR)};
+		PipeB		pr(TM_SRC_RESULT, 0);
+		int			r_name = pr.slot(rt[0], 0, 0);
+		int			r_txt = pr.slot(rt[1], 0, 1);
+		int			r_cnt = pr.slot(rt[2], 0, 2);
+		int			r_sum = pr.slot(rt[3], 0, 3);
+		int			r_max = pr.slot(rt[4], 0, 4);
+		int			r_bp = pr.slot(rt[5], 0, 5);
+
+		pp.probe(TM_JOIN_LEFT, 0, {x_slot(t_k, ty(TM_K_INT4))}, NULL);
+		TmPipeline	aggp = pp.agg(0, {x_slot(m_name, rt[0]), x_slot(t_txt, rt[1])},
+								  {agg(TM_AGG_COUNT_STAR, NULL, rt[2]),
+								   agg(TM_AGG_SUM, x_slot(m_w, ty(TM_K_INT4)), rt[3]),
+								   agg(TM_AGG_MAX, x_slot(t_txt, rt[4]), rt[4]),
+								   agg(TM_AGG_MIN, x_slot(t_bp, rt[5]), rt[5])});
+		pr.filter(x_cmp_const(r_cnt, TM_PRED_GT, 1));
+		TmPipeline	emit = pr.emit(1, {x_slot(r_name, rt[0]), x_slot(r_txt, rt[1]), x_slot(r_cnt, rt[2]),
+									   x_slot(r_sum, rt[3]), x_slot(r_max, rt[4]), x_slot(r_bp, rt[5])});
+		TmPlan		pl = plan({build, aggp, emit}, {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4), ty(TM_K_TEXT)})},
+							  {result(rt), result(rt)}, 1);
+
+		check_chunked("chunked join, aggregate by text, result source", pl, {&B, &T2, NULL}, false);
+	}
+}
+
+/* long text values: group keys and min / max / DISTINCT values met again in later chunks */
+static void
+test_chunk_text(void)
+{
+	HTable		L = make_L(3000);
+	PipeB		p(TM_SRC_TABLE, 0);
+	int			s_key = p.slot(ty(TM_K_TEXT), 0, L_KEY);
+	int			s_txt = p.slot(ty(TM_K_TEXT), 0, L_TXT);
+	int			s_v = p.slot(ty(TM_K_INT4), 0, L_V);
+	PipeB		q = p;
+	std::map<std::string, std::pair<int64_t, std::set<std::string>>> groups;
+	std::vector<std::string> exp;
+	TmPlan		pa = plan({p.agg(0, {x_slot(s_key, ty(TM_K_TEXT)), x_substr(s_txt, 1, 2)},
+								 {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+								  agg(TM_AGG_MIN, x_slot(s_txt, ty(TM_K_TEXT)), ty(TM_K_TEXT)),
+								  agg(TM_AGG_MAX, x_slot(s_txt, ty(TM_K_TEXT)), ty(TM_K_TEXT)),
+								  dagg(TM_AGG_COUNT, x_substr(s_txt, 3, 2), ty(TM_K_INT8)),
+								  agg(TM_AGG_MAX, x_slot(s_key, ty(TM_K_TEXT)), ty(TM_K_TEXT)),
+								  agg(TM_AGG_SUM, x_slot(s_v, ty(TM_K_INT4)), ty(TM_K_INT8))})},
+						  {}, {result({ty(TM_K_TEXT), ty(TM_K_TEXT), ty(TM_K_INT8), ty(TM_K_TEXT), ty(TM_K_TEXT),
+									   ty(TM_K_INT8), ty(TM_K_TEXT), ty(TM_K_INT8)})}, 0);
+	TmPlan		pe = plan({q.emit(0, {x_slot(s_key, ty(TM_K_TEXT)), x_substr(s_txt, 100, 50),
+									   x_slot(s_txt, ty(TM_K_TEXT)), x_coalesce_text(s_key)})},
+						  {}, {result({ty(TM_K_TEXT), ty(TM_K_TEXT), ty(TM_K_TEXT), ty(TM_K_TEXT)})}, 0);
+
+	check_chunked("chunked aggregate of long texts", pa, {&L}, false);
+	check_chunked("chunked emit of long texts", pe, {&L}, true, {1, 7, 333, 1000});
+
+	/* count(DISTINCT substring(txt from 3 for 2)) by key, checked here */
+	{
+		PipeB		r(TM_SRC_TABLE, 0);
+		int			k = r.slot(ty(TM_K_TEXT), 0, L_KEY);
+		int			t = r.slot(ty(TM_K_TEXT), 0, L_TXT);
+		TmPlan		pd = plan({r.agg(0, {x_slot(k, ty(TM_K_TEXT))},
+								 {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+								  dagg(TM_AGG_COUNT, x_substr(t, 3, 2), ty(TM_K_INT8))})},
+							  {}, {result({ty(TM_K_TEXT), ty(TM_K_INT8), ty(TM_K_INT8)})}, 0);
+		std::vector<std::string> got = check_chunked("chunked count(DISTINCT substring)", pd, {&L}, false);
+
+		for (int64_t i = 0; i < L.nrows; i++)
+		{
+			auto	   &g = groups[cell(L.cols[L_KEY], i)];
+			const std::string &s = L.cols[L_TXT].s[i];
+
+			g.first++;
+			if (!isnull(L, L_TXT, i))
+				g.second.insert(s.size() >= 3 ? s.substr(2, 2) : "");
+		}
+		for (auto &g : groups)
+			exp.push_back(g.first + cI(g.second.first) + cI((int64_t) g.second.second.size()));
+		check_rows("chunked count(DISTINCT substring): unchunked rows", got, exp, false);
+	}
+}
+
+/* the group table / a DISTINCT set overflows in a later chunk: the aggregation starts over */
+static void
+test_chunk_overflow(void)
+{
+	HTable		T = make_T(100000, 300);
+	PipeB		p(TM_SRC_TABLE, 0);
+	int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+	int			s_v = p.slot(ty(TM_K_INT4), 0, T_V);
+	int			s_txt = p.slot(ty(TM_K_TEXT), 0, T_TXT);
+	TmPlan		pl = plan({p.agg(0, {x_mod(s_id, 70001, TM_K_INT8)},
+							 {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+							  agg(TM_AGG_SUM, x_slot(s_v, ty(TM_K_INT4)), ty(TM_K_INT8)),
+							  agg(TM_AGG_MAX, x_slot(s_txt, ty(TM_K_TEXT)), ty(TM_K_TEXT))})},
+						  {}, {result({ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_TEXT)})}, 0);
+	std::vector<std::string> rows = check_chunked("70001 groups over chunks", pl, {&T}, false, {1000, 30000});
+
+	TM_CHECK_INT_EQ((int64_t) rows.size(), 70001);
+
+	/* 300000 distinct values (each twice): the set overflows in the third chunk or so */
+	{
+		HTable		H;
+		int64_t		n = 600000;
+
+		H.nrows = n;
+		H.cols.push_back(col_new(TM_K_INT8));
+		for (int64_t i = 0; i < n; i++)
+			push_i(H.cols[0], i / 2);
+		PipeB		q(TM_SRC_TABLE, 0);
+		int			s_x = q.slot(ty(TM_K_INT8), 0, 0);
+		TmPlan		pd = plan({q.agg(0, {x_mod(s_x, 3, TM_K_INT8)},
+								 {dagg(TM_AGG_COUNT, x_slot(s_x, ty(TM_K_INT8)), ty(TM_K_INT8)),
+								  dagg(TM_AGG_SUM, x_slot(s_x, ty(TM_K_INT8)), ty(TM_K_NUMERIC, 0)),
+								  agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8))})},
+							  {}, {result({ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_NUMERIC, 0), ty(TM_K_INT8)})}, 0);
+
+		rows = check_chunked("300000 distinct values over chunks", pd, {&H}, false, {100000});
+		TM_CHECK_INT_EQ((int64_t) rows.size(), 3);
+	}
+}
+
+/* an expression error in a late chunk: its source row number, whatever the chunks */
+static void
+check_error_row(const char *what, const TmPlan &pl, std::vector<const HTable *> inputs, int pipeline, int64_t row,
+				const std::vector<int64_t> &sizes)
+{
+	std::vector<int64_t> all = {0};
+
+	all.insert(all.end(), sizes.begin(), sizes.end());
+	for (int64_t n : all)
+	{
+		tm_gpu_set_max_chunk_rows(n);
+		Run			r = run_plan(pl, inputs);
+
+		tm_gpu_set_max_chunk_rows(0);
+		TM_CHECK_MSG(r.rc == TM_GPU_ERR_EXPR && r.fail.status == TM_ERR_DIV_BY_ZERO && r.fail.pipeline == pipeline &&
+					 r.fail.row == row,
+					 "%s, chunks of %lld rows: rc %d status %d pipeline %d row %lld (expected row %lld): %s", what,
+					 (long long) n, r.rc, r.fail.status, r.fail.pipeline, (long long) r.fail.row, (long long) row,
+					 r.err);
+		TM_CHECK(r.out.cols == NULL);
+		tm_gpu_table_free(&r.out);
+	}
+}
+
+static void
+test_chunk_errors(void)
+{
+	HTable		H;
+	HTable		S;
+	int64_t		bad = 2777;
+	std::vector<int64_t> sizes = {1, 7, 1000};
+
+	/* x = row number, except row `bad`: x = -5 (the only one); 100 / (x + 5) fails there alone */
+	H.nrows = 3000;
+	H.cols.push_back(col_new(TM_K_INT4));
+	H.cols.push_back(col_new(TM_K_TEXT));
+	for (int64_t i = 0; i < H.nrows; i++)
+	{
+		push_i(H.cols[0], i == bad ? -5 : i, i % 11 == 3);
+		push_s(H.cols[1], words[i % NWORDS]);
+	}
+	S.nrows = 10;
+	S.cols.push_back(col_new(TM_K_INT4));
+	for (int64_t i = 0; i < S.nrows; i++)
+		push_i(S.cols[0], i);
+
+	/* in an EMIT value (second sweep) */
+	{
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_x = p.slot(ty(TM_K_INT4), 0, 0);
+		int			s_t = p.slot(ty(TM_K_TEXT), 0, 1);
+		TmPlan		pl = plan({p.emit(0, {x_slot(s_t, ty(TM_K_TEXT)), x_div_zero_at(s_x, -5, 100)})}, {},
+							  {result({ty(TM_K_TEXT), ty(TM_K_INT4)})}, 0);
+
+		check_error_row("error in an EMIT value", pl, {&H}, 0, bad, sizes);
+	}
+
+	/* in a filter (the counting sweep) */
+	{
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_x = p.slot(ty(TM_K_INT4), 0, 0);
+		TmExpr	   *q;
+
+		a_init();
+		p_int(100);
+		p_slot(s_x);
+		p_int(5);
+		a_op(TMI_ADD, TM_K_INT4, 0, 0, 0);
+		a_op(TMI_DIV, TM_K_INT4, 0, 0, 0);
+		p_int(0);
+		a_op(TMI_CMP, TM_CMP_INT, TM_PRED_GE, 0, 0);
+		q = a_build(ty(TM_K_BOOL));
+		p.filter(q);
+		TmPlan		pl = plan({p.emit(0, {x_slot(s_x, ty(TM_K_INT4))})}, {}, {result({ty(TM_K_INT4)})}, 0);
+
+		check_error_row("error in a filter", pl, {&H}, 0, bad, sizes);
+	}
+
+	/* in an aggregate's argument */
+	{
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_x = p.slot(ty(TM_K_INT4), 0, 0);
+		int			s_t = p.slot(ty(TM_K_TEXT), 0, 1);
+		TmPlan		pl = plan({p.agg(0, {x_slot(s_t, ty(TM_K_TEXT))},
+								 {agg(TM_AGG_SUM, x_div_zero_at(s_x, -5, 100), ty(TM_K_INT8))})},
+							  {}, {result({ty(TM_K_TEXT), ty(TM_K_INT8)})}, 0);
+
+		check_error_row("error in an aggregate", pl, {&H}, 0, bad, sizes);
+	}
+
+	/* in a build key (pipeline 0), and in a probe's key (pipeline 1) */
+	{
+		PipeB		pb(TM_SRC_TABLE, 0);
+		int			b_x = pb.slot(ty(TM_K_INT4), 0, 0);
+		TmPipeline	build = pb.build(0, {x_div_zero_at(b_x, -5, 100)}, {x_slot(b_x, ty(TM_K_INT4))});
+		PipeB		pp(TM_SRC_TABLE, 0);
+		int			p_x = pp.slot(ty(TM_K_INT4), 0, 0);
+		int			m_x = pp.slot(ty(TM_K_INT4), 1, 0);
+
+		pp.probe(TM_JOIN_INNER, 0, {x_slot(p_x, ty(TM_K_INT4))}, NULL);
+		TmPlan		pl = plan({build, pp.emit(0, {x_slot(m_x, ty(TM_K_INT4))})},
+							  {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4)})}, {result({ty(TM_K_INT4)})}, 0);
+
+		check_error_row("error in a build key", pl, {&H, &S}, 0, bad, sizes);
+
+		PipeB		pb2(TM_SRC_TABLE, 0);
+		int			c_x = pb2.slot(ty(TM_K_INT4), 0, 0);
+		TmPipeline	build2 = pb2.build(0, {x_slot(c_x, ty(TM_K_INT4))}, {x_slot(c_x, ty(TM_K_INT4))});
+		PipeB		pp2(TM_SRC_TABLE, 0);
+		int			q_x = pp2.slot(ty(TM_K_INT4), 0, 0);
+		int			n_x = pp2.slot(ty(TM_K_INT4), 1, 0);
+
+		pp2.probe(TM_JOIN_LEFT, 0, {x_div_zero_at(q_x, -5, 100)}, NULL);
+		TmPlan		pl2 = plan({build2, pp2.emit(0, {x_slot(n_x, ty(TM_K_INT4))})},
+							   {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4)})}, {result({ty(TM_K_INT4)})}, 0);
+
+		check_error_row("error in a probe key", pl2, {&S, &H}, 1, bad, sizes);
+	}
+}
+
+/* inputs on the device are never chunked: the limit changes nothing */
+static void
+test_chunk_device_inputs(void)
+{
+	HTable		T = make_T(3000, 200);
+	HTable		B = make_B(500, 200);
+	TmPlan		pl = join_distinct_plan();
+	TmPlan		pe = emit_all_plan();
+
+	for (int e = 0; e < 2; e++)
+	{
+		TmPlan	   &p = e ? pe : pl;
+		std::vector<const HTable *> in = e ? std::vector<const HTable *>{&T} : std::vector<const HTable *>{&B, &T};
+		Run			rh = run_plan(p, in);
+
+		tm_gpu_set_max_chunk_rows(7);
+		Run			rd = run_plan(p, in, NULL, NULL, NULL, true);
+
+		tm_gpu_set_max_chunk_rows(0);
+		CHECK_OK(rh);
+		CHECK_OK(rd);
+		check_rows("device inputs with a chunk limit", out_rows(rd.out), out_rows(rh.out), e == 1);
+		tm_gpu_table_free(&rh.out);
+		tm_gpu_table_free(&rd.out);
+	}
+}
+
+/*
+ * No limit: a pool too small for the whole input (yet large enough for the pipelines' tables and a
+ * chunk of rows) runs the plans over chunks, with the results of a large pool
+ */
+static void
+test_chunk_small_pool(void)
+{
+	HTable		L = make_L(200000);
+	HTable		G;
+	TmGpuPool  *small = NULL;
+	char		err[256];
+	size_t		small_size = (size_t) 16 << 20;
+	size_t		input_bytes = 0;
+	int			rc;
+
+	G.nrows = 12;
+	G.cols.push_back(col_new(TM_K_TEXT));
+	G.cols.push_back(col_new(TM_K_INT4));
+	for (int64_t i = 0; i < G.nrows; i++)
+	{
+		push_s(G.cols[0], "key " + std::to_string(i) + " " + std::string((size_t) ((i * 37) % 200), (char) ('a' + i)));
+		push_i(G.cols[1], i);
+	}
+	for (int64_t i = 0; i < L.nrows; i++)
+		input_bytes += 8 + 2 * 8 + 4 + 2 + L.cols[L_KEY].s[i].size() + L.cols[L_TXT].s[i].size();
+	TM_CHECK_MSG(input_bytes > 2 * small_size, "input of %zu bytes", input_bytes);
+	rc = tm_gpu_pool_create(0, small_size, &small, err, sizeof(err));
+	TM_CHECK_MSG(rc == TM_GPU_OK, "%s", err);
+	if (rc != TM_GPU_OK)
+		return;
+	tm_gpu_set_max_chunk_rows(0);
+
+	/* L -> AGG by key: count(*), sum(v), min(txt), max(txt) */
+	{
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_key = p.slot(ty(TM_K_TEXT), 0, L_KEY);
+		int			s_txt = p.slot(ty(TM_K_TEXT), 0, L_TXT);
+		int			s_v = p.slot(ty(TM_K_INT4), 0, L_V);
+		TmPlan		pl = plan({p.agg(0, {x_slot(s_key, ty(TM_K_TEXT))},
+								 {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+								  agg(TM_AGG_SUM, x_slot(s_v, ty(TM_K_INT4)), ty(TM_K_INT8)),
+								  agg(TM_AGG_MIN, x_slot(s_txt, ty(TM_K_TEXT)), ty(TM_K_TEXT)),
+								  agg(TM_AGG_MAX, x_slot(s_txt, ty(TM_K_TEXT)), ty(TM_K_TEXT))})},
+							  {}, {result({ty(TM_K_TEXT), ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_TEXT), ty(TM_K_TEXT)})},
+							  0);
+		Run			ref = run_plan(pl, {&L});
+		Run			r = run_plan(pl, {&L}, NULL, NULL, small);
+
+		CHECK_OK(ref);
+		TM_CHECK_MSG(r.rc == TM_GPU_OK, "small pool: rc %d: %s", r.rc, r.err);
+		if (r.rc == TM_GPU_OK)
+		{
+			check_rows("aggregate, small pool", out_rows(r.out), out_rows(ref.out), false);
+			TM_CHECK(tm_gpu_pool_peak(small) <= small_size);
+			TM_CHECK_INT_EQ(r.stats[0].source_rows, L.nrows);
+			TM_CHECK_INT_EQ(r.stats[0].sink_rows, L.nrows);
+		}
+		tm_gpu_table_free(&ref.out);
+		tm_gpu_table_free(&r.out);
+	}
+
+	/* L -> FILTER id % 25 = 0 -> HASH_BUILD key -> (id, txt);  G -> PROBE inner -> EMIT (g, id, txt) */
+	{
+		PipeB		pb(TM_SRC_TABLE, 0);
+		int			b_id = pb.slot(ty(TM_K_INT8), 0, L_ID);
+		int			b_key = pb.slot(ty(TM_K_TEXT), 0, L_KEY);
+		int			b_txt = pb.slot(ty(TM_K_TEXT), 0, L_TXT);
+		PipeB		pp(TM_SRC_TABLE, 0);
+		int			g_key = pp.slot(ty(TM_K_TEXT), 0, 0);
+		int			g_i = pp.slot(ty(TM_K_INT4), 0, 1);
+		int			m_id = pp.slot(ty(TM_K_INT8), 1, 0);
+		int			m_txt = pp.slot(ty(TM_K_TEXT), 1, 1);
+		TmExpr	   *q;
+
+		a_init();
+		p_slot(b_id);
+		p_int(25);
+		a_op(TMI_MOD, TM_K_INT8, 0, 0, 0);
+		p_int(0);
+		a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
+		q = a_build(ty(TM_K_BOOL));
+		pb.filter(q);
+		TmPipeline	build = pb.build(0, {x_slot(b_key, ty(TM_K_TEXT))},
+									 {x_slot(b_id, ty(TM_K_INT8)), x_slot(b_txt, ty(TM_K_TEXT))});
+		pp.probe(TM_JOIN_INNER, 0, {x_slot(g_key, ty(TM_K_TEXT))}, NULL);
+		TmPlan		pl = plan({build, pp.emit(0, {x_slot(g_i, ty(TM_K_INT4)), x_slot(m_id, ty(TM_K_INT8)),
+											   x_slot(m_txt, ty(TM_K_TEXT))})},
+							  {hashtable({ty(TM_K_TEXT)}, {ty(TM_K_INT8), ty(TM_K_TEXT)})},
+							  {result({ty(TM_K_INT4), ty(TM_K_INT8), ty(TM_K_TEXT)})}, 0);
+		Run			ref = run_plan(pl, {&L, &G});
+		Run			r = run_plan(pl, {&L, &G}, NULL, NULL, small);
+
+		CHECK_OK(ref);
+		TM_CHECK_MSG(r.rc == TM_GPU_OK, "small pool: rc %d: %s", r.rc, r.err);
+		if (r.rc == TM_GPU_OK)
+		{
+			check_rows("build + probe + emit, small pool", out_rows(r.out), out_rows(ref.out), true);
+			TM_CHECK(r.out.nrows > 5000);
+			TM_CHECK_INT_EQ(r.stats[0].sink_rows, ref.stats[0].sink_rows);
+		}
+		tm_gpu_table_free(&ref.out);
+		tm_gpu_table_free(&r.out);
+	}
+
+	/* L -> FILTER v > 990 -> EMIT (id, key, txt): rows in source order */
+	{
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_id = p.slot(ty(TM_K_INT8), 0, L_ID);
+		int			s_key = p.slot(ty(TM_K_TEXT), 0, L_KEY);
+		int			s_txt = p.slot(ty(TM_K_TEXT), 0, L_TXT);
+		int			s_v = p.slot(ty(TM_K_INT4), 0, L_V);
+
+		p.filter(x_cmp_const(s_v, TM_PRED_GT, 990));
+		TmPlan		pl = plan({p.emit(0, {x_slot(s_id, ty(TM_K_INT8)), x_slot(s_key, ty(TM_K_TEXT)),
+										  x_slot(s_txt, ty(TM_K_TEXT))})},
+							  {}, {result({ty(TM_K_INT8), ty(TM_K_TEXT), ty(TM_K_TEXT)})}, 0);
+		Run			ref = run_plan(pl, {&L});
+		Run			r = run_plan(pl, {&L}, NULL, NULL, small);
+
+		CHECK_OK(ref);
+		TM_CHECK_MSG(r.rc == TM_GPU_OK, "small pool: rc %d: %s", r.rc, r.err);
+		if (r.rc == TM_GPU_OK)
+			check_rows("filter + emit, small pool", out_rows(r.out), out_rows(ref.out), true);
+		tm_gpu_table_free(&ref.out);
+		tm_gpu_table_free(&r.out);
+	}
+
+	/* every row kept: the result cannot fit, whatever the chunks */
+	{
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_txt = p.slot(ty(TM_K_TEXT), 0, L_TXT);
+		TmPlan		pl = plan({p.emit(0, {x_slot(s_txt, ty(TM_K_TEXT))})}, {}, {result({ty(TM_K_TEXT)})}, 0);
+		Run			r = run_plan(pl, {&L}, NULL, NULL, small);
+
+		TM_CHECK_MSG(r.rc == TM_GPU_ERR_NOMEM, "rc %d: %s", r.rc, r.err);
+	}
+	TM_CHECK(tm_gpu_pool_destroy(small, err, sizeof(err)) == TM_GPU_OK);
+}
+
+/*
+ * A pool that holds the whole input but not the sink's tables as well: the pipeline is run again over
+ * chunks (their space is given back as the chunks go).  The pool's size is set between the peaks of an
+ * unchunked and a chunked run.
+ */
+static void
+test_chunk_fallback(void)
+{
+	HTable		T = make_T(60000, 300);
+	HTable		B = make_B(40, 300);
+
+	for (int which = 0; which < 2; which++)
+	{
+		TmPlan		pl;
+		bool		ordered = false;
+
+		if (which == 0)
+		{
+			/* T -> AGG by g: count(*), sum(v), min(txt) */
+			PipeB		p(TM_SRC_TABLE, 0);
+			int			s_g = p.slot(ty(TM_K_INT4), 0, T_G);
+			int			s_v = p.slot(ty(TM_K_INT4), 0, T_V);
+			int			s_txt = p.slot(ty(TM_K_TEXT), 0, T_TXT);
+
+			pl = plan({p.agg(0, {x_slot(s_g, ty(TM_K_INT4))},
+							 {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+							  agg(TM_AGG_SUM, x_slot(s_v, ty(TM_K_INT4)), ty(TM_K_INT8)),
+							  agg(TM_AGG_MIN, x_slot(s_txt, ty(TM_K_TEXT)), ty(TM_K_TEXT))})},
+					  {}, {result({ty(TM_K_INT4), ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_TEXT)})}, 0);
+		}
+		else
+		{
+			/* T -> HASH_BUILD id % 5000 -> (v, txt);  B -> PROBE on w + 50 -> EMIT */
+			PipeB		pb(TM_SRC_TABLE, 0);
+			int			t_id = pb.slot(ty(TM_K_INT8), 0, T_ID);
+			int			t_v = pb.slot(ty(TM_K_INT4), 0, T_V);
+			int			t_txt = pb.slot(ty(TM_K_TEXT), 0, T_TXT);
+			PipeB		pp(TM_SRC_TABLE, 0);
+			int			b_w = pp.slot(ty(TM_K_INT4), 0, B_W);
+			int			m_v = pp.slot(ty(TM_K_INT4), 1, 0);
+			int			m_txt = pp.slot(ty(TM_K_TEXT), 1, 1);
+			TmExpr	   *k;
+
+			/* w + 50 (int4) as the int8 key: the same .i */
+			a_init();
+			p_slot(b_w);
+			p_int(50);
+			a_op(TMI_ADD, TM_K_INT4, 0, 0, 0);
+			k = a_build(ty(TM_K_INT8));
+			pp.probe(TM_JOIN_INNER, 0, {k}, NULL);
+			pl = plan({pb.build(0, {x_mod(t_id, 5000, TM_K_INT8)},
+								{x_slot(t_v, ty(TM_K_INT4)), x_slot(t_txt, ty(TM_K_TEXT))}),
+					   pp.emit(0, {x_slot(b_w, ty(TM_K_INT4)), x_slot(m_v, ty(TM_K_INT4)),
+								   x_slot(m_txt, ty(TM_K_TEXT))})},
+					  {hashtable({ty(TM_K_INT8)}, {ty(TM_K_INT4), ty(TM_K_TEXT)})},
+					  {result({ty(TM_K_INT4), ty(TM_K_INT4), ty(TM_K_TEXT)})}, 0);
+			ordered = true;
+		}
+		std::vector<const HTable *> in = which == 0 ? std::vector<const HTable *>{&T} :
+			std::vector<const HTable *>{&T, &B};
+
+		tm_gpu_set_max_chunk_rows(0);
+		Run			ref = run_plan(pl, in);
+		size_t		peak_whole = tm_gpu_pool_peak(g_pool);
+
+		tm_gpu_set_max_chunk_rows(2000);
+		Run			rc = run_plan(pl, in);
+		size_t		peak_chunk = tm_gpu_pool_peak(g_pool);
+
+		tm_gpu_set_max_chunk_rows(0);
+		CHECK_OK(ref);
+		CHECK_OK(rc);
+		TM_CHECK_MSG(peak_chunk + 100000 < peak_whole, "peaks: %zu over chunks, %zu whole", peak_chunk, peak_whole);
+		if (ref.rc == TM_GPU_OK && peak_chunk + 100000 < peak_whole)
+		{
+			TmGpuPool  *mid = NULL;
+			char		err[256];
+			int			prc = tm_gpu_pool_create(0, (peak_chunk + peak_whole) / 2, &mid, err, sizeof(err));
+
+			TM_CHECK_MSG(prc == TM_GPU_OK, "%s", err);
+			if (prc == TM_GPU_OK)
+			{
+				Run			r = run_plan(pl, in, NULL, NULL, mid);
+
+				TM_CHECK_MSG(r.rc == TM_GPU_OK, "pool of %zu bytes: rc %d: %s", tm_gpu_pool_size(mid), r.rc, r.err);
+				if (r.rc == TM_GPU_OK)
+				{
+					check_rows(which == 0 ? "aggregate, run again over chunks" : "hash build, run again over chunks",
+							   out_rows(r.out), out_rows(ref.out), ordered);
+					TM_CHECK_INT_EQ(r.stats[0].sink_rows, ref.stats[0].sink_rows);
+				}
+				tm_gpu_table_free(&r.out);
+				TM_CHECK(tm_gpu_pool_destroy(mid, err, sizeof(err)) == TM_GPU_OK);
+			}
+		}
+		tm_gpu_table_free(&ref.out);
+		tm_gpu_table_free(&rc.out);
+	}
+}
+
+/*
+ * A skewed join in a small pool (6 MB, the input is 12 MB): rows 30000..30099 of 40000 each meet 20
+ * build rows and emit their long text (1000 bytes; the other rows' are 300 bytes and meet none).  The
+ * chunk with those rows must copy far more text than the average predicts, more than the pool has left
+ * beside the chunk: it is redone with fewer rows.  The rows and their order are those of a large pool.
+ */
+static void
+test_chunk_skew(void)
+{
+	HTable		T;
+	HTable		B;
+	TmGpuPool  *small = NULL;
+	char		err[256];
+	int			rc;
+
+	T.nrows = 40000;
+	T.cols.push_back(col_new(TM_K_INT8));
+	T.cols.push_back(col_new(TM_K_INT4));
+	T.cols.push_back(col_new(TM_K_TEXT));
+	for (int64_t i = 0; i < T.nrows; i++)
+	{
+		bool		skew = (i >= 30000 && i < 30100);
+		std::string s;
+
+		for (int j = 0; j < (skew ? 1000 : 300); j++)
+			s += (char) ('a' + rnd() % 26);
+		push_i(T.cols[0], i);
+		push_i(T.cols[1], skew ? 0 : 100 + i);
+		push_s(T.cols[2], s, i % 17 == 0);
+	}
+	B.nrows = 60;
+	B.cols.push_back(col_new(TM_K_INT4));
+	B.cols.push_back(col_new(TM_K_INT4));
+	for (int64_t i = 0; i < B.nrows; i++)
+	{
+		push_i(B.cols[0], i < 20 ? 0 : i);
+		push_i(B.cols[1], i);
+	}
+	PipeB		pb(TM_SRC_TABLE, 0);
+	int			b_k = pb.slot(ty(TM_K_INT4), 0, 0);
+	int			b_w = pb.slot(ty(TM_K_INT4), 0, 1);
+	PipeB		pp(TM_SRC_TABLE, 0);
+	int			t_id = pp.slot(ty(TM_K_INT8), 0, 0);
+	int			t_k = pp.slot(ty(TM_K_INT4), 0, 1);
+	int			t_txt = pp.slot(ty(TM_K_TEXT), 0, 2);
+	int			m_w = pp.slot(ty(TM_K_INT4), 1, 0);
+
+	pp.probe(TM_JOIN_INNER, 0, {x_slot(t_k, ty(TM_K_INT4))}, NULL);
+	TmPlan		pl = plan({pb.build(0, {x_slot(b_k, ty(TM_K_INT4))}, {x_slot(b_w, ty(TM_K_INT4))}),
+						   pp.emit(0, {x_slot(t_id, ty(TM_K_INT8)), x_slot(t_txt, ty(TM_K_TEXT)),
+									   x_slot(m_w, ty(TM_K_INT4)), x_substr(t_txt, 150, 100)})},
+						  {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4)})},
+						  {result({ty(TM_K_INT8), ty(TM_K_TEXT), ty(TM_K_INT4), ty(TM_K_TEXT)})}, 0);
+
+	tm_gpu_set_max_chunk_rows(0);
+	Run			ref = run_plan(pl, {&B, &T});
+
+	CHECK_OK(ref);
+	TM_CHECK_INT_EQ(ref.out.nrows, 100 * 20);
+	rc = tm_gpu_pool_create(0, (size_t) 6 << 20, &small, err, sizeof(err));
+	TM_CHECK_MSG(rc == TM_GPU_OK, "%s", err);
+	if (rc == TM_GPU_OK)
+	{
+		Run			r = run_plan(pl, {&B, &T}, NULL, NULL, small);
+
+		TM_CHECK_MSG(r.rc == TM_GPU_OK, "small pool: rc %d: %s", r.rc, r.err);
+		if (r.rc == TM_GPU_OK)
+			check_rows("skewed join, small pool", out_rows(r.out), out_rows(ref.out), true);
+		tm_gpu_table_free(&r.out);
+		TM_CHECK(tm_gpu_pool_destroy(small, err, sizeof(err)) == TM_GPU_OK);
+	}
+	tm_gpu_table_free(&ref.out);
+}
+
 int
 main(void)
 {
@@ -2228,6 +3242,17 @@ main(void)
 	TM_RUN(test_distinct_many);
 	TM_RUN(test_device_inputs);
 	TM_RUN(test_errors);
+	TM_RUN(test_chunk_emit);
+	TM_RUN(test_chunk_filter);
+	TM_RUN(test_chunk_join);
+	TM_RUN(test_chunk_agg);
+	TM_RUN(test_chunk_text);
+	TM_RUN(test_chunk_overflow);
+	TM_RUN(test_chunk_errors);
+	TM_RUN(test_chunk_device_inputs);
+	TM_RUN(test_chunk_small_pool);
+	TM_RUN(test_chunk_fallback);
+	TM_RUN(test_chunk_skew);
 	printf("device memory used at most: %zu bytes of %zu\n", tm_gpu_pool_peak(g_pool), tm_gpu_pool_size(g_pool));
 
 	TM_CHECK(tm_gpu_pool_destroy(g_pool, err, sizeof(err)) == TM_GPU_OK);

@@ -12,6 +12,8 @@
 #define THEMIS_TM_UNIT_H
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <inttypes.h>
 
@@ -58,10 +60,16 @@ static const char *tm_unit_current = "";
 						  #p " == " #s, "\"%.*s\" != \"%s\"", tm_l_, tm_p_, tm_s_); \
 	} while (0)
 
+/* TM_UNIT_TRACE set in the environment: each test's name and time go to stderr (to find a slow one) */
 #define TM_RUN(fn) \
 	do { \
+		struct timespec tm_t0_, tm_t1_; \
+		int tm_trace_ = getenv("TM_UNIT_TRACE") != NULL; \
 		tm_unit_current = #fn; \
+		if (tm_trace_) { fprintf(stderr, "-- %s ...\n", #fn); clock_gettime(CLOCK_MONOTONIC, &tm_t0_); } \
 		fn(); \
+		if (tm_trace_) { clock_gettime(CLOCK_MONOTONIC, &tm_t1_); \
+			fprintf(stderr, "-- %s %.3f s\n", #fn, (tm_t1_.tv_sec - tm_t0_.tv_sec) + (tm_t1_.tv_nsec - tm_t0_.tv_nsec) / 1e9); } \
 		tm_unit_current = ""; \
 	} while (0)
 

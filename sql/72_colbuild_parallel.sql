@@ -1,0 +1,144 @@
+--
+-- 72_colbuild_parallel: the GPU column loader reading a table with parallel workers (src/colbuild_parallel.c)
+-- gives exactly the columns of the serial read, rows in the same order.  Without a GPU no query loads
+-- columns, so themis.debug_colset_checksum(rel, parallel) is used: it reads every column themis can
+-- represent, as the loader does, and returns the rows, the md5 of the columns in the GPU layout and the
+-- parallel workers launched.  Tables of 64 MB and more are read in parallel; worker counts depend on the
+-- instance, so only whether workers ran is shown.
+--
+SET max_parallel_workers_per_gather = 2;
+
+-- serial and parallel read of rel: rows, whether workers ran, whether the columns are the same
+CREATE FUNCTION tt.cb_compare(rel regclass)
+RETURNS TABLE(rows int8, parallel boolean, same boolean)
+LANGUAGE plpgsql AS $f$
+DECLARE
+    s record;
+    p record;
+BEGIN
+    SELECT * INTO s FROM themis.debug_colset_checksum(rel, false);
+    SELECT * INTO p FROM themis.debug_colset_checksum(rel, true);
+    rows := p.rows;
+    parallel := p.workers > 0;
+    same := s.rows = p.rows AND s.checksum = p.checksum;
+    RETURN NEXT;
+END
+$f$;
+
+-- about 70 MB: NULLs, text (a few values TOASTed), char(n), numeric, dates, timestamps, floats; a column
+-- themis cannot represent (numeric without typmod: not read) and a dropped column
+CREATE TABLE cb_big (id int4, k int8, n numeric(12,2), d date, ts timestamp, dropme int4, t text,
+                     c char(6), b bool, f float8, s int2, r real, v varchar(20), u numeric)
+    WITH (autovacuum_enabled = off);
+INSERT INTO cb_big
+SELECT g, g::int8 * 7919, CASE WHEN g % 11 = 0 THEN NULL ELSE (g % 100000) / 100.0 - 300 END,
+       CASE WHEN g % 17 = 0 THEN NULL ELSE date '1995-01-01' + g % 9000 END,
+       timestamp '2020-01-01' + g * interval '1 second', g,
+       CASE WHEN g % 13 = 0 THEN NULL
+            WHEN g % 100003 = 0 THEN (SELECT string_agg(md5(i::text || g), '') FROM generate_series(1, 200) i)
+            ELSE 'row ' || g || repeat('x', 25 + g % 37) END,
+       CASE WHEN g % 5 = 0 THEN NULL ELSE chr(65 + g % 26) END, g % 3 = 0,
+       CASE WHEN g % 19 = 0 THEN NULL ELSE g * 0.25 END, (g % 30000)::int2, g / 7.0, 'v' || (g % 1000), g
+FROM generate_series(1, 420000) g;
+ALTER TABLE cb_big DROP COLUMN dropme;
+SELECT pg_relation_size('cb_big') > 64 * 1024 * 1024 AS over_64mb;
+CREATE TEMP TABLE cb_temp AS SELECT * FROM cb_big;
+
+SELECT * FROM tt.cb_compare('cb_big');
+SELECT rows = (SELECT count(*) FROM cb_big) AS all_rows FROM themis.debug_colset_checksum('cb_big', true);
+
+-- dead tuples: committed deletes and updates (not vacuumed), an aborted insert
+DELETE FROM cb_big WHERE id % 7 = 0;
+UPDATE cb_big SET n = n + 1 WHERE id % 10 = 3;
+BEGIN;
+INSERT INTO cb_big (id, t) SELECT g, 'aborted' FROM generate_series(1, 20000) g;
+ROLLBACK;
+SELECT * FROM tt.cb_compare('cb_big');
+
+-- the transaction's own uncommitted changes (combo command ids: rows inserted and then updated),
+-- in a subtransaction too; the workers see exactly what the leader sees
+BEGIN;
+INSERT INTO cb_big (id, k, t) SELECT g, -g, 'new ' || g FROM generate_series(1, 5000) g;
+UPDATE cb_big SET k = k - 1 WHERE k < 0 AND id % 2 = 0;
+DELETE FROM cb_big WHERE id % 9 = 1;
+SELECT * FROM tt.cb_compare('cb_big');
+SAVEPOINT sp;
+UPDATE cb_big SET t = 'sub' WHERE id % 100 = 5;
+SELECT * FROM tt.cb_compare('cb_big');
+ROLLBACK TO SAVEPOINT sp;
+ROLLBACK;
+
+-- a value themis cannot represent (numeric NaN) in the middle of the table: the same error either way;
+-- then the transaction goes on (not in parallel mode: it can write)
+BEGIN;
+UPDATE cb_big SET n = 'NaN' WHERE id = 300001;
+SAVEPOINT a;
+SELECT rows FROM themis.debug_colset_checksum('cb_big', false);
+ROLLBACK TO SAVEPOINT a;
+SELECT rows FROM themis.debug_colset_checksum('cb_big', true);
+ROLLBACK TO SAVEPOINT a;
+UPDATE cb_big SET n = 1 WHERE id = 300001;
+SELECT rows > 0 AS some_rows, workers > 0 AS parallel FROM themis.debug_colset_checksum('cb_big', true);
+ROLLBACK;
+
+-- an ERROR while the workers run (statement timeout): the transaction goes on
+BEGIN;
+SAVEPOINT a;
+SET LOCAL statement_timeout = '20ms';
+SELECT rows FROM themis.debug_colset_checksum('cb_big', true);
+ROLLBACK TO SAVEPOINT a;
+UPDATE cb_big SET n = 2 WHERE id = 300001;
+SELECT rows > 0 AS some_rows, workers > 0 AS parallel FROM themis.debug_colset_checksum('cb_big', true);
+ROLLBACK;
+
+-- repeatable read and serializable snapshots
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT * FROM tt.cb_compare('cb_big');
+COMMIT;
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT * FROM tt.cb_compare('cb_big');
+COMMIT;
+
+-- inside a statement that runs parallel workers of its own (a Gather): nested parallel mode
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT (SELECT count(*) FROM cb_big WHERE id % 2 = 0) > 0 AS counted,
+       (themis.debug_colset_checksum('cb_big', true)).checksum =
+       (themis.debug_colset_checksum('cb_big', false)).checksum AS same;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+
+-- the number of workers: the table's parallel_workers, max_parallel_workers_per_gather = 0
+ALTER TABLE cb_big SET (parallel_workers = 1);
+SELECT rows > 0 AS some_rows, workers FROM themis.debug_colset_checksum('cb_big', true);
+ALTER TABLE cb_big RESET (parallel_workers);
+SET max_parallel_workers_per_gather = 0;
+SELECT rows > 0 AS some_rows, workers FROM themis.debug_colset_checksum('cb_big', true);
+SET max_parallel_workers_per_gather = 2;
+
+-- read serially: a small table, an empty one, a big table emptied by deletes (read in parallel,
+-- no rows), a temporary table (workers cannot read it)
+CREATE TABLE cb_small AS SELECT g AS id, 'x' || g AS t FROM generate_series(1, 1000) g;
+SELECT * FROM tt.cb_compare('cb_small');
+CREATE TABLE cb_empty (id int, t text, n numeric(10,2));
+SELECT * FROM tt.cb_compare('cb_empty');
+BEGIN;
+DELETE FROM cb_big;
+SELECT * FROM tt.cb_compare('cb_big');
+ROLLBACK;
+-- (cb_temp: the copy made above, before the deletes)
+SELECT pg_relation_size('cb_temp') > 64 * 1024 * 1024 AS over_64mb;
+SELECT rows > 0 AS some_rows, workers FROM themis.debug_colset_checksum('cb_temp', true);
+
+-- the function is for superusers (EXECUTE revoked from PUBLIC)
+CREATE ROLE regress_themis_cb;
+SET ROLE regress_themis_cb;
+SELECT rows FROM themis.debug_colset_checksum('cb_small', true);
+RESET ROLE;
+DROP ROLE regress_themis_cb;
+
+DROP TABLE cb_big, cb_small, cb_empty, cb_temp;
+DROP FUNCTION tt.cb_compare(regclass);
+RESET max_parallel_workers_per_gather;
