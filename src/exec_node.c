@@ -292,6 +292,8 @@ themis_compute(ThemisScanState *ts)
 					flags |= TMX_FLAG_FAULT_CRASH;
 				else if (themis_debug_fault == THEMIS_FAULT_GPU_ERROR)
 					flags |= TMX_FLAG_FAULT_GPU;
+				else if (themis_debug_fault == THEMIS_FAULT_DAEMON_HANG)
+					flags |= TMX_FLAG_FAULT_HANG;
 				themis_rescan_inputs(ts);
 				rs = tm_gpu_run(ts->plan, DatumGetByteaPP(blob->constvalue), estate, params, paramnulls,
 								ts->inputs, ts->ninputs, flags, stats, &info, &reason, &error);

@@ -31,6 +31,7 @@ static const struct config_enum_entry fault_options[] = {
 	{"none", THEMIS_FAULT_NONE, false},
 	{"daemon_crash", THEMIS_FAULT_DAEMON_CRASH, false},
 	{"gpu_error", THEMIS_FAULT_GPU_ERROR, false},
+	{"daemon_hang", THEMIS_FAULT_DAEMON_HANG, false},
 	{NULL, 0, false}
 };
 
@@ -116,7 +117,7 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("themis.debug_fault",
-							 "Fault injection for tests: the GPU daemon crashes (daemon_crash) or reports a CUDA error (gpu_error) when it gets a query.",
+							 "Fault injection for tests: the GPU daemon crashes (daemon_crash), reports a CUDA error (gpu_error) or holds the request for 20 s (daemon_hang) when it gets a query.",
 							 NULL,
 							 &themis_debug_fault,
 							 THEMIS_FAULT_NONE,

@@ -58,7 +58,8 @@ typedef enum ThemisFault
 {
 	THEMIS_FAULT_NONE,
 	THEMIS_FAULT_DAEMON_CRASH,
-	THEMIS_FAULT_GPU_ERROR
+	THEMIS_FAULT_GPU_ERROR,
+	THEMIS_FAULT_DAEMON_HANG
 } ThemisFault;
 
 /* ---- gpud_worker.c ---- */

@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #define TM_GPUD_MAGIC			0x44505447u		/* "TGPD" */
-#define TM_GPUD_PROTO_VERSION	1
+#define TM_GPUD_PROTO_VERSION	2
 #define TM_GPUD_SOCKET			"themis-gpud.sock"
 #define TM_GPUD_MAX_FDS			4
 #define TM_GPUD_MAX_PAYLOAD		(INT64_C(1) << 32)	/* sanity limit of one message's payload */
@@ -125,6 +125,7 @@ typedef struct TmxStatus
 /* TmxExec.flags: fault injection for tests (the backend sets them only from themis.debug_fault) */
 #define TMX_FLAG_FAULT_CRASH	0x1		/* the daemon aborts while handling this request */
 #define TMX_FLAG_FAULT_GPU		0x2		/* the daemon answers as if a CUDA call had failed */
+#define TMX_FLAG_FAULT_HANG		0x4		/* the daemon holds the request for 20 s before running it */
 
 typedef struct TmxExec
 {

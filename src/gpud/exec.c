@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gpud.h"
@@ -398,6 +399,12 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 		gpud_log("fault injection: aborting (requested by the backend, themis.debug_fault)");
 		abort();
 	}
+	if (x->flags & TMX_FLAG_FAULT_HANG)
+	{
+		/* a request that takes long (outside the GPU lock): the backend must be able to cancel it */
+		gpud_log("fault injection: holding a request for 20 s (themis.debug_fault)");
+		sleep(20);
+	}
 	if (x->flags & TMX_FLAG_FAULT_GPU)
 	{
 		keep = gpud_send_error(sock, TMX_ERR_GPU, TM_GPU_ERR_CUDA, 0, 0, -1,
@@ -485,6 +492,16 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 
 	if (x->fd_len > 0)
 	{
+		struct stat st;
+
+		/* a mapping past the end of the file would fault (SIGBUS) on access */
+		if (fstat(fds[0], &st) < 0 || !S_ISREG(st.st_mode) || (int64_t) st.st_size < x->fd_len)
+		{
+			keep = gpud_send_error(sock, TMX_ERR_PROTOCOL, 0, 0, -1, -1,
+								   "the request's data descriptor is not a file of %lld bytes",
+								   (long long) x->fd_len);
+			goto done;
+		}
 		map = mmap(NULL, x->fd_len, PROT_READ, MAP_SHARED, fds[0], 0);
 		if (map == MAP_FAILED)
 		{

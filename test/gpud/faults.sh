@@ -6,7 +6,8 @@
 #     themis.fallback = on every result is still right, with it off a query either returns the right
 #     result or ends with a themis ERROR; the daemon comes back; the postmaster is never restarted;
 #   - on a machine with a usable GPU also: queries run on the GPU again after the restart, injected faults
-#     (themis.debug_fault = daemon_crash / gpu_error) fall back or raise a clear ERROR, a too small device
+#     (themis.debug_fault = daemon_crash / gpu_error) fall back or raise a clear ERROR, statement_timeout
+#     cancels a query the daemon holds (daemon_hang) within a second or two, a too small device
 #     memory limit falls back with the reason, the column cache serves, and DML makes its entry stale;
 #     without a GPU those checks are reported as skipped;
 #   - stopping the cluster stops the daemon.
@@ -138,6 +139,16 @@ if [ "$GPU" = t ]; then
     check "CUDA error (injected), device auto: the CPU executor runs it" \
         bash -c "grep -q 'Device: cpu' <<<\"\$0\" && grep -q 'GPU Not Used: GPU: injected fault' <<<\"\$0\"" "$out"
 
+    # cancel: statement_timeout while the daemon holds the request; the next query works at once
+    t0=$(date +%s%N)
+    out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.debug_fault = daemon_hang" \
+               -c "SET statement_timeout = '1s'" -c "$Q" 2>&1)"
+    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    check "statement_timeout cancels a query waiting for the daemon ($ms ms)" \
+        bash -c "grep -q 'canceling statement due to statement timeout' <<<\"\$0\" && [ $ms -lt 3000 ]" "$out"
+    out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.fallback = off" -c "$Q" | md5sum | cut -d' ' -f1)"
+    check "the next query runs on the GPU right away, result identical" test "$out" = "$EXPECT"
+
     # the column cache
     sql -c "SELECT themis.cache_drop()" >/dev/null
     bytes="$(sql -c "SELECT themis.cache_table('f')")"
@@ -173,7 +184,7 @@ if [ "$GPU" = t ]; then
         bash -c "grep -Eq 'ERROR:  themis: cannot run this plan: GPU: .*(memory|pool)' <<<\"\$0\"" "$out"
 else
     for t in "queries run on the GPU after a restart" "injected daemon crash (fallback on / off)" \
-             "injected CUDA error (gpu / auto)" "column cache: cache_table, view, hit, stale after UPDATE" \
+             "injected CUDA error (gpu / auto)" "statement_timeout while the daemon holds a request" "column cache: cache_table, view, hit, stale after UPDATE" \
              "chunked source larger than device memory" "out of device memory (fallback on / off)"; do
         skip "$t (no usable GPU)"
     done

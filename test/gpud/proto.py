@@ -18,7 +18,17 @@ import tempfile
 import time
 
 MAGIC = 0x44505447
-VERSION = 1
+
+
+def proto_version():
+    """TM_GPUD_PROTO_VERSION of include/themis/tm_gpud_proto.h"""
+    import re
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "include", "themis", "tm_gpud_proto.h")) as f:
+        return int(re.search(r"#define\s+TM_GPUD_PROTO_VERSION\s+(\d+)", f.read()).group(1))
+
+
+VERSION = proto_version()
 HDR = struct.Struct("<IHHIIQ")          # magic, version, type, nfds, pad, len
 T_HELLO, T_HELLO_OK, T_ERROR, T_STATUS, T_STATUS_OK, T_EXECUTE = 1, 2, 3, 4, 5, 6
 ERR_VERSION, ERR_PROTOCOL = 1, 2
@@ -93,7 +103,7 @@ def main():
     kind = ERROR_HEAD.unpack_from(body)[0] if ok else None
     msg = body[ERROR_HEAD.size:].decode() if ok else ""
     check("another protocol version gets an ERROR (version mismatch)", ok and kind == ERR_VERSION, "type %s kind %s" % (typ, kind))
-    check("... that says which versions", "protocol version 1" in msg and "42" in msg, msg)
+    check("... that says which versions", ("protocol version %d" % VERSION) in msg and str(VERSION + 41) in msg, msg)
     check("... and is disconnected", closed)
 
     r = request(path, T_HELLO, magic=0x12345678)
