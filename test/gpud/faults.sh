@@ -63,6 +63,9 @@ PM="$(head -n 1 "$WORK/data/postmaster.pid")"
 sql -c "CREATE EXTENSION themis" || { bad "CREATE EXTENSION"; exit 1; }
 D1="$(wait_daemon "")"
 check "the supervisor starts themis-gpud and gpu_status() reaches it" test -n "$D1"
+mode="$(stat -c %a "$WORK/data/themis-gpud.sock" 2>/dev/null)"
+check "the daemon's socket is for the server's OS user only (mode $mode, in the 0700 data directory)" \
+    bash -c "[ -n '$mode' ] && [ \$(( 8#$mode & 8#077 )) -eq 0 ] && [ \"\$(stat -c %a '$WORK/data')\" = 700 ]"
 GPU="$(sql -c "SELECT usable FROM themis.gpu_status()")"
 echo "# GPU usable: $GPU ($(sql -c "SELECT detail FROM themis.gpu_status()"))"
 
