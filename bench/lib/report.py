@@ -501,7 +501,7 @@ def write_png(outdir, h, rows):
                     tag, c = "DIFF", RED
                 elif r.get("fallback"):
                     tag, c = "FB", RED
-                elif r.get("themis_ran") != "yes":
+                elif not str(r.get("themis_ran", "")).startswith("yes"):
                     tag, c = "PG", GREY
                 else:
                     tag, c = "ERR", RED
