@@ -2,7 +2,12 @@
  * tm_gpu_exec.cu — the GPU executor of a themis plan: runs the pipelines of a TmPlan on one CUDA
  * device (C interface and column layout: tm_gpu_exec.h).
  *
- * This is the straightforward first version that the NIFS/AWS executor will replace piece by piece:
+ * Two schedulers run a pipeline (tm_gpu_pool_set_load_balance).  TM_GPU_LB_NIFS / TM_GPU_LB_NIFS_AWS
+ * is the Themis one: warps traverse the evaluation tree level by level (No-Imbalance-First-Search) and
+ * hand work to idle warps (Adaptive Work Sharing); its design is the comment above nifs_kernel.  It
+ * shares everything else with the plain one (expressions, probes, sinks, chunks, hash build, AGG tables)
+ * and differs only where said there (EMIT / HASH_BUILD rows in no particular order; the COUNT pass only
+ * counts).  TM_GPU_LB_NONE (the default) is the straightforward first version:
  *
  *   - one thread per source row (grid-stride loop): it loads the row's level-0 slots into a per-thread
  *     TmValue array and walks the row's evaluation tree depth-first, exactly like run_ops() of the CPU
@@ -181,6 +186,15 @@ struct DAgg
 	TmType		restype;
 };
 
+/* NIFS: slot `slot` of level `level` (0: source column col; k >= 1: payload column col of op k - 1) */
+struct DLRef
+{
+	int16_t		slot;
+	int16_t		level;
+	int16_t		col;
+	int16_t		pad;
+};
+
 struct DPipe
 {
 	int64_t		nrows;
@@ -201,6 +215,12 @@ struct DPipe
 	const TmType *keytypes;
 	const TmExpr *const *vals;	/* HASH_BUILD payload / EMIT values */
 	const DAgg *aggs;
+	/* NIFS: the slots that the work on a tuple of level j reads (levels 0 .. j): lbref[lboff[j] ..
+	 * lboff[j + 1]), j = 0 .. nops */
+	const DLRef *lbref;
+	const int32_t *lboff;
+	int32_t		lb_local;		/* NIFS: a global AGG of count / int sum / int min, max (lb_agg_local) */
+	int32_t		pad2;
 };
 
 /*
@@ -231,6 +251,15 @@ struct DFlags
 	int			doverflow;		/* a DISTINCT set full */
 	long long	errrow;
 	unsigned long long sinkrows;
+	/* NIFS / AWS (nifs_kernel) */
+	int			nidle;			/* AWS: warps registered idle (less those claimed by a donor) */
+	unsigned int wlmax;			/* AWS: largest workload posted (the busiest warp, roughly) */
+	unsigned long long cursor;	/* RUN pass of EMIT / HASH_BUILD: output rows taken */
+	unsigned long long lb_iters;	/* warp iterations */
+	unsigned long long lb_idle;		/* idle lanes over all iterations */
+	unsigned long long lb_handoffs;
+	unsigned long long lb_busy_sum;	/* busy cycles of all warps */
+	unsigned long long lb_busy_max;	/* of the busiest warp */
 };
 
 /* per-pass arguments (a kernel parameter) */
@@ -238,8 +267,10 @@ struct DRun
 {
 	int			pass;
 	long long  *counts;			/* COUNT: sink rows per source row */
-	const long long *offs;		/* RUN (EMIT / HASH_BUILD): position of each source row's first row */
+	const long long *offs;		/* RUN (EMIT / HASH_BUILD): position of each source row's first row
+								 * (NULL with NIFS: rows take positions from DFlags.cursor) */
 	long long	base;			/* EMIT: rows already in the result */
+	long long	limit;			/* NIFS, RUN (EMIT / HASH_BUILD): rows the COUNT pass counted */
 	TmValue *const *outvals;	/* EMIT: nvals columns; HASH_BUILD: nkeys + nvals columns */
 	uint8_t *const *outnulls;
 	uint64_t   *outhash;		/* HASH_BUILD */
@@ -1051,6 +1082,1184 @@ pipeline_kernel(const DPipe *__restrict__ P, DRun R)
 }
 
 /* ------------------------------------------------------------------------------------------------
+ * The Themis scheduler: No-Imbalance-First-Search within a warp, Adaptive Work Sharing across warps
+ * (TM_GPU_LB_NIFS, TM_GPU_LB_NIFS_AWS; pipeline_kernel above is TM_GPU_LB_NONE)
+ * ------------------------------------------------------------------------------------------------
+ *
+ * Evaluation tree.  A pipeline with nops ops has levels 0 .. nops.  A tuple of level 0 is a source row;
+ * a tuple of level j >= 1 is a child made by op j - 1 from a tuple of level j - 1.  A tuple is known by
+ * its row offsets at levels 0 .. j (lazy materialization: offsets only; slot values are loaded when the
+ * work on the tuple needs them, from the source columns and the build sides' payload columns).  The
+ * work on a tuple of level j ("visit", lb_visit):
+ *   1. if op j - 1 is an INNER or LEFT probe with a residual qual and the tuple is a build row (not the
+ *      NULL row of a LEFT probe): the residual, on this match; false drops the tuple;
+ *   2. j == nops: the sink (EMIT, HASH_BUILD, AGG, exactly as sink_row);
+ *      else op j, which makes at most one range of children at level j + 1:
+ *        FILTER            true: [-1, 0)  (one child; filter levels have no slots)
+ *        PROBE INNER       the keys' build rows [start, end) (the residual is step 1 of each child)
+ *        PROBE LEFT        no residual: [start, end), or [-1, 0) (offset -1 = the NULL row) if empty;
+ *                          residual: the lane looks for the first match r0 that passes it: [r0, end)
+ *                          (step 1 tests the others), or [-1, 0) if none passes
+ *        PROBE SEMI / ANTI one passing match decides (the lane loops over the matches while the
+ *                          residual fails): [-1, 0) or nothing; so a row goes on at most once
+ *   NULL keys match nothing, as everywhere.  Offsets are int32: source rows < 2^31, build rows < 2^29.
+ *
+ * NIFS (per warp).  Each warp holds, per level j >= 1, a queue of at most LB_QCAP = 64 ranges in shared
+ * memory: start, end, and the offsets of the levels 0 .. j - 1 of the tuple that made it (the ancestors);
+ * level 0 is a range of source rows [lo0, hi0).  pend[j] = tuples pending at level j.  An iteration:
+ *   - picks the HIGHEST level j with pend[j] >= 32, else the LOWEST level with pend[j] > 0 (all of it:
+ *     then every level has fewer than 32); none: the warp is idle;
+ *   - takes T = min(32, pend[j]) tuples of level j, one per lane (ranges are taken from the top of the
+ *     queue, each from its start: a warp scan of the range sizes, an OR of the lanes' start positions
+ *     and a popcount tell each lane its range and offset; used ranges are popped, a partly used one
+ *     keeps its rest);
+ *   - every lane visits its tuple (divergent code: expressions, probes, the sink), the warp reconverges
+ *     (__syncwarp) and appends the children ranges to level j + 1 (ballot, popcount positions).
+ *   Bound: level j is taken only when every level above it holds < 32 tuples, so level j + 1 holds at
+ *   most 31 ranges (ranges are never empty) before the at most 32 new ones: 63 <= LB_QCAP.  Memory per
+ *   warp: 2 x (levels - 1) x 32 ranges, (j + 2) ints per range of level j (lb_warp_bytes).
+ *   Sinks: COUNT passes count the rows reaching the sink; AGG updates its group table per lane (atomics,
+ *   as pipeline_kernel), except a global AGG of count / int sum / int min, max without DISTINCT, whose
+ *   lanes keep partial states that each warp adds in once at its end (lb_agg_local: no atomic on the
+ *   same words per row); the RUN pass of EMIT / HASH_BUILD takes output positions for the warp's rows
+ *   with one atomicAdd on DFlags.cursor (checked against the counted total), so rows come in no
+ *   particular order.  Each warp starts with an equal slice of the source rows.
+ *
+ * AWS (across warps; cooperative launch, so that every warp is resident and waits cannot deadlock):
+ *   - workload of a warp = (height of its highest pending subtrees, ceil(log2(1 + their number))): the
+ *     lowest level j0 whose tuples can be split (height nops - j0 + 1) and pend[j0], packed as
+ *     (height << 8 | log) in DFlags.wlmax's unit.  Splittable: >= 2 tuples (>= 64 at the sink level,
+ *     fewer are not worth a hand-off).  A level holding one tuple is passed over (a deviation from the
+ *     paper's wording): NIFS leaves a lone low tuple pending while it drains the levels above it, and
+ *     counting it would hide, say, a million-row range of level 1 behind the last row of level 0;
+ *   - a busy warp checks every 1 + min(32, floor(log2(all warps / idle warps))) iterations (every 33
+ *     while none is idle; nidle and wlmax are loaded at the start of the iteration, so the loads overlap
+ *     its work).  If some warp is idle and its workload reaches the maximum seen (or it has posted
+ *     before), it posts it with atomicMax on DFlags.wlmax;
+ *     if it holds the maximum (ties too: equal warps share at once, so work spreads exponentially), it
+ *     is "the busiest warp" and claims an idle warp in the two-level bitmap (top: which 32-warp words
+ *     have idle warps; bottom: one bit per warp; claimed by atomicAnd clearing the bit, only the warp
+ *     that saw it set owns it); a warp lowers its own posted value as its work shrinks (CAS) and clears
+ *     it when it goes idle, so the maximum does not go stale;
+ *   - the hand-off: half of the tuples of level j0 (level 0: the upper half of its row range; else the
+ *     top queue ranges, the last one split, at most LB_MB_ENT = 32 ranges with their ancestors) written
+ *     into the idle warp's own mailbox (global memory), then __threadfence and its mailbox word set;
+ *     the idle warp copies the ranges into its queues (through L2: __ldcg) and is busy again;
+ *   - termination: DFlags.nidle counts idle warps.  A warp going idle sets its bitmap bits, then
+ *     increments nidle, then polls (with __nanosleep back-off) its mailbox word, nidle == all warps (the
+ *     end) and DFlags.stop (an error).  A donor decrements nidle for the warp it claimed BEFORE it writes
+ *     the hand-off, while it is busy itself, so nidle cannot reach all warps while work is in flight:
+ *     once every warp is idle no warp can hand anything off, and every warp leaves.  A donor never waits
+ *     for anyone; an idle warp waits only for its mailbox, nidle or stop.  Every warp-wide decision
+ *     (stop, level, donate, wake) is taken by lane 0 or from shared memory after __syncwarp and broadcast,
+ *     so all 32 lanes always reach the same __syncwarp / __shfl_sync / __ballot_sync.
+ *   Memory ordering: bitmap bits, nidle, wlmax and mailbox words are changed with device-scope atomics;
+ *   bottom bit set, __threadfence, top bit set (and a claimer that empties a bottom word clears its top
+ *   bit, __threadfence, and sets it again if the bottom word is no longer empty); hand-off data is
+ *   written by all lanes, each fences, __syncwarp, lane 0 fences and sets the mailbox word; the receiver
+ *   reads the word with ld.acquire, __syncwarp, and the data with __ldcg.  Hand-offs are rare (at most
+ *   one per check), so none of this is on the per-tuple path.
+ *
+ * Errors: the first one wins (record_error), with the tuple's source row (its level-0 offset); every warp
+ * stops within two iterations (the stop word is loaded one iteration ahead, so the load does not stall
+ * the warp), idle ones leave their wait.  A full AGG table / DISTINCT set stops the
+ * pass as in pipeline_kernel (ST_ABORT).
+ *
+ * Figures (DFlags.lb_*): warp iterations, idle lanes (32 - T per iteration), hand-offs, and per warp its
+ * busy cycles (clock64 while it has work), summed and maximized over warps.
+ *
+ * Grid and memory (lb_grid, launch_lb): up to 8 warps per block (fewer where their queues would take more
+ * than 96 KB of shared memory: deep pipelines), as many blocks as can be resident at once (occupancy
+ * API; tm_gpu_set_lb_max_warps limits it for tests).  NIFS is a plain launch; AWS a cooperative one,
+ * retried with half the blocks if the device refuses that many, and needs scratch from the pool for the
+ * pass (lb_scratch_layout: per warp a mailbox word, 4 header ints and LB_MB_ENT ranges of nops + 2 ints,
+ * and the bitmaps; about 0.4 to 1 KB per warp), which chunk sizing counts (Src.lb_bytes).  With NIFS the
+ * COUNT pass only counts (no per-row counts and prefix sum), so chunks need no COUNT arrays either.
+ */
+#define LB_TPB				256			/* threads per block at most (fewer for deep pipelines) */
+#define LB_QCAP				64			/* ranges of a level's queue per warp: 2 x 32 */
+#define LB_MB_ENT			32			/* ranges of a hand-off at most */
+#define LB_MAXL				(TM_GPU_MAX_OPS + 1)	/* levels */
+#define LB_FULL				0xffffffffu
+#define LB_MAX_WARPS		32768		/* the top level of the idle bitmap is one word per lane */
+
+/* per-warp state in shared memory; the queues follow it (lb_queue) */
+struct LbHdr
+{
+	long long	pend[LB_MAXL];	/* tuples pending per level (level 0: hi0 - lo0) */
+	int			nent[LB_MAXL];	/* ranges in the queue of each level >= 1 */
+	int			lo0;			/* level 0: source rows [lo0, hi0) */
+	int			hi0;
+};
+
+#define LB_HDR_BYTES		((int) ((sizeof(LbHdr) + 15) & ~(size_t) 15))
+
+/* kernel arguments of the scheduler */
+struct DLb
+{
+	int			mode;			/* TM_GPU_LB_NIFS / TM_GPU_LB_NIFS_AWS */
+	int			nwarps;			/* warps of the grid (blocks x wpb) */
+	int			wpb;			/* warps per block */
+	int			warp_bytes;		/* shared memory per warp */
+	int			mbstride;		/* ints per hand-off range: start, end, nops ancestors at most */
+	int			nbm1;			/* words of the bottom / top level of the idle bitmap */
+	int			nbm2;
+	int			pad;
+	/* AWS only */
+	int		   *mbstate;		/* per warp: 1 = a hand-off waits in its mailbox */
+	unsigned int *bm1;			/* one bit per warp: idle and not claimed */
+	unsigned int *bm2;			/* one bit per word of bm1: it may have a bit set */
+	int		   *mbhdr;			/* per warp 4 ints: level, ranges, (level 0) lo, hi */
+	int		   *mbent;			/* per warp LB_MB_ENT ranges of mbstride ints */
+};
+
+/* shared memory of one warp for a pipeline of nops ops */
+static inline int
+lb_warp_bytes(int nops)
+{
+	int			ints = 0;
+
+	for (int j = 1; j <= nops; j++)
+		ints += LB_QCAP * (j + 2);
+	return LB_HDR_BYTES + 4 * ints;
+}
+
+/* the queue of level j >= 1: start[LB_QCAP], end[LB_QCAP], then ancestor k's offsets [LB_QCAP], k < j */
+__device__ __forceinline__ int *
+lb_queue(int *Q, int j)
+{
+	return Q + LB_QCAP * ((j - 1) * j / 2 + 2 * (j - 1));
+}
+
+__device__ __forceinline__ unsigned int
+lb_lanemask_lt(int lane)
+{
+	return (1u << lane) - 1u;
+}
+
+__device__ __forceinline__ int
+lb_scan_int(int v, int lane)	/* inclusive */
+{
+	for (int d = 1; d < 32; d <<= 1)
+	{
+		int			u = __shfl_up_sync(LB_FULL, v, d);
+
+		if (lane >= d)
+			v += u;
+	}
+	return v;
+}
+
+__device__ __forceinline__ long long
+lb_scan_ll(long long v, int lane)	/* inclusive */
+{
+	for (int d = 1; d < 32; d <<= 1)
+	{
+		long long	u = __shfl_up_sync(LB_FULL, v, d);
+
+		if (lane >= d)
+			v += u;
+	}
+	return v;
+}
+
+__device__ __forceinline__ long long
+lb_sum_ll(long long v)
+{
+	for (int d = 16; d > 0; d >>= 1)
+		v += __shfl_xor_sync(LB_FULL, v, d);
+	return v;
+}
+
+__device__ __forceinline__ unsigned int
+lb_or(unsigned int v)
+{
+	for (int d = 16; d > 0; d >>= 1)
+		v |= __shfl_xor_sync(LB_FULL, v, d);
+	return v;
+}
+
+__device__ __forceinline__ int
+ld_acquire_int(const int *p)
+{
+	int			v;
+
+	asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+	return v;
+}
+
+__device__ __forceinline__ int
+ld_volatile_int(const int *p)
+{
+	return *(volatile const int *) p;
+}
+
+__device__ __forceinline__ unsigned int
+ld_volatile_u32(const unsigned int *p)
+{
+	return *(volatile const unsigned int *) p;
+}
+
+/* ceil(log2(x)), x >= 1 */
+__device__ __forceinline__ unsigned int
+lb_clog2(unsigned long long x)
+{
+	return x <= 1 ? 0u : (unsigned int) (64 - __clzll((long long) (x - 1)));
+}
+
+/* a set bit of m (m != 0), searching from bit rot upwards (cyclically): spreads the claims */
+__device__ __forceinline__ int
+lb_pick(unsigned int m, int rot)
+{
+	int			r = rot & 31;
+	unsigned int x = r ? ((m >> r) | (m << (32 - r))) : m;
+
+	return ((__ffs((int) x) - 1) + r) & 31;
+}
+
+/* the level an iteration takes (NIFS), or -1: nothing pending */
+__device__ __forceinline__ int
+lb_choose(const LbHdr *H, int nops)
+{
+	for (int j = nops; j >= 0; j--)
+		if (H->pend[j] >= 32)
+			return j;
+	for (int j = 0; j <= nops; j++)
+		if (H->pend[j] > 0)
+			return j;
+	return -1;
+}
+
+/* the slots that the work on a tuple of level j reads, from its offsets anc[0 .. j] */
+__device__ __forceinline__ void
+lb_load(const DPipe *P, int j, const int *anc, TmValue *vals, bool *nulls)
+{
+	for (int i = P->lboff[j]; i < P->lboff[j + 1]; i++)
+	{
+		DLRef		ref = P->lbref[i];
+
+		if (ref.level == 0)
+			load_col(&P->srccols[ref.col], (int64_t) anc[0], &vals[ref.slot], &nulls[ref.slot]);
+		else
+		{
+			int			r = anc[ref.level];
+			const DJoin *ht = P->ops[ref.level - 1].ht;
+
+			if (r < 0)
+			{
+				vals[ref.slot].n = 0;	/* the NULL row of a LEFT probe */
+				nulls[ref.slot] = true;
+			}
+			else
+			{
+				vals[ref.slot] = ht->pay[ref.col][r];
+				nulls[ref.slot] = ht->paynulls[ref.col][r] != 0;
+			}
+		}
+	}
+}
+
+/*
+ * A global AGG (no group keys) of count(*) / count(x) / sum(int2, int4) / min, max(integer kinds), no
+ * DISTINCT (DPipe.lb_local): each lane keeps partial states (lacc, lseen: aggregate a has seen a value)
+ * and the warp adds them into the group's state once, at the end of the kernel (lb_agg_flush), instead
+ * of an atomic on the same words per sink row.  The same arithmetic (int sums wrap, as int4_sum), in
+ * another order.  Order of evaluation per row as agg_update: FILTER, then the argument, aggregate by
+ * aggregate.
+ */
+#define LB_LOCAL_AGGS		8
+
+__device__ int
+lb_agg_local(const DPipe *P, const TmValue *vals, const bool *nulls, long long *lacc, unsigned int *lseen)
+{
+	for (int a = 0; a < P->naggs; a++)
+	{
+		const DAgg *ag = &P->aggs[a];
+		TmValue		v;
+		bool		isnull;
+		int			st;
+
+		if (ag->filter != NULL)
+		{
+			st = d_eval(ag->filter, vals, nulls, &v, &isnull);
+			if (st != TM_OK)
+				return st;
+			if (isnull || v.i == 0)
+				continue;
+		}
+		if (ag->kind == TM_AGG_COUNT_STAR)
+		{
+			lacc[a]++;
+			continue;
+		}
+		st = d_eval(ag->arg, vals, nulls, &v, &isnull);
+		if (st != TM_OK)
+			return st;
+		if (isnull)
+			continue;
+		if (ag->mode == AM_COUNT)
+			lacc[a]++;
+		else if (ag->mode == AM_SUM_I64)
+		{
+			lacc[a] = (long long) ((unsigned long long) lacc[a] + (unsigned long long) v.i);
+			*lseen |= 1u << a;
+		}
+		else
+		{
+			lacc[a] = ag->kind == TM_AGG_MIN ? min(lacc[a], (long long) v.i) : max(lacc[a], (long long) v.i);
+			*lseen |= 1u << a;
+		}
+	}
+	return TM_OK;
+}
+
+/* the identities of the partial states */
+__device__ __forceinline__ void
+lb_agg_init(const DPipe *P, long long *lacc)
+{
+	for (int a = 0; a < LB_LOCAL_AGGS; a++)
+		lacc[a] = 0;
+	for (int a = 0; a < P->naggs && a < LB_LOCAL_AGGS; a++)
+		if (P->aggs[a].mode == AM_MINMAX_INT)
+			lacc[a] = P->aggs[a].kind == TM_AGG_MIN ? INT64_MAX : INT64_MIN;
+}
+
+/* the warp's partial states into group 0's state (whole warp) */
+__device__ void
+lb_agg_flush(const DPipe *P, const DRun &R, const long long *lacc, unsigned int lseen, int lane)
+{
+	unsigned int seen = lb_or(lseen);
+
+	for (int a = 0; a < P->naggs; a++)
+	{
+		const DAgg *ag = &P->aggs[a];
+		long long	v = lacc[a];
+
+		for (int d = 16; d > 0; d >>= 1)
+		{
+			long long	o = __shfl_xor_sync(LB_FULL, v, d);
+
+			if (ag->mode != AM_MINMAX_INT)
+				v = (long long) ((unsigned long long) v + (unsigned long long) o);
+			else
+				v = ag->kind == TM_AGG_MIN ? min(v, o) : max(v, o);
+		}
+		if (lane == 0)
+		{
+			const DAggState *S = &R.astate[a];
+
+			if (ag->mode == AM_COUNT)
+			{
+				if (v != 0)
+					atomicAdd(S->w, (unsigned long long) v);
+			}
+			else if ((seen >> a) & 1u)
+			{
+				if (ag->mode == AM_SUM_I64)
+					atomicAdd(S->w, (unsigned long long) v);
+				else if (ag->kind == TM_AGG_MIN)
+					atomicMin((long long *) S->w, v);
+				else
+					atomicMax((long long *) S->w, v);
+				mark_seen(&S->seen[0]);
+			}
+		}
+	}
+}
+
+/*
+ * The work on one tuple of level j (its offsets anc[0 .. j]): see the design above.  Children of op j:
+ * [*cs, *ce) of level j + 1 (empty: none).  At the sink, COUNT passes and AGG are done here (sink_row);
+ * the RUN pass of EMIT / HASH_BUILD only decides *emit (HASH_BUILD: and evaluates the keys into hkeys,
+ * their hash into *hh); lb_write writes the row once the warp has taken positions.
+ */
+__device__ int
+lb_visit(const DPipe *P, const DRun &R, int j, const int *anc, TmValue *vals, bool *nulls, int *cs, int *ce,
+		 bool *emit, TmValue *hkeys, uint64_t *hh, long long *cnt, long long *lacc, unsigned int *lseen)
+{
+	int			st;
+
+	*cs = *ce = 0;
+	*emit = false;
+	lb_load(P, j, anc, vals, nulls);
+
+	/* 1. the residual of the probe that made this tuple */
+	if (j > 0)
+	{
+		const DOp  *pop = &P->ops[j - 1];
+
+		if (pop->kind == TM_OP_PROBE && pop->qual != NULL && anc[j] >= 0 &&
+			(pop->jointype == TM_JOIN_INNER || pop->jointype == TM_JOIN_LEFT))
+		{
+			bool		pass;
+
+			st = d_qual(pop->qual, vals, nulls, &pass);
+			if (st != TM_OK || !pass)
+				return st;
+		}
+	}
+
+	/* 2. the sink */
+	if (j == P->nops)
+	{
+		long long	pos = 0;
+
+		if (R.pass == PASS_RUN && P->lb_local)
+		{
+			st = lb_agg_local(P, vals, nulls, lacc, lseen);
+			if (st == TM_OK)
+				(*cnt)++;
+			return st;
+		}
+		if (R.pass != PASS_RUN || P->sinkkind == TM_SINK_AGG)
+			return sink_row(P, R, vals, nulls, &pos, cnt);
+		if (P->sinkkind == TM_SINK_HASH_BUILD)
+		{
+			uint64_t	h = 0;
+
+			for (int i = 0; i < P->nkeys; i++)
+			{
+				bool		isnull;
+
+				st = d_eval(P->keys[i], vals, nulls, &hkeys[i], &isnull);
+				if (st != TM_OK)
+					return st;
+				if (isnull)
+					return TM_OK;	/* a NULL key never matches: the row is dropped */
+				h = tm_hash_key(h, &hkeys[i], false, &P->keytypes[i]);
+			}
+			*hh = h;
+		}
+		*emit = true;
+		(*cnt)++;
+		return TM_OK;
+	}
+
+	/* 2. op j */
+	{
+		const DOp  *op = &P->ops[j];
+		const DJoin *ht = op->ht;
+		TmValue		keys[TM_GPU_MAX_KEYS];
+		uint64_t	h = 0;
+		bool		hasnull = false;
+		int64_t		s = 0;
+		int64_t		e = 0;
+		int64_t		first;
+		bool		any;
+
+		if (op->kind == TM_OP_FILTER)
+		{
+			bool		pass;
+
+			st = d_qual(op->qual, vals, nulls, &pass);
+			if (st == TM_OK && pass)
+			{
+				*cs = -1;
+				*ce = 0;
+			}
+			return st;
+		}
+		for (int i = 0; i < op->nkeys; i++)
+		{
+			bool		isnull;
+
+			st = d_eval(op->keys[i], vals, nulls, &keys[i], &isnull);
+			if (st != TM_OK)
+				return st;
+			if (isnull)
+			{
+				hasnull = true;	/* NULL keys never match */
+				break;
+			}
+			h = tm_hash_key(h, &keys[i], false, &ht->keytypes[i]);
+		}
+		if (hasnull || !join_lookup(ht, h, keys, &s, &e))
+			s = e = 0;
+		first = s;
+		any = e > s;
+		if (op->qual != NULL && op->jointype != TM_JOIN_INNER)
+		{
+			/* SEMI / ANTI / LEFT: is there a match that passes the residual? */
+			any = false;
+			for (int64_t r = s; r < e; r++)
+			{
+				bool		pass;
+
+				fill_level(op, r, vals, nulls);
+				st = d_qual(op->qual, vals, nulls, &pass);
+				if (st != TM_OK)
+					return st;
+				if (pass)
+				{
+					any = true;
+					first = r;
+					break;
+				}
+			}
+		}
+		switch (op->jointype)
+		{
+			case TM_JOIN_INNER:
+				if (any)
+				{
+					*cs = (int) s;
+					*ce = (int) e;
+				}
+				break;
+			case TM_JOIN_LEFT:
+				if (any)
+				{
+					*cs = (int) first;
+					*ce = (int) e;
+				}
+				else
+				{
+					*cs = -1;
+					*ce = 0;
+				}
+				break;
+			case TM_JOIN_SEMI:
+				if (any)
+				{
+					*cs = -1;
+					*ce = 0;
+				}
+				break;
+			default:			/* ANTI */
+				if (!any)
+				{
+					*cs = -1;
+					*ce = 0;
+				}
+				break;
+		}
+	}
+	return TM_OK;
+}
+
+/* RUN pass of EMIT / HASH_BUILD: the row of the current tuple at output position pos */
+__device__ int
+lb_write(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, const TmValue *hkeys, uint64_t hh,
+		 long long pos)
+{
+	int			c0 = (P->sinkkind == TM_SINK_HASH_BUILD) ? P->nkeys : 0;
+
+	for (int i = 0; i < P->nvals; i++)
+	{
+		TmValue		v;
+		bool		isnull;
+		int			st = d_eval(P->vals[i], vals, nulls, &v, &isnull);
+
+		if (st != TM_OK)
+			return st;
+		if (isnull)
+			v.n = 0;
+		R.outvals[c0 + i][pos] = v;
+		R.outnulls[c0 + i][pos] = isnull ? 1 : 0;
+	}
+	if (P->sinkkind == TM_SINK_HASH_BUILD)
+	{
+		for (int i = 0; i < P->nkeys; i++)
+		{
+			R.outvals[i][pos] = hkeys[i];
+			R.outnulls[i][pos] = 0;
+		}
+		R.outhash[pos] = hh;
+	}
+	return TM_OK;
+}
+
+/* append the children ranges [cs, ce) of the lanes (tuples of level j, offsets anc) to level j + 1 */
+__device__ __forceinline__ void
+lb_push(LbHdr *H, int *Q, int j, int lane, const int *anc, int cs, int ce, DFlags *F)
+{
+	bool		has = ce > cs;
+	unsigned int m = __ballot_sync(LB_FULL, has);
+	int			n1;
+	int			add;
+	long long	sz;
+
+	if (m == 0)
+		return;
+	n1 = H->nent[j + 1];
+	add = __popc(m);
+	sz = lb_sum_ll(has ? (long long) ce - cs : 0);
+	if (n1 + add > LB_QCAP)
+	{
+		/* cannot happen (see the bound in the design): fail rather than overwrite */
+		if (lane == 0)
+			record_error(F, TM_ERR_INTERNAL, -1);
+		return;
+	}
+	if (has)
+	{
+		int		   *S = lb_queue(Q, j + 1);
+		int			k = n1 + __popc(m & lb_lanemask_lt(lane));
+
+		S[k] = cs;
+		S[LB_QCAP + k] = ce;
+		for (int i = 0; i <= j; i++)
+			S[(2 + i) * LB_QCAP + k] = anc[i];
+	}
+	__syncwarp();
+	if (lane == 0)
+	{
+		H->nent[j + 1] = n1 + add;
+		H->pend[j + 1] += sz;
+	}
+}
+
+/*
+ * AWS: the warp's workload and the level it would share (*j0): its lowest level whose pending tuples can
+ * be split (>= 2 of them; >= 64 at the sink level, less is not worth a hand-off).  0 (and *j0 = -1):
+ * nothing to share.  A lone tuple of a lower level is skipped: NIFS leaves it pending while it drains the
+ * levels above (they hold >= 32), so it would otherwise hide a large range behind it.
+ */
+__device__ __forceinline__ unsigned int
+lb_workload(const LbHdr *H, int nops, int *j0)
+{
+	*j0 = -1;
+	for (int j = 0; j <= nops; j++)
+	{
+		long long	cnt = H->pend[j];
+		int			height = nops - j + 1;
+
+		if (cnt >= 2 && (height >= 2 || cnt >= 64))
+		{
+			*j0 = j;
+			return ((unsigned int) height << 8) | lb_clog2((unsigned long long) cnt + 1);
+		}
+	}
+	return 0;
+}
+
+/* AWS, lane 0: claim an idle warp of bottom word w1 (word: its bits as last read); the warp, or -1 */
+__device__ int
+lb_claim_word(const DLb &L, int w1, unsigned int word)
+{
+	while (word != 0)
+	{
+		int			b = __ffs((int) word) - 1;
+		unsigned int bit = 1u << b;
+		unsigned int old = atomicAnd(&L.bm1[w1], ~bit);
+
+		if (old & bit)
+		{
+			if ((old & ~bit) == 0)
+			{
+				/* the word is empty now: clear its top bit; set it again if a warp came meanwhile */
+				unsigned int tb = 1u << (w1 & 31);
+
+				atomicAnd(&L.bm2[w1 >> 5], ~tb);
+				__threadfence();
+				if (ld_volatile_u32(&L.bm1[w1]) != 0)
+					atomicOr(&L.bm2[w1 >> 5], tb);
+			}
+			return w1 * 32 + b;
+		}
+		word = old & ~bit;		/* others took it: try the bits left */
+	}
+	return -1;
+}
+
+/*
+ * AWS: claim an idle warp (whole warp: lanes read bitmap words in parallel, lane 0 claims).  The warp
+ * (its bit cleared, nidle decremented for it), or -1.
+ */
+__device__ int
+lb_claim(const DLb &L, DFlags *F, int wid, int lane)
+{
+	int			found = -1;
+	bool		stale = false;
+
+	/* the top level first: one word per lane */
+	for (int attempt = 0; attempt < 4 && found < 0; attempt++)
+	{
+		unsigned int top = lane < L.nbm2 ? ld_volatile_u32(&L.bm2[lane]) : 0u;
+		unsigned int tm = __ballot_sync(LB_FULL, top != 0);
+		int			tw;
+		int			w1;
+		unsigned int word;
+		unsigned int bm;
+		int			b;
+
+		if (tm == 0)
+			break;
+		tw = lb_pick(tm, wid + attempt);
+		top = __shfl_sync(LB_FULL, top, tw);
+		w1 = tw * 32 + lane;
+		word = ((top >> lane) & 1u) != 0 && w1 < L.nbm1 ? ld_volatile_u32(&L.bm1[w1]) : 0u;
+		bm = __ballot_sync(LB_FULL, word != 0);
+		if (bm == 0)
+		{
+			stale = true;		/* top bits of empty words: a claim in progress, or a lost race */
+			continue;
+		}
+		b = lb_pick(bm, wid * 7 + attempt);
+		word = __shfl_sync(LB_FULL, word, b);
+		if (lane == 0)
+			found = lb_claim_word(L, tw * 32 + b, word);
+		found = __shfl_sync(LB_FULL, found, 0);
+		stale = found < 0;
+	}
+	/* the top level misled us: the bottom level, 32 words at a time */
+	for (int base = 0; stale && found < 0 && base < L.nbm1; base += 32)
+	{
+		int			w1 = base + lane;
+		unsigned int word = w1 < L.nbm1 ? ld_volatile_u32(&L.bm1[w1]) : 0u;
+		unsigned int bm = __ballot_sync(LB_FULL, word != 0);
+		int			b;
+
+		if (bm == 0)
+			continue;
+		b = __ffs((int) bm) - 1;
+		word = __shfl_sync(LB_FULL, word, b);
+		if (lane == 0)
+			found = lb_claim_word(L, base + b, word);
+		found = __shfl_sync(LB_FULL, found, 0);
+	}
+	if (found >= 0 && lane == 0)
+		atomicSub(&F->nidle, 1);	/* before the hand-off is written: see termination */
+	return found;
+}
+
+/*
+ * AWS: hand half of the tuples of level j0 (the warp's lowest splittable level, lb_workload) to the
+ * claimed warp r: written into its mailbox, then its mailbox word set
+ */
+__device__ void
+lb_give(const DLb &L, LbHdr *H, int *Q, int j0, int r, int lane)
+{
+	int		   *hdr = L.mbhdr + 4 * (size_t) r;
+
+	if (j0 == 0)
+	{
+		if (lane == 0)
+		{
+			int			give = (H->hi0 - H->lo0) / 2;
+
+			hdr[0] = 0;
+			hdr[1] = 0;
+			hdr[2] = H->hi0 - give;
+			hdr[3] = H->hi0;
+			H->hi0 -= give;
+			H->pend[0] -= give;
+		}
+	}
+	else
+	{
+		long long	give = H->pend[j0] / 2;
+		int			n = H->nent[j0];
+		int		   *S = lb_queue(Q, j0);
+		int			idx = n - 1 - lane;		/* lane t: the t-th range from the top */
+		int			rs = 0;
+		int			re = 0;
+		long long	incl;
+		long long	excl;
+		bool		take;
+		bool		whole;
+		int			gs;
+		int			m;
+		int			nwhole;
+		long long	given;
+
+		if (idx >= 0)
+		{
+			rs = S[idx];
+			re = S[LB_QCAP + idx];
+		}
+		incl = lb_scan_ll((long long) re - rs, lane);
+		excl = incl - ((long long) re - rs);
+		take = idx >= 0 && excl < give;
+		whole = take && incl <= give;
+		gs = (take && !whole) ? re - (int) (give - excl) : rs;	/* split: the donor keeps [rs, gs) */
+		m = __popc(__ballot_sync(LB_FULL, take));
+		nwhole = __popc(__ballot_sync(LB_FULL, whole));
+		given = lb_sum_ll(take ? (long long) re - gs : 0);
+		if (take)
+		{
+			int		   *ent = L.mbent + ((size_t) r * LB_MB_ENT + lane) * L.mbstride;
+
+			ent[0] = gs;
+			ent[1] = re;
+			for (int k = 0; k < j0; k++)
+				ent[2 + k] = S[(2 + k) * LB_QCAP + idx];
+		}
+		__syncwarp();
+		if (take && !whole)
+			S[LB_QCAP + idx] = gs;
+		if (lane == 0)
+		{
+			hdr[0] = j0;
+			hdr[1] = m;
+			H->nent[j0] = n - nwhole;
+			H->pend[j0] -= given;
+		}
+	}
+	__threadfence();
+	__syncwarp();
+	if (lane == 0)
+	{
+		__threadfence();
+		atomicExch(&L.mbstate[r], 1);
+	}
+	__syncwarp();
+}
+
+/*
+ * AWS: a check of a busy warp (see the design); returns the iterations until the next one.  nid and
+ * wlseen: DFlags.nidle and DFlags.wlmax as lane 0 read them at the start of the iteration (the loads
+ * overlap the iteration's work); only a warp whose workload reaches wlseen posts it with atomicMax.
+ */
+__device__ int
+lb_share(const DPipe *P, const DLb &L, DFlags *F, LbHdr *H, int *Q, int wid, int lane, int nid,
+		 unsigned int wlseen, unsigned int *posted, long long *handoffs)
+{
+	int			period;
+	int			lg;
+	int			j0;
+	unsigned int w;
+	int			cand = 0;
+	int			r;
+
+	nid = __shfl_sync(LB_FULL, nid, 0);
+	wlseen = __shfl_sync(LB_FULL, wlseen, 0);
+	if (nid <= 0)
+		return 33;
+	lg = 31 - __clz(max(1, L.nwarps / nid));
+	period = 1 + min(32, lg);
+	w = lb_workload(H, P->nops, &j0);
+	if (lane == 0)
+	{
+		/* keep the posted maximum honest: lower (or clear) this warp's own stale value */
+		if (*posted != 0 && *posted != w)
+			*posted = (atomicCAS(&F->wlmax, *posted, w) == *posted) ? w : 0;
+		if (w != 0 && (w >= wlseen || *posted != 0) && atomicMax(&F->wlmax, w) <= w)
+		{
+			cand = 1;
+			*posted = w;
+		}
+	}
+	cand = __shfl_sync(LB_FULL, cand, 0);
+	if (!cand)
+		return period;
+	r = lb_claim(L, F, wid, lane);
+	if (r < 0)
+		return period;
+	lb_give(L, H, Q, j0, r, lane);
+	(*handoffs)++;
+	w = lb_workload(H, P->nops, &j0);
+	if (lane == 0 && *posted != 0 && *posted != w)
+		*posted = (atomicCAS(&F->wlmax, *posted, w) == *posted) ? w : 0;
+	return period;
+}
+
+/*
+ * AWS: the warp has no work.  Register it idle (bitmap, then nidle) and wait for a hand-off (true: it is
+ * in the queues now) or the end of the pass (false: every warp idle, or an error).
+ */
+__device__ bool
+lb_wait(const DLb &L, DFlags *F, LbHdr *H, int *Q, int wid, int lane, unsigned int *posted)
+{
+	int			got = 0;
+	const int  *hdr = L.mbhdr + 4 * (size_t) wid;
+	int			lv;
+	int			m;
+
+	if (lane == 0)
+	{
+		unsigned int ns = 64;
+
+		if (*posted != 0)
+		{
+			atomicCAS(&F->wlmax, *posted, 0u);
+			*posted = 0;
+		}
+		__threadfence();
+		atomicOr(&L.bm1[wid >> 5], 1u << (wid & 31));
+		__threadfence();
+		atomicOr(&L.bm2[wid >> 10], 1u << ((wid >> 5) & 31));
+		__threadfence();
+		atomicAdd(&F->nidle, 1);
+		for (;;)
+		{
+			if (ld_acquire_int(&L.mbstate[wid]) != 0)
+			{
+				got = 1;
+				break;
+			}
+			if (ld_volatile_int(&F->nidle) >= L.nwarps || ld_volatile_int(&F->stop) != 0)
+				break;
+			__nanosleep(ns);
+			if (ns < 2048)
+				ns <<= 1;
+		}
+	}
+	__syncwarp();				/* orders lane 0's acquire before the other lanes' reads */
+	got = __shfl_sync(LB_FULL, got, 0);
+	if (!got)
+		return false;
+	(void) ld_acquire_int(&L.mbstate[wid]);	/* and each lane's own (the word stays 1 until reset below) */
+	lv = __ldcg(&hdr[0]);
+	m = __ldcg(&hdr[1]);
+	if (lv == 0)
+	{
+		if (lane == 0)
+		{
+			H->lo0 = __ldcg(&hdr[2]);
+			H->hi0 = __ldcg(&hdr[3]);
+			H->pend[0] = H->hi0 - H->lo0;
+		}
+	}
+	else
+	{
+		long long	sz = 0;
+
+		if (lane < m)
+		{
+			const int  *ent = L.mbent + ((size_t) wid * LB_MB_ENT + lane) * L.mbstride;
+			int		   *S = lb_queue(Q, lv);
+			int			s = __ldcg(&ent[0]);
+			int			e = __ldcg(&ent[1]);
+
+			S[lane] = s;
+			S[LB_QCAP + lane] = e;
+			for (int k = 0; k < lv; k++)
+				S[(2 + k) * LB_QCAP + lane] = __ldcg(&ent[2 + k]);
+			sz = (long long) e - s;
+		}
+		sz = lb_sum_ll(sz);
+		if (lane == 0)
+		{
+			H->nent[lv] = m;
+			H->pend[lv] = sz;
+		}
+	}
+	__syncwarp();
+	if (lane == 0)
+		*(volatile int *) &L.mbstate[wid] = 0;	/* no one writes it before this warp is idle again */
+	__syncwarp();
+	return true;
+}
+
+/* the pipeline over its source rows with the Themis scheduler: a persistent grid of L.nwarps warps */
+__global__ void __launch_bounds__(LB_TPB)
+nifs_kernel(const DPipe *__restrict__ P, DRun R, DLb L)
+{
+	extern __shared__ __align__(16) unsigned char lb_smem[];
+	TmValue		vals[TM_GPU_MAX_SLOTS];
+	bool		nulls[TM_GPU_MAX_SLOTS];
+	int			anc[LB_MAXL];
+	TmValue		hkeys[TM_GPU_MAX_KEYS];
+	long long	lacc[LB_LOCAL_AGGS];
+	unsigned int lseen = 0;
+	const int	lane = (int) (threadIdx.x & 31);
+	const int	wib = (int) (threadIdx.x >> 5);
+	const int	wid = (int) blockIdx.x * L.wpb + wib;
+	const int	nops = P->nops;
+	const bool	aws = (L.mode == TM_GPU_LB_NIFS_AWS);
+	DFlags	   *F = R.flags;
+	LbHdr	   *H = (LbHdr *) (lb_smem + (size_t) wib * L.warp_bytes);
+	int		   *Q = (int *) (lb_smem + (size_t) wib * L.warp_bytes + LB_HDR_BYTES);
+	long long	cnt = 0;
+	long long	t0;
+	long long	busy = 0;
+	long long	iters = 0;
+	long long	idle = 0;
+	long long	handoffs = 0;
+	unsigned int posted = 0;
+	int			until_check = 1;
+	bool		active = true;
+	int			stop_pre = 0;	/* lane 0: DFlags.stop as loaded one iteration earlier */
+
+	if (wid >= L.nwarps)
+		return;					/* whole warps (the grid is blocks x wpb warps) */
+	for (int s = 0; s < P->nslots; s++)
+	{
+		vals[s] = P->init_vals[s];
+		nulls[s] = P->init_nulls[s] != 0;
+	}
+	lb_agg_init(P, lacc);
+	if (lane == 0)
+	{
+		long long	n = P->nrows;
+
+		for (int j = 0; j < LB_MAXL; j++)
+		{
+			H->pend[j] = 0;
+			H->nent[j] = 0;
+		}
+		H->lo0 = (int) (n * wid / L.nwarps);
+		H->hi0 = (int) (n * (wid + 1) / L.nwarps);
+		H->pend[0] = H->hi0 - H->lo0;
+	}
+	__syncwarp();
+	t0 = clock64();
+
+	for (;;)
+	{
+		int			stop = __shfl_sync(LB_FULL, stop_pre, 0);
+		int			j;
+		int			T;
+		bool		has;
+		int			cs = 0;
+		int			ce = 0;
+		bool		emit = false;
+		uint64_t	hh = 0;
+		int			pre_nid = 0;
+		unsigned int pre_wl = 0;
+
+		if (stop)
+			break;
+		if (lane == 0)
+			stop_pre = (int) stopped(F);	/* used at the next iteration: the load overlaps this one */
+		j = lb_choose(H, nops);
+		if (j < 0)
+		{
+			busy += clock64() - t0;
+			active = false;
+			if (!aws || !lb_wait(L, F, H, Q, wid, lane, &posted))
+				break;
+			active = true;
+			t0 = clock64();
+			until_check = 1;
+			continue;
+		}
+
+		/* a check at the end of this iteration: its loads now, used after the visit */
+		if (aws && until_check <= 1 && lane == 0)
+		{
+			pre_nid = ld_volatile_int(&F->nidle);
+			pre_wl = ld_volatile_u32(&F->wlmax);
+		}
+
+		/* take T tuples of level j, one per lane: anc[0 .. j] */
+		T = H->pend[j] < 32 ? (int) H->pend[j] : 32;
+		has = lane < T;
+		if (j == 0)
+		{
+			anc[0] = H->lo0 + lane;
+			__syncwarp();
+			if (lane == 0)
+			{
+				H->lo0 += T;
+				H->pend[0] -= T;
+			}
+		}
+		else
+		{
+			int			n = H->nent[j];
+			int		   *S = lb_queue(Q, j);
+			int			idx = n - 1 - lane;		/* lane t: the t-th range from the top */
+			int			rs = 0;
+			int			re = 0;
+			int			csz;
+			int			excl;
+			bool		touched;
+			bool		full;
+			unsigned int starts;
+			int			nfull;
+			int			my_t;
+
+			if (idx >= 0)
+			{
+				rs = S[idx];
+				re = S[LB_QCAP + idx];
+			}
+			csz = min(re - rs, 32);		/* sizes capped: T <= 32, and the scan stays small */
+			excl = lb_scan_int(csz, lane) - csz;
+			touched = idx >= 0 && excl < T;
+			full = touched && re - rs <= T - excl;
+			starts = lb_or(touched ? (1u << excl) : 0u);	/* bit p: a range starts at lane p */
+			nfull = __popc(__ballot_sync(LB_FULL, full));
+			my_t = __popc(starts & (lane == 31 ? LB_FULL : ((2u << lane) - 1u))) - 1;
+			{
+				int			src = my_t < 0 ? 0 : my_t;
+				int			t_excl = __shfl_sync(LB_FULL, excl, src);
+				int			t_rs = __shfl_sync(LB_FULL, rs, src);
+
+				if (has)
+				{
+					int			eidx = n - 1 - my_t;
+
+					anc[j] = t_rs + (lane - t_excl);
+					for (int k = 0; k < j; k++)
+						anc[k] = S[(2 + k) * LB_QCAP + eidx];
+				}
+			}
+			__syncwarp();
+			if (touched && !full)
+				S[idx] = rs + (T - excl);	/* the partly taken range keeps its rest */
+			if (lane == 0)
+			{
+				H->nent[j] = n - nfull;
+				H->pend[j] -= T;
+			}
+		}
+
+		/* visit (divergent), then the warp together again */
+		if (has)
+		{
+			int			st = lb_visit(P, R, j, anc, vals, nulls, &cs, &ce, &emit, hkeys, &hh, &cnt, lacc, &lseen);
+
+			if (st != TM_OK)
+			{
+				if (st != ST_ABORT)
+					record_error(F, st, (long long) anc[0]);
+				cs = ce = 0;
+				emit = false;
+			}
+		}
+		__syncwarp();
+		if (j < nops)
+			lb_push(H, Q, j, lane, anc, cs, ce, F);
+		else if (R.pass == PASS_RUN && P->sinkkind != TM_SINK_AGG)
+		{
+			unsigned int em = __ballot_sync(LB_FULL, emit);
+
+			if (em != 0)
+			{
+				unsigned long long base = 0;
+
+				if (lane == 0)
+					base = atomicAdd(&F->cursor, (unsigned long long) __popc(em));
+				base = __shfl_sync(LB_FULL, base, 0);
+				if (emit)
+				{
+					long long	pos = (long long) base + __popc(em & lb_lanemask_lt(lane));
+					int			st = pos < R.limit ? lb_write(P, R, vals, nulls, hkeys, hh, R.base + pos)
+						: TM_ERR_INTERNAL;	/* more rows than counted: cannot happen */
+
+					if (st != TM_OK)
+						record_error(F, st, (long long) anc[0]);
+				}
+			}
+		}
+		__syncwarp();
+		iters++;
+		idle += 32 - T;
+		if (aws && --until_check <= 0)
+			until_check = lb_share(P, L, F, H, Q, wid, lane, pre_nid, pre_wl, &posted, &handoffs);
+	}
+	if (active)
+		busy += clock64() - t0;
+	if (P->lb_local && R.pass == PASS_RUN)
+		lb_agg_flush(P, R, lacc, lseen, lane);
+	cnt = lb_sum_ll(cnt);
+	if (lane == 0)
+	{
+		if (cnt > 0)
+			atomicAdd(&F->sinkrows, (unsigned long long) cnt);
+		atomicAdd(&F->lb_iters, (unsigned long long) iters);
+		atomicAdd(&F->lb_idle, (unsigned long long) idle);
+		if (handoffs > 0)
+			atomicAdd(&F->lb_handoffs, (unsigned long long) handoffs);
+		atomicAdd(&F->lb_busy_sum, (unsigned long long) busy);
+		atomicMax(&F->lb_busy_max, (unsigned long long) busy);
+	}
+}
+
+/* ------------------------------------------------------------------------------------------------
  * Small kernels: AGG table set-up and results, join build, output conversion
  * ------------------------------------------------------------------------------------------------
  */
@@ -1339,6 +2548,9 @@ struct TmGpuPool
 	size_t		hi;				/* top end: [hi, size) is taken (chunks) */
 	size_t		peak;
 	cudaStream_t stream;
+	int			lb;				/* TmGpuLoadBalance */
+	int			coop;			/* the device can launch cooperative kernels (AWS needs it) */
+	int			smem_optin;		/* shared memory per block at most (opt-in) */
 };
 
 /* a device result: TmValue columns */
@@ -1375,6 +2587,15 @@ struct Ctx
 	DFlags	   *dflags;			/* device: flags of the current pass */
 	int			pipeline;		/* current pipeline, for messages */
 	int64_t		row_base;		/* source row number of row 0 of the current chunk */
+	int			lb;				/* the scheduler of this execution (TmGpuLoadBalance) */
+	int			lb_nops;		/* ops of the current pipeline (the NIFS grid depends on it) */
+	/* the current pipeline's load-balance figures, over its passes */
+	int			lb_passes;
+	unsigned long long lb_iters;
+	unsigned long long lb_idle;
+	unsigned long long lb_handoffs;
+	double		lb_max_sum;		/* sum over passes of the busiest warp's cycles */
+	double		lb_avg_sum;		/* sum over passes of the average warp's cycles */
 };
 
 static void
@@ -2001,6 +3222,88 @@ img_exprs(Ctx *c, Img *im, TmExpr *const *es, int n)
 	return res;
 }
 
+/* NIFS: mark the slots that expression e reads (TMI_PUSH_SLOT) */
+static void
+expr_slots(const TmExpr *e, bool *want, int nslots)
+{
+	const TmInstr *code;
+
+	if (e == NULL)
+		return;
+	code = tm_expr_code(e);
+	for (int i = 0; i < e->ninstr; i++)
+		if (code[i].op == TMI_PUSH_SLOT && code[i].a >= 0 && code[i].a < nslots)
+			want[code[i].a] = true;
+}
+
+/*
+ * NIFS: the slots that the work on a tuple of level j reads (see lb_visit): the residual of the INNER /
+ * LEFT probe that made it (op j - 1), then op j's qual or keys (and the residual that SEMI / ANTI / LEFT
+ * test right there, whose own level is filled per match), or at j == nops the sink's expressions.  Only
+ * slots of levels 0 .. j are loaded; parameters are set once.  refs: (nops + 1) * nslots entries at
+ * most; off: nops + 2 offsets.
+ */
+static void
+lb_load_lists(const TmPipeline *pl, DLRef *refs, int32_t *off)
+{
+	const TmSink *sk = &pl->sink;
+	int			n = 0;
+
+	for (int j = 0; j <= pl->nops; j++)
+	{
+		bool		want[TM_GPU_MAX_SLOTS];
+
+		memset(want, 0, sizeof(want));
+		if (j > 0)
+		{
+			const TmOp *pop = &pl->ops[j - 1];
+
+			if (pop->kind == TM_OP_PROBE && (pop->jointype == TM_JOIN_INNER || pop->jointype == TM_JOIN_LEFT))
+				expr_slots(pop->qual, want, pl->nslots);
+		}
+		if (j == pl->nops)
+		{
+			for (int i = 0; i < sk->nkeys; i++)
+				expr_slots(sk->keys[i], want, pl->nslots);
+			if (sk->kind != TM_SINK_AGG)
+				for (int i = 0; i < sk->nvals; i++)
+					expr_slots(sk->vals[i], want, pl->nslots);
+			else
+				for (int a = 0; a < sk->naggs; a++)
+				{
+					if (sk->aggs[a].kind != TM_AGG_COUNT_STAR)
+						expr_slots(sk->aggs[a].arg, want, pl->nslots);
+					expr_slots(sk->aggs[a].filter, want, pl->nslots);
+				}
+		}
+		else
+		{
+			const TmOp *op = &pl->ops[j];
+
+			if (op->kind == TM_OP_FILTER)
+				expr_slots(op->qual, want, pl->nslots);
+			else
+			{
+				for (int i = 0; i < op->nkeys; i++)
+					expr_slots(op->keys[i], want, pl->nslots);
+				if (op->jointype != TM_JOIN_INNER)
+					expr_slots(op->qual, want, pl->nslots);
+			}
+		}
+		off[j] = n;
+		for (int sl = 0; sl < pl->nslots; sl++)
+			if (want[sl] && pl->slots[sl].level >= 0 && pl->slots[sl].level <= j)
+			{
+				refs[n].slot = (int16_t) sl;
+				refs[n].level = pl->slots[sl].level;
+				refs[n].col = pl->slots[sl].col;
+				refs[n].pad = 0;
+				n++;
+			}
+	}
+	off[pl->nops + 1] = n;
+}
+
 /*
  * Lay out pipeline pl's descriptor in im: expressions, slot lists, parameter values, source columns
  * (srccols: ncols device column descriptors).  Returns the offset of the DPipe.
@@ -2091,6 +3394,16 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 	}
 	P.ops = img_dev<const DOp>(im, img_put(im, ops, sizeof(DOp) * (size_t) Max1(pl->nops), 16));
 
+	/* NIFS: what each level loads */
+	{
+		DLRef		lbrefs[LB_MAXL * TM_GPU_MAX_SLOTS];
+		int32_t		lboff[LB_MAXL + 1];
+
+		lb_load_lists(pl, lbrefs, lboff);
+		P.lbref = img_dev<const DLRef>(im, img_put(im, lbrefs, sizeof(DLRef) * (size_t) Max1(lboff[pl->nops + 1]), 16));
+		P.lboff = img_dev<const int32_t>(im, img_put(im, lboff, sizeof(int32_t) * (size_t) (pl->nops + 2), 16));
+	}
+
 	/* sink */
 	P.nkeys = sk->nkeys;
 	P.nvals = (sk->kind == TM_SINK_AGG) ? 0 : sk->nvals;
@@ -2129,6 +3442,12 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 				ap[a].argtype = ag->arg->result;
 			ap[a].restype = ag->restype;
 		}
+		/* NIFS: a global aggregate of simple aggregates keeps partial states per lane (lb_agg_local) */
+		P.lb_local = (sk->nkeys == 0 && sk->naggs >= 1 && sk->naggs <= LB_LOCAL_AGGS) ? 1 : 0;
+		for (int a = 0; a < sk->naggs && P.lb_local; a++)
+			if (agg_is_distinct(&sk->aggs[a]) ||
+				(ap[a].mode != AM_COUNT && ap[a].mode != AM_SUM_I64 && ap[a].mode != AM_MINMAX_INT))
+				P.lb_local = 0;
 		P.aggs = img_dev<const DAgg>(im, img_put(im, ap, sizeof(DAgg) * (size_t) Max1(sk->naggs), 16));
 		if (ap != aggs)
 			free(ap);
@@ -2337,18 +3656,191 @@ check_flags(Ctx *c, const DFlags *f)
 	return true;
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * Host side: the grid of the Themis scheduler (nifs_kernel)
+ * ------------------------------------------------------------------------------------------------
+ */
+static int	g_lb_max_warps = 0;		/* tm_gpu_set_lb_max_warps: 0 = no limit */
+
+struct LbGrid
+{
+	int			wpb;			/* warps per block */
+	int			warp_bytes;		/* shared memory per warp */
+	size_t		smem;			/* per block */
+	int			blocks;			/* all resident at once */
+	int			nwarps;
+};
+
+/*
+ * The grid of nifs_kernel for a pipeline of nops ops: up to 8 warps per block (fewer where their queues
+ * take more than 96 KB of shared memory), as many blocks as can be resident at once (the occupancy of
+ * the kernel), at most LB_MAX_WARPS (and tm_gpu_set_lb_max_warps) warps
+ */
+static bool
+lb_grid(Ctx *c, int nops, LbGrid *g)
+{
+	int			budget = c->pool->smem_optin < 96 * 1024 ? c->pool->smem_optin : 96 * 1024;
+	int			nb = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->warp_bytes = lb_warp_bytes(nops);
+	g->wpb = budget / g->warp_bytes;
+	if (g->wpb > LB_TPB / 32)
+		g->wpb = LB_TPB / 32;
+	if (g_lb_max_warps > 0 && g->wpb > g_lb_max_warps)
+		g->wpb = g_lb_max_warps;
+	if (g->wpb < 1)
+		return fail(c, TM_GPU_ERR_UNSUPPORTED, "NIFS: %d ops take %d bytes of shared memory per warp", nops,
+					g->warp_bytes);
+	g->smem = (size_t) g->wpb * (size_t) g->warp_bytes;
+	/* the same limit for every grid (not the grid's own bytes): no call can shrink it under another's */
+	CK(cudaFuncSetAttribute(nifs_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, budget));
+	CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, nifs_kernel, g->wpb * 32, g->smem));
+	if (nb < 1)
+		return fail(c, TM_GPU_ERR_UNSUPPORTED, "NIFS: a block of %d warps does not fit a multiprocessor", g->wpb);
+	g->blocks = nb * c->pool->nsm;
+	if (g->blocks * g->wpb > LB_MAX_WARPS)
+		g->blocks = LB_MAX_WARPS / g->wpb;
+	if (g_lb_max_warps > 0 && g->blocks * g->wpb > g_lb_max_warps)
+		g->blocks = g_lb_max_warps / g->wpb;
+	if (g->blocks < 1)
+		g->blocks = 1;
+	g->nwarps = g->blocks * g->wpb;
+	return true;
+}
+
+/* AWS scratch in the pool: [mailbox words | bottom bitmap | top bitmap] (zeroed), headers, ranges */
+struct LbScratch
+{
+	size_t		off_bm1;
+	size_t		off_bm2;
+	size_t		zero_bytes;
+	size_t		off_hdr;
+	size_t		off_ent;
+	size_t		total;
+};
+
+static void
+lb_scratch_layout(int nwarps, int nops, LbScratch *l)
+{
+	size_t		nbm1 = ((size_t) nwarps + 31) / 32;
+	size_t		nbm2 = (nbm1 + 31) / 32;
+
+	l->off_bm1 = align_up(sizeof(int) * (size_t) nwarps, POOL_ALIGN);
+	l->off_bm2 = align_up(l->off_bm1 + sizeof(unsigned int) * nbm1, POOL_ALIGN);
+	l->zero_bytes = l->off_bm2 + sizeof(unsigned int) * nbm2;
+	l->off_hdr = align_up(l->zero_bytes, POOL_ALIGN);
+	l->off_ent = align_up(l->off_hdr + sizeof(int) * 4 * (size_t) nwarps, POOL_ALIGN);
+	l->total = l->off_ent + sizeof(int) * (size_t) nwarps * LB_MB_ENT * (size_t) (nops + 2);
+}
+
+/* pool bytes that a pass of the current scheduler takes for a pipeline of nops ops (besides DFlags) */
+static bool
+lb_scratch_bytes(Ctx *c, int nops, size_t *bytes)
+{
+	LbGrid		g;
+	LbScratch	l;
+
+	*bytes = 0;
+	if (c->lb != TM_GPU_LB_NIFS_AWS)
+		return true;
+	if (!lb_grid(c, nops, &g))
+		return false;
+	lb_scratch_layout(g.nwarps, nops, &l);
+	*bytes = align_up(l.total, POOL_ALIGN) + POOL_ALIGN;
+	return true;
+}
+
+/* launch nifs_kernel for pass R (its AWS scratch is taken from the pool for the pass); *nwarps: its grid */
+static bool
+launch_lb(Ctx *c, const DPipe *P, const DRun &R, int *nwarps)
+{
+	LbGrid		g;
+	DLb			L;
+	DRun		Rl = R;
+	size_t		mark = c->pool->used;
+
+	if (!lb_grid(c, c->lb_nops, &g))
+		return false;
+	memset(&L, 0, sizeof(L));
+	L.mode = c->lb;
+	L.nwarps = g.nwarps;
+	L.wpb = g.wpb;
+	L.warp_bytes = g.warp_bytes;
+	L.mbstride = c->lb_nops + 2;
+	if (c->lb == TM_GPU_LB_NIFS_AWS)
+	{
+		LbScratch	l;
+		char	   *d;
+
+		lb_scratch_layout(g.nwarps, c->lb_nops, &l);
+		d = (char *) pool_alloc(c, l.total);
+		if (d == NULL)
+			return false;
+		L.mbstate = (int *) d;
+		L.bm1 = (unsigned int *) (d + l.off_bm1);
+		L.bm2 = (unsigned int *) (d + l.off_bm2);
+		L.mbhdr = (int *) (d + l.off_hdr);
+		L.mbent = (int *) (d + l.off_ent);
+		CK(cudaMemsetAsync(d, 0, l.zero_bytes, c->stream));
+		/* every block resident at once, or the waits of idle warps could hold SMs that others need */
+		for (int blocks = g.blocks;; blocks /= 2)
+		{
+			void	   *args[3] = {(void *) &P, (void *) &Rl, (void *) &L};
+			cudaError_t e;
+
+			L.nwarps = blocks * g.wpb;
+			L.nbm1 = (L.nwarps + 31) / 32;
+			L.nbm2 = (L.nbm1 + 31) / 32;
+			e = cudaLaunchCooperativeKernel((const void *) nifs_kernel, dim3((unsigned) blocks),
+											dim3((unsigned) g.wpb * 32), args, g.smem, c->stream);
+			if (e == cudaSuccess)
+				break;
+			(void) cudaGetLastError();
+			if (e != cudaErrorCooperativeLaunchTooLarge || blocks <= 1)
+				return fail_cuda(c, "cudaLaunchCooperativeKernel (nifs_kernel)", e);
+		}
+	}
+	else
+	{
+		nifs_kernel<<<g.blocks, g.wpb * 32, g.smem, c->stream>>>(P, Rl, L);
+		LAUNCH_CHECK("nifs_kernel");
+	}
+	/* later work on the stream runs after the kernel: the scratch can be reused */
+	c->pool->used = mark;
+	*nwarps = L.nwarps;
+	return true;
+}
+
 /* one pass of the pipeline kernel over nrows source rows; *f: its flags */
 static bool
 run_pass(Ctx *c, const DPipe *P, const DRun &R, int64_t nrows, DFlags *f)
 {
+	bool		lb = c->lb != TM_GPU_LB_NONE && nrows > 0;
+	int			nwarps = 1;
+
 	CK(cudaMemsetAsync(c->dflags, 0, sizeof(DFlags), c->stream));
-	if (nrows > 0)
+	if (lb)
+	{
+		if (!launch_lb(c, P, R, &nwarps))
+			return false;
+	}
+	else if (nrows > 0)
 	{
 		pipeline_kernel<<<nblocks(c, nrows), TPB, 0, c->stream>>>(P, R);
 		LAUNCH_CHECK("pipeline_kernel");
 	}
 	if (!download(c, f, c->dflags, sizeof(DFlags)))
 		return false;
+	if (lb)
+	{
+		c->lb_passes++;
+		c->lb_iters += f->lb_iters;
+		c->lb_idle += f->lb_idle;
+		c->lb_handoffs += f->lb_handoffs;
+		c->lb_max_sum += (double) f->lb_busy_max;
+		c->lb_avg_sum += (double) f->lb_busy_sum / (double) nwarps;
+	}
 	return check_flags(c, f);
 }
 
@@ -2359,10 +3851,23 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R, int64_t nrows, DFlags *f)
 static bool
 count_pass(Ctx *c, const DPipe *P, int64_t nrows, long long **offs, long long *total, bool hi = false)
 {
-	long long  *counts = hi ? dalloc_hi<long long>(c, (size_t) nrows + 1) : dalloc<long long>(c, (size_t) nrows + 1);
+	long long  *counts;
 	DRun		R;
 	DFlags		f;
 
+	if (c->lb != TM_GPU_LB_NONE)
+	{
+		/* NIFS: only the total (the RUN pass takes positions from a counter): *offs = NULL */
+		memset(&R, 0, sizeof(R));
+		R.pass = PASS_COUNT;
+		R.flags = c->dflags;
+		*offs = NULL;
+		if (!run_pass(c, P, R, nrows, &f))
+			return false;
+		*total = (long long) f.sinkrows;
+		return true;
+	}
+	counts = hi ? dalloc_hi<long long>(c, (size_t) nrows + 1) : dalloc<long long>(c, (size_t) nrows + 1);
 	*offs = hi ? dalloc_hi<long long>(c, (size_t) nrows + 1) : dalloc<long long>(c, (size_t) nrows + 1);
 	if (counts == NULL || *offs == NULL)
 		return false;
@@ -2443,7 +3948,10 @@ struct Src
 	DCol	   *dc;				/* host descriptors of the current chunk's columns */
 	DCol	   *dcols;			/* device: the descriptor's source column array (P->srccols) */
 	int64_t		maxrows;		/* rows per chunk at most (0: no limit) */
-	bool		count_scratch;	/* the passes over a chunk take COUNT arrays (2 x 8 bytes a row) */
+	bool		count_scratch;	/* the passes over a chunk take COUNT arrays (2 x 8 bytes a row; not
+								 * with NIFS, whose COUNT pass only counts) */
+	bool		lb;				/* the NIFS / AWS scheduler runs the passes */
+	size_t		lb_bytes;		/* pool bytes its passes take (AWS scratch) */
 	double		copy_factor;	/* bytes of text copied out of a chunk, expected per text byte of it */
 	size_t		himark;			/* pool->hi before any chunk (the top of the chunk area) */
 	/* the open chunk: rows [start, start + n) */
@@ -2495,7 +4003,7 @@ text_bytes(const TmGpuColumn *col, int64_t start, int64_t n)
 static size_t
 chunk_bytes(const Src *S, int64_t start, int64_t n, size_t tmp)
 {
-	size_t		need = 16 * (size_t) POOL_ALIGN + tmp;
+	size_t		need = 16 * (size_t) POOL_ALIGN + tmp + S->lb_bytes;
 	int64_t		tb = 0;
 
 	for (int ci = 0; ci < S->ncols; ci++)
@@ -2516,7 +4024,7 @@ chunk_bytes(const Src *S, int64_t start, int64_t n, size_t tmp)
 		else
 			need += align_up((size_t) n * (size_t) tm_gpu_kind_width(col->kind), POOL_ALIGN);
 	}
-	if (S->count_scratch)
+	if (S->count_scratch && !S->lb)
 		need += 2 * align_up(sizeof(long long) * (size_t) (n + 1), POOL_ALIGN);
 	if (S->copy_factor > 0 && tb > 0)
 		need += (size_t) (S->copy_factor * (double) tb) + 2 * (size_t) POOL_ALIGN;
@@ -2529,7 +4037,7 @@ chunk_need(Ctx *c, const Src *S, int64_t start, int64_t n, size_t *need)
 {
 	size_t		tmp = 0;
 
-	if (S->count_scratch && !scan_tmp_bytes(c, n + 1, &tmp))
+	if (S->count_scratch && !S->lb && !scan_tmp_bytes(c, n + 1, &tmp))
 		return false;
 	*need = chunk_bytes(S, start, n, tmp);
 	return true;
@@ -2546,6 +4054,9 @@ src_init(Ctx *c, Src *S, const TmPipeline *pl, const TmGpuTable *input)
 	S->nrows = input->nrows;
 	S->maxrows = max_chunk_rows();
 	S->himark = c->pool->hi;
+	S->lb = c->lb != TM_GPU_LB_NONE;
+	if (!lb_scratch_bytes(c, pl->nops, &S->lb_bytes))
+		return false;
 	S->read = (bool *) xmalloc0(c, sizeof(bool) * Max1(S->ncols));
 	S->dc = (DCol *) xmalloc0(c, sizeof(DCol) * Max1(S->ncols));
 	if (S->read == NULL || S->dc == NULL)
@@ -2811,6 +4322,7 @@ chunked_write(Ctx *c, Src *S, DRun R, long long base, long long end, int ncols, 
 			R.pass = PASS_RUN;
 			R.offs = offs;
 			R.base = base;
+			R.limit = t;
 			ok = run_pass(c, S->P, R, S->n, &f);
 		}
 		if (ok && ntext > 0)
@@ -2922,6 +4434,7 @@ sink_emit(Ctx *c, const TmPipeline *pl, const DPipe *P, int64_t nrows, TmGpuPipe
 	R.pass = PASS_RUN;
 	R.offs = offs;
 	R.base = old;
+	R.limit = total;
 	R.outvals = dvals;
 	R.outnulls = dnulls;
 	R.flags = c->dflags;
@@ -3056,6 +4569,7 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 	{
 		R.pass = PASS_RUN;
 		R.offs = offs;
+		R.limit = n;
 		if (!run_pass(c, S->P, R, S->nrows, &f))
 			goto done;
 	}
@@ -3807,6 +5321,10 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 
 		c->pipeline = p;
 		c->row_base = 0;
+		c->lb_nops = pl->nops;
+		c->lb_passes = 0;
+		c->lb_iters = c->lb_idle = c->lb_handoffs = 0;
+		c->lb_max_sum = c->lb_avg_sum = 0;
 		memset(&st, 0, sizeof(st));
 		if ((pl->srckind == TM_SRC_TABLE || pl->srckind == TM_SRC_SUBPLAN) && inputs != NULL && p < ninputs)
 			input = &inputs[p];
@@ -3837,6 +5355,13 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 			return false;
 		CK(cudaStreamSynchronize(c->stream));
 		st.time_ms = now_ms() - t0;
+		if (c->lb_passes > 0)
+		{
+			st.idle_ratio = c->lb_iters > 0 ? (double) c->lb_idle / (32.0 * (double) c->lb_iters) : 0;
+			st.imbalance = c->lb_avg_sum > 0 ? c->lb_max_sum / c->lb_avg_sum : 1;
+			st.warp_iterations = (int64_t) c->lb_iters;
+			st.handoffs = (int64_t) c->lb_handoffs;
+		}
 		if (stats != NULL)
 			stats[p] = st;
 	}
@@ -3884,6 +5409,9 @@ tm_gpu_execute(TmGpuPool *pool, const TmPlan *plan, const TmGpuTable *inputs, in
 	c->pool = pool;
 	c->stream = pool->stream;
 	c->plan = plan;
+	c->lb = pool->lb;
+	if (c->lb == TM_GPU_LB_NIFS_AWS && !pool->coop)
+		c->lb = TM_GPU_LB_NIFS;	/* waiting warps need every block resident: only with cooperative launch */
 	pool->used = 0;
 	pool->hi = pool->size;
 	pool->peak = 0;
@@ -3938,7 +5466,9 @@ tm_gpu_pool_create(int dev, size_t bytes, TmGpuPool **poolp, char *err, int errl
 	pool->hi = bytes;
 	if ((e = cudaSetDevice(dev)) != cudaSuccess)
 		fail_cuda(c, "cudaSetDevice", e);
-	else if ((e = cudaDeviceGetAttribute(&pool->nsm, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
+	else if ((e = cudaDeviceGetAttribute(&pool->nsm, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
+			 (e = cudaDeviceGetAttribute(&pool->coop, cudaDevAttrCooperativeLaunch, dev)) != cudaSuccess ||
+			 (e = cudaDeviceGetAttribute(&pool->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess)
 		fail_cuda(c, "cudaDeviceGetAttribute", e);
 	else if ((e = cudaMalloc((void **) &pool->base, bytes)) != cudaSuccess)
 		fail(c, (e == cudaErrorMemoryAllocation) ? TM_GPU_ERR_NOMEM : TM_GPU_ERR_CUDA,
@@ -4007,6 +5537,25 @@ extern "C" void *
 tm_gpu_pool_stream(const TmGpuPool *pool)
 {
 	return pool ? (void *) pool->stream : NULL;
+}
+
+extern "C" void
+tm_gpu_pool_set_load_balance(TmGpuPool *pool, int mode)
+{
+	if (pool != NULL && (mode == TM_GPU_LB_NONE || mode == TM_GPU_LB_NIFS || mode == TM_GPU_LB_NIFS_AWS))
+		pool->lb = mode;
+}
+
+extern "C" int
+tm_gpu_pool_get_load_balance(const TmGpuPool *pool)
+{
+	return pool ? pool->lb : TM_GPU_LB_NONE;
+}
+
+extern "C" void
+tm_gpu_set_lb_max_warps(int n)
+{
+	g_lb_max_warps = n > 0 ? n : 0;
 }
 
 extern "C" void

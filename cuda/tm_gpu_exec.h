@@ -5,8 +5,11 @@
  * semantics as the CPU executor (src/cpu_exec.c, the reference): the same bytecode interpreter
  * (tm_expr_eval.h), the same hashing and equality (tm_hash.h), the same join / NULL rules.  It is
  * independent of PostgreSQL: the caller hands it host columns (or device-resident ones, see below), it
- * hands back host columns.  This first version is the straightforward one: one thread per source row
- * walks that row's evaluation tree depth-first (no NIFS/AWS load balancing yet).
+ * hands back host columns.  Two schedulers run a pipeline (tm_gpu_pool_set_load_balance): the plain one
+ * (TM_GPU_LB_NONE, the default: one thread per source row walks that row's evaluation tree depth-first)
+ * and the Themis one (TM_GPU_LB_NIFS / TM_GPU_LB_NIFS_AWS: warps traverse the evaluation trees level by
+ * level with No-Imbalance-First-Search, and with Adaptive Work Sharing across warps; see the comment
+ * above nifs_kernel in tm_gpu_exec.cu).  They compute the same results; what differs is said below.
  *
  * Column layout (host and device alike), by TmKind of the column:
  *
@@ -49,18 +52,18 @@
  *
  * Chunks: a pipeline whose source is a host input (TABLE / SUBPLAN, on_device = 0) that does not fit the
  * pool space left (after what earlier pipelines keep: hash tables, results) runs over row chunks of its
- * source: each chunk is uploaded into the top end of the pool, the pipeline's kernels run over it, and
- * its space is reused by the next chunk; the sink accumulates across chunks.  The chunk size follows
- * from the free space and the bytes per row of the columns the pipeline reads (text: the chunk's actual
- * bytes).  The outcome is the one of an unchunked run: EMIT rows in the same order, the same hash table
- * rows, the same groups; an expression error reports its source row number; stats add up over the
- * chunks.  Text values of what the sink keeps (EMIT / build rows, group keys, min / max states, DISTINCT
- * values) that point into a chunk's bytes are copied into pool memory that outlives the chunk.  Costs of
- * chunking: EMIT and HASH_BUILD read their source twice (a counting sweep sizes the output first); an
- * AGG whose group table or DISTINCT set overflows in a chunk starts over from the first chunk with a
- * larger one (also when a chunk's copies of text values do not fit: with smaller chunks).  If not even
- * one source row fits, the call fails with TM_GPU_ERR_NOMEM.  A pipeline whose input fits is run whole
- * as before (if it then runs out of pool memory in its sink, it is run again over chunks).  Device-
+ * source: each chunk is uploaded into the top end of the pool, the pipeline's kernels run over it, and its
+ * space is reused by the next chunk; the sink accumulates across chunks.  The chunk size follows from the
+ * free space and the bytes per row of the columns the pipeline reads (text: the chunk's actual bytes).
+ * The outcome is the one of an unchunked run: EMIT rows in the same order (TM_GPU_LB_NIFS*: the same
+ * rows), the same hash table rows, the same groups; an expression error reports its source row number;
+ * stats add up over the chunks.  Text values of what the sink keeps (EMIT / build rows, group keys, min /
+ * max states, DISTINCT values) that point into a chunk's bytes are copied into pool memory that outlives
+ * the chunk.  Costs of chunking: EMIT and HASH_BUILD read their source twice (a counting sweep sizes the
+ * output first); an AGG whose group table or DISTINCT set overflows in a chunk starts over from the first
+ * chunk with a larger one (also when a chunk's copies of text values do not fit: with smaller chunks).  If
+ * not even one source row fits, the call fails with TM_GPU_ERR_NOMEM.  A pipeline whose input fits is run
+ * whole as before (if it then runs out of pool memory in its sink, it is run again over chunks).  Device-
  * resident inputs (on_device = 1) are never chunked.
  *
  * Every function is extern "C", never throws or aborts, checks every CUDA call it makes and reports
@@ -77,13 +80,14 @@
  * Refused with TM_GPU_ERR_UNSUPPORTED: more than TM_GPU_MAX_SLOTS slots / TM_GPU_MAX_OPS ops /
  * TM_GPU_MAX_KEYS keys, sources of 2^31 rows or more, build sides of TM_GPU_MAX_BUILD_ROWS rows or more.
  *
- * Differences from the CPU executor that are not bugs: rows of the output come in another order
- * (EMIT keeps source order within a pipeline, but groups of an AGG come in no particular order), sums of
- * floats add in another order, a numeric / int8 sum is exact as long as the final sum fits 128 bits
- * (the CPU falls back when a partial sum overflows), and when several rows raise different errors, the
- * one reported may differ.  sum(DISTINCT x) of floats: of values equal under PostgreSQL's equality (-0
- * and 0), which one is summed depends on the row order (the CPU takes the first one in source order), so
- * a sum of only zeros may come out as -0 or 0.
+ * Differences from the CPU executor that are not bugs: rows of the output come in another order (EMIT
+ * keeps source order within a pipeline with TM_GPU_LB_NONE, but comes in no particular order with
+ * TM_GPU_LB_NIFS / _AWS, and so do the rows of a key in a built hash table; groups of an AGG come in no
+ * particular order), sums of floats add in another order, a numeric / int8 sum is exact as long as the
+ * final sum fits 128 bits (the CPU falls back when a partial sum overflows), and when several rows raise
+ * different errors, the one reported may differ.  sum(DISTINCT x) of floats: of values equal under
+ * PostgreSQL's equality (-0 and 0), which one is summed depends on the row order (the CPU takes the first
+ * one in source order), so a sum of only zeros may come out as -0 or 0.
  */
 #ifndef THEMIS_TM_GPU_EXEC_H
 #define THEMIS_TM_GPU_EXEC_H
@@ -135,13 +139,23 @@ typedef struct TmGpuTable
 								 * 1 = device pointers (see "Device-resident inputs" above) */
 } TmGpuTable;
 
-/* per pipeline, as TmPipelineStats of the CPU executor */
+/*
+ * per pipeline, as TmPipelineStats of the CPU executor (first four fields), then the load-balance
+ * figures of the Themis scheduler (all 0 with TM_GPU_LB_NONE).  They add up over every pass of the
+ * pipeline's kernel (the COUNT pass of EMIT / HASH_BUILD / AGG after a join, the RUN pass, passes over
+ * chunks, passes redone after a table overflow).
+ */
 typedef struct TmGpuPipelineStats
 {
 	int64_t		source_rows;	/* rows of the source (over chunks too, however often read) */
 	int64_t		sink_rows;		/* rows that reached the sink (HASH_BUILD: not counting NULL keys) */
 	int64_t		out_rows;		/* hash table rows, groups, or emitted rows */
 	double		time_ms;		/* wall clock, uploads and copies included */
+	double		idle_ratio;		/* idle lanes per warp iteration / 32, averaged over all iterations */
+	double		imbalance;		/* busiest warp's busy cycles / the average warp's (clock64), over
+								 * passes: sum of the maxima / sum of the averages; >= 1 */
+	int64_t		warp_iterations;	/* warp iterations (each takes up to 32 tuples of one level) */
+	int64_t		handoffs;		/* work hand-offs from a busy warp to an idle one (NIFS_AWS) */
 } TmGpuPipelineStats;
 
 /* where and why a tm_gpu_execute failed */
@@ -193,6 +207,26 @@ extern int	tm_gpu_execute(TmGpuPool *pool, const TmPlan *plan,
 						   TmGpuTable *out, TmGpuPipelineStats *stats, TmGpuFailure *fail,
 						   char *err, int errlen);
 
+/*
+ * Which scheduler runs the pipelines of this pool's tm_gpu_execute calls (themis.load_balance):
+ *   TM_GPU_LB_NONE      one thread per source row, depth first (the default)
+ *   TM_GPU_LB_NIFS      warps, No-Imbalance-First-Search within each warp, no work sharing: each warp
+ *                       runs an equal slice of the source rows to the end
+ *   TM_GPU_LB_NIFS_AWS  NIFS and Adaptive Work Sharing: busy warps hand half of their largest pending
+ *                       subtrees to idle warps; the kernel ends when every warp is idle
+ * Other values are ignored.  NIFS_AWS needs cooperative launch (every block resident at once); where the
+ * device cannot do it, it runs as NIFS.  Set it while no tm_gpu_execute of the pool runs.
+ */
+typedef enum TmGpuLoadBalance
+{
+	TM_GPU_LB_NONE = 0,
+	TM_GPU_LB_NIFS = 1,
+	TM_GPU_LB_NIFS_AWS = 2
+} TmGpuLoadBalance;
+
+extern void tm_gpu_pool_set_load_balance(TmGpuPool *pool, int mode);
+extern int	tm_gpu_pool_get_load_balance(const TmGpuPool *pool);	/* TM_GPU_LB_NONE for NULL */
+
 /* Free the arrays of a table made by tm_gpu_execute and zero it (NULL or an empty table is fine). */
 extern void tm_gpu_table_free(TmGpuTable *t);
 
@@ -206,6 +240,13 @@ extern int	tm_gpu_kind_width(int kind);
  * tm_gpu_execute runs.
  */
 extern void tm_gpu_set_max_chunk_rows(int64_t n);
+
+/*
+ * For tests: run the NIFS / NIFS_AWS kernels with at most n warps (rounded down to whole blocks, at least
+ * one block; 0: as many as fit the device at once, the default).  Few warps make hand-offs and waits
+ * frequent.  Process-wide: set it while no tm_gpu_execute runs.
+ */
+extern void tm_gpu_set_lb_max_warps(int n);
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,8 @@
 #      (default 1,3,6,12,14), themis off / on, cold (GPU column cache dropped) and warm, into BENCH_OUT
 #      (default $WORK/bench); its summary line goes into the table
 #
+#   (regress_nifs, regress_nifs_aws) the regression tests on the GPU with themis.load_balance = nifs / nifs_aws
+#
 # Environment: CUDA_ARCHS (default 90), PGDEBS, PG_PORTABLE, KEEP_BUILD=1 (no make clean first); STEPS (default
 # "unit regress regress_gpu faults isolation status": the build always runs; one 10-minute device
 # call holds the tests, the benchmark goes in a second one: STEPS=bench).
@@ -145,6 +147,15 @@ if [ "$build_state" != FAILED ]; then
         run_regress gpu "$WORK/gpu.conf"
         regress_gpu_state="$REG_STATE"
     fi
+    # the Themis scheduler (issue 4): the same suite with themis.load_balance = nifs / nifs_aws
+    for lb in nifs nifs_aws; do
+        if want "regress_$lb"; then
+            { cat "$ROOT/test/themis.conf"; echo "themis.device = gpu"; echo "tt.device = 'gpu'";
+              echo "themis.load_balance = $lb"; } >"$WORK/gpu-$lb.conf"
+            run_regress "gpu-$lb" "$WORK/gpu-$lb.conf"
+            regress_gpu_state="$regress_gpu_state; $lb: $REG_STATE"
+        fi
+    done
 
     # ---- 4. faults ----
     eval "$(pp env)"

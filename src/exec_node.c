@@ -294,6 +294,10 @@ themis_compute(ThemisScanState *ts)
 					flags |= TMX_FLAG_FAULT_GPU;
 				else if (themis_debug_fault == THEMIS_FAULT_DAEMON_HANG)
 					flags |= TMX_FLAG_FAULT_HANG;
+				if (themis_load_balance == THEMIS_LB_NIFS)
+					flags |= TMX_FLAG_LB_NIFS;
+				else if (themis_load_balance == THEMIS_LB_NIFS_AWS)
+					flags |= TMX_FLAG_LB_NIFS_AWS;
 				themis_rescan_inputs(ts);
 				rs = tm_gpu_run(ts->plan, DatumGetByteaPP(blob->constvalue), estate, params, paramnulls,
 								ts->inputs, ts->ninputs, flags, stats, &info, &reason, &error);
@@ -338,6 +342,10 @@ themis_compute(ThemisScanState *ts)
 					ts->stats[p].sink_rows += stats[p].sink_rows;
 					ts->stats[p].out_rows += stats[p].out_rows;
 					ts->stats[p].time_ms += stats[p].time_ms;
+					ts->stats[p].idle_ratio = stats[p].idle_ratio;
+					ts->stats[p].imbalance = stats[p].imbalance;
+					ts->stats[p].warp_iterations = stats[p].warp_iterations;
+					ts->stats[p].handoffs = stats[p].handoffs;
 				}
 				ts->nruns++;
 			}

@@ -125,6 +125,13 @@ explain_pipeline_text(ThemisScanState *ts, int p, ExplainState *es)
 		if (ts->nruns > 1)
 			appendStringInfo(es->str, " runs=%d", ts->nruns);
 		appendStringInfoChar(es->str, '\n');
+		if (st->warp_iterations > 0)
+		{
+			text_line(es, 1, "Load Balance:");
+			appendStringInfo(es->str, " idle ratio=%.3f imbalance=%.2f warp iterations=" INT64_FORMAT
+							 " hand-offs=" INT64_FORMAT "\n",
+							 st->idle_ratio, st->imbalance, st->warp_iterations, st->handoffs);
+		}
 	}
 }
 
@@ -165,6 +172,13 @@ explain_pipeline_structured(ThemisScanState *ts, int p, ExplainState *es)
 		if (es->timing)
 			ExplainPropertyFloat("Actual Time", "ms", st->time_ms, 3, es);
 		ExplainPropertyInteger("Runs", NULL, ts->nruns, es);
+		if (st->warp_iterations > 0)
+		{
+			ExplainPropertyFloat("Intra-Warp Idle Ratio", NULL, st->idle_ratio, 3, es);
+			ExplainPropertyFloat("Inter-Warp Imbalance Factor", NULL, st->imbalance, 2, es);
+			ExplainPropertyInteger("Warp Iterations", NULL, st->warp_iterations, es);
+			ExplainPropertyInteger("Work Hand-Offs", NULL, st->handoffs, es);
+		}
 	}
 	ExplainCloseGroup("Pipeline", NULL, true, es);
 }

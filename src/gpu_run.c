@@ -369,6 +369,10 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				stats[p].sink_rows = ps[p].sink_rows;
 				stats[p].out_rows = ps[p].out_rows;
 				stats[p].time_ms = ps[p].time_ms;
+				stats[p].idle_ratio = ps[p].idle_ratio;
+				stats[p].imbalance = ps[p].imbalance;
+				stats[p].warp_iterations = ps[p].warp_iterations;
+				stats[p].handoffs = ps[p].handoffs;
 				info->use[p] = ps[p].use;
 			}
 			info->gpu_ms = res->gpu_ms;

@@ -26,6 +26,14 @@ int			themis_gpu_memory_limit = 0;
 int			themis_cache_size = 0;
 int			themis_gpu_device = 0;
 int			themis_debug_fault = THEMIS_FAULT_NONE;
+int			themis_load_balance = THEMIS_LB_NONE;
+
+static const struct config_enum_entry load_balance_options[] = {
+	{"none", THEMIS_LB_NONE, false},
+	{"nifs", THEMIS_LB_NIFS, false},
+	{"nifs_aws", THEMIS_LB_NIFS_AWS, false},
+	{NULL, 0, false}
+};
 
 static const struct config_enum_entry fault_options[] = {
 	{"none", THEMIS_FAULT_NONE, false},
@@ -123,6 +131,16 @@ _PG_init(void)
 							 THEMIS_FAULT_NONE,
 							 fault_options,
 							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("themis.load_balance",
+							 "GPU scheduler: none (one thread per source row), nifs (warps, No-Imbalance-First-Search) or nifs_aws (and Adaptive Work Sharing across warps).",
+							 "none stays the default until the load-balanced executor has been measured on a GPU.",
+							 &themis_load_balance,
+							 THEMIS_LB_NONE,
+							 load_balance_options,
+							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
 

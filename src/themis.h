@@ -53,6 +53,14 @@ extern int	themis_gpu_memory_limit;	/* MB, 0 = auto */
 extern int	themis_cache_size;		/* MB, 0 = half of the limit */
 extern int	themis_gpu_device;
 extern int	themis_debug_fault;		/* ThemisFault */
+extern int	themis_load_balance;	/* ThemisLoadBalance */
+
+typedef enum ThemisLoadBalance
+{
+	THEMIS_LB_NONE,
+	THEMIS_LB_NIFS,
+	THEMIS_LB_NIFS_AWS
+} ThemisLoadBalance;
 
 typedef enum ThemisFault
 {
@@ -175,6 +183,11 @@ typedef struct TmPipelineStats
 	int64		sink_rows;			/* rows that reached the sink */
 	int64		out_rows;			/* rows the sink produced (hash table rows, groups, emitted rows) */
 	double		time_ms;
+	/* GPU runs with themis.load_balance = nifs / nifs_aws (0 otherwise), of the last run */
+	double		idle_ratio;			/* idle lanes per warp iteration / 32 */
+	double		imbalance;			/* busiest warp's busy cycles / the average warp's */
+	int64		warp_iterations;
+	int64		handoffs;			/* work hand-offs between warps */
 } TmPipelineStats;
 
 /*

@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #define TM_GPUD_MAGIC			0x44505447u		/* "TGPD" */
-#define TM_GPUD_PROTO_VERSION	2
+#define TM_GPUD_PROTO_VERSION	3
 #define TM_GPUD_SOCKET			"themis-gpud.sock"
 #define TM_GPUD_MAX_FDS			4
 #define TM_GPUD_MAX_PAYLOAD		(INT64_C(1) << 32)	/* sanity limit of one message's payload */
@@ -126,6 +126,9 @@ typedef struct TmxStatus
 #define TMX_FLAG_FAULT_CRASH	0x1		/* the daemon aborts while handling this request */
 #define TMX_FLAG_FAULT_GPU		0x2		/* the daemon answers as if a CUDA call had failed */
 #define TMX_FLAG_FAULT_HANG		0x4		/* the daemon holds the request for 20 s before running it */
+/* TmxExec.flags: the GPU scheduler (themis.load_balance); neither bit: the plain executor */
+#define TMX_FLAG_LB_NIFS		0x10	/* NIFS within warps */
+#define TMX_FLAG_LB_NIFS_AWS	0x20	/* NIFS and Adaptive Work Sharing */
 
 typedef struct TmxExec
 {
@@ -207,6 +210,10 @@ typedef struct TmxPipeStats
 	double		time_ms;
 	int32_t		use;			/* TmxSourceUse */
 	int32_t		pad;
+	double		idle_ratio;		/* load-balance figures of the Themis scheduler (0: plain executor) */
+	double		imbalance;
+	int64_t		warp_iterations;
+	int64_t		handoffs;
 } TmxPipeStats;
 
 /* LOAD_OK payload */

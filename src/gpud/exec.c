@@ -629,6 +629,9 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 			goto nomem;
 		memset(&out, 0, sizeof(out));
 		gpud.queries++;
+		tm_gpu_pool_set_load_balance(gpud.pool,
+									 (x->flags & TMX_FLAG_LB_NIFS_AWS) ? TM_GPU_LB_NIFS_AWS :
+									 (x->flags & TMX_FLAG_LB_NIFS) ? TM_GPU_LB_NIFS : TM_GPU_LB_NONE);
 		rc = tm_gpu_execute(gpud.pool, plan, inputs, x->npipes, params, paramnulls, &out, stats, &fail,
 							err, sizeof(err));
 		t2 = gpud_now();
@@ -675,6 +678,10 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 			ps[i].out_rows = stats[i].out_rows;
 			ps[i].time_ms = stats[i].time_ms;
 			ps[i].use = srcs[i].use;
+			ps[i].idle_ratio = stats[i].idle_ratio;
+			ps[i].imbalance = stats[i].imbalance;
+			ps[i].warp_iterations = stats[i].warp_iterations;
+			ps[i].handoffs = stats[i].handoffs;
 		}
 		memcpy(reply + sizeof(TmxResult) + sizeof(TmxPipeStats) * plan->npipelines, ocols,
 			   sizeof(TmxCol) * out.ncols);
