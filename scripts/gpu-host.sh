@@ -106,7 +106,8 @@ if [ "$build_state" != FAILED ]; then
     # ---- 2. unit tests (GPU tests included) ----
     if want unit; then
     log "unit tests"
-    make PG_CONFIG="$PG_CONFIG" CUDA=yes CUDA_ARCHS="$CUDA_ARCHS" unittest 2>&1 | tee "$WORK/unit.log"
+    # the test binaries build in parallel; run.sh runs them one after the other
+    make -j"$(nproc)" PG_CONFIG="$PG_CONFIG" CUDA=yes CUDA_ARCHS="$CUDA_ARCHS" unittest 2>&1 | tee "$WORK/unit.log"
     unit_rc=${PIPESTATUS[0]}
     unit_line="$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed' "$WORK/unit.log" | tail -n 1)"
     if [ -n "$unit_line" ]; then
