@@ -245,11 +245,14 @@ struct DAggState
 /* error and progress words of a pass */
 struct DFlags
 {
-	int			err;			/* first TmStatus raised, 0 = none */
-	int			stop;			/* set on error or overflow: threads stop at their next row */
+	int			err;			/* TmStatus of the error of the lowest source row, 0 = none (the host
+								 * decodes it from errinv after the pass) */
+	int			stop;			/* set on error or overflow: threads stop at their next row (after an
+								 * error, pipeline_kernel goes on with rows below the error's) */
 	int			overflow;		/* AGG group table full */
 	int			doverflow;		/* a DISTINCT set full */
-	long long	errrow;
+	long long	errrow;			/* its source row (-1: none) */
+	unsigned long long errinv;	/* ~(((row + 1) << 8) | status): atomicMax keeps the lowest row's error */
 	unsigned long long sinkrows;
 	/* NIFS / AWS (nifs_kernel) */
 	int			nidle;			/* AWS: warps registered idle (less those claimed by a donor) */
@@ -305,12 +308,32 @@ d_qual(const TmExpr *e, const TmValue *slots, const bool *nulls, bool *pass)
 	return (int) tm_eval_qual(e, slots, nulls, pass);
 }
 
+/*
+ * An expression error of source row `row` (-1: of no row).  PostgreSQL raises the error of the first row
+ * its scan reaches, so of all errors of a pass the one of the lowest row is reported: errinv keeps it
+ * (atomicMax of the complement of a key ordered by row, then status).
+ */
 __device__ __forceinline__ void
 record_error(DFlags *f, int st, long long row)
 {
-	if (atomicCAS(&f->err, 0, st) == 0)
-		f->errrow = row;
+	unsigned long long key = ((unsigned long long) (row + 1) << 8) | (unsigned long long) (st & 0xff);
+
+	atomicMax(&f->errinv, ~key);
 	atomicExch(&f->stop, 1);
+}
+
+/* pipeline_kernel: may the thread at `row` go on?  After an error only rows below the error's do */
+__device__ __forceinline__ bool
+stopped_at(const DFlags *f, long long row)
+{
+	unsigned long long inv;
+
+	if (*(volatile const int *) &f->stop == 0)
+		return false;
+	inv = *(volatile const unsigned long long *) &f->errinv;
+	if (inv == 0)
+		return true;			/* an overflow: the pass is redone */
+	return row + 1 > (long long) ((~inv) >> 8);
 }
 
 __device__ __forceinline__ bool
@@ -1038,12 +1061,12 @@ walk_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *os,
 }
 
 __global__ void __launch_bounds__(TPB)
-pipeline_kernel(const DPipe *__restrict__ P, DRun R)
+pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
 {
 	TmValue		vals[TM_GPU_MAX_SLOTS];
 	bool		nulls[TM_GPU_MAX_SLOTS];
 	OpState		os[TM_GPU_MAX_OPS];
-	int64_t		nrows = P->nrows;
+	int64_t		nrows = P->nrows < rowlimit ? P->nrows : rowlimit;
 	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
 	unsigned long long nsink = 0;
 
@@ -1060,7 +1083,7 @@ pipeline_kernel(const DPipe *__restrict__ P, DRun R)
 		long long	cnt = 0;
 		int			st;
 
-		if (stopped(R.flags))
+		if (stopped_at(R.flags, row))
 			break;
 		for (int i = 0; i < P->nload; i++)
 			load_col(&P->srccols[P->load[i].col], row, &vals[P->load[i].slot], &nulls[P->load[i].slot]);
@@ -3637,13 +3660,32 @@ source_columns(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, DCol **col
 	return true;
 }
 
+/* DFlags.err and errrow from errinv (record_error) */
+static void
+decode_error(DFlags *f)
+{
+	if (f->errinv != 0)
+	{
+		unsigned long long key = ~f->errinv;
+
+		f->err = (int) (key & 0xff);
+		f->errrow = (long long) (key >> 8) - 1;
+	}
+	else
+	{
+		f->err = 0;
+		f->errrow = -1;
+	}
+}
+
 /* flags of the pass: an expression error fails the execution */
 static bool
-check_flags(Ctx *c, const DFlags *f)
+check_flags(Ctx *c, DFlags *f)
 {
+	decode_error(f);
 	if (f->err != 0)
 	{
-		/* a source row of the current chunk: its number in the whole source */
+		/* a source row of the current chunk: its number in the whole source (-1: none) */
 		long long	row = f->errrow >= 0 ? f->errrow + (long long) c->row_base : f->errrow;
 
 		if (c->fail != NULL)
@@ -3827,11 +3869,32 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R, int64_t nrows, DFlags *f)
 	}
 	else if (nrows > 0)
 	{
-		pipeline_kernel<<<nblocks(c, nrows), TPB, 0, c->stream>>>(P, R);
+		pipeline_kernel<<<nblocks(c, nrows), TPB, 0, c->stream>>>(P, R, nrows);
 		LAUNCH_CHECK("pipeline_kernel");
 	}
 	if (!download(c, f, c->dflags, sizeof(DFlags)))
 		return false;
+	decode_error(f);
+
+	/*
+	 * The Themis scheduler stops every warp at the first error it meets, which need not be the one of the
+	 * lowest source row (the one PostgreSQL raises): the rows up to it are run again by pipeline_kernel,
+	 * which reports the lowest row's error exactly.  (The pass fails either way; if the rerun ends
+	 * without an error, say on a full group table, the first one stands.)
+	 */
+	if (lb && f->err != 0 && f->errrow > 0)
+	{
+		DFlags		f2;
+
+		CK(cudaMemsetAsync(c->dflags, 0, sizeof(DFlags), c->stream));
+		pipeline_kernel<<<nblocks(c, f->errrow + 1), TPB, 0, c->stream>>>(P, R, f->errrow + 1);
+		LAUNCH_CHECK("pipeline_kernel");
+		if (!download(c, &f2, c->dflags, sizeof(DFlags)))
+			return false;
+		if (f2.errinv != 0)
+			f->errinv = f2.errinv;
+		decode_error(f);
+	}
 	if (lb)
 	{
 		c->lb_passes++;
@@ -5303,6 +5366,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 			 TmGpuTable *out, TmGpuPipelineStats *stats)
 {
 	const TmPlan *plan = c->plan;
+	int			lb = c->lb;
 
 	CK(cudaSetDevice(c->pool->dev));
 	c->dflags = dalloc<DFlags>(c, 1);
@@ -5319,8 +5383,13 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		bool		chunk = false;
 		double		t0 = now_ms();
 
+		size_t		used0 = c->pool->used;
+		HResult		res0;
+
+		memset(&res0, 0, sizeof(res0));
 		c->pipeline = p;
 		c->row_base = 0;
+		c->lb = lb;
 		c->lb_nops = pl->nops;
 		c->lb_passes = 0;
 		c->lb_iters = c->lb_idle = c->lb_handoffs = 0;
@@ -5334,12 +5403,12 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		if (nrows >= INT32_MAX)
 			return fail(c, TM_GPU_ERR_UNSUPPORTED, "source of %lld rows", (long long) nrows);
 		host = pl->srckind != TM_SRC_RESULT && !input->on_device;
+		if (pl->sink.kind == TM_SINK_EMIT)
+			res0 = c->results[pl->sink.target];
 		if (host && nrows > 0 && !want_chunks(c, pl, input, &chunk))
 			return false;
 		if (!chunk)
 		{
-			size_t		used0 = c->pool->used;
-
 			if (!run_whole(c, pl, input, params, paramnulls, &st))
 			{
 				/* the sink ran out of pool memory: try chunks (the input's space is reused then) */
@@ -5352,7 +5421,24 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 			}
 		}
 		if (chunk && !run_chunked(c, pl, input, params, paramnulls, &st))
-			return false;
+		{
+			/*
+			 * Not even one row fits beside the AWS scratch (what earlier pipelines left in the pool takes
+			 * the rest): this pipeline runs with the plain kernel, which needs no scratch.
+			 */
+			if (!(c->rc == TM_GPU_ERR_NOMEM && c->lb == TM_GPU_LB_NIFS_AWS && host))
+				return false;
+			/* ... unless rows were already added to the result it emits into */
+			if (pl->sink.kind == TM_SINK_EMIT && memcmp(&res0, &c->results[pl->sink.target], sizeof(res0)) != 0)
+				return false;
+			clear_failure(c);
+			c->pool->used = used0;
+			memset(&st, 0, sizeof(st));
+			c->lb = TM_GPU_LB_NONE;
+			c->lb_passes = 0;
+			if (!run_chunked(c, pl, input, params, paramnulls, &st))
+				return false;
+		}
 		CK(cudaStreamSynchronize(c->stream));
 		st.time_ms = now_ms() - t0;
 		if (c->lb_passes > 0)

@@ -90,8 +90,12 @@ parse_bytes(const char *s)
 	return v < 0 ? 0 : (size_t) v;
 }
 
-/* find the device, allocate arena, pool and staging; on failure gpud.usable stays false with a reason */
-static void
+/*
+ * Find the device, allocate arena, pool and staging; on failure gpud.usable stays false with a reason.
+ * Returns false where the failure may pass (the context or memory could not be had: another process
+ * holds the device or its memory): the daemon then exits and its supervisor starts it again later.
+ */
+static bool
 setup_device(int dev, size_t limit, size_t cache_size)
 {
 	TmxStatus  *st = &gpud.status;
@@ -110,23 +114,23 @@ setup_device(int dev, size_t limit, size_t cache_size)
 	if (n < 0)
 	{
 		snprintf(st->detail, sizeof(st->detail), "%s", err);
-		return;
+		return true;
 	}
 	st->ndevices = n;
 	if (n == 0)
 	{
 		snprintf(st->detail, sizeof(st->detail), "no CUDA device found");
-		return;
+		return true;
 	}
 	if (dev < 0 || dev >= n)
 	{
 		snprintf(st->detail, sizeof(st->detail), "device %d does not exist (%d found)", dev, n);
-		return;
+		return true;
 	}
 	if (tm_cuda_device_info(dev, &info, err, sizeof(err)) < 0)
 	{
 		snprintf(st->detail, sizeof(st->detail), "%s", err);
-		return;
+		return true;
 	}
 	snprintf(st->name, sizeof(st->name), "%s", info.name);
 	st->cc_major = info.cc_major;
@@ -136,12 +140,12 @@ setup_device(int dev, size_t limit, size_t cache_size)
 	{
 		snprintf(st->detail, sizeof(st->detail), "%s (sm_%d%d): this build has code for %s only",
 				 info.name, info.cc_major, info.cc_minor, tm_cuda_arch_list());
-		return;
+		return true;
 	}
 	if ((e = cudaSetDevice(dev)) != cudaSuccess || (e = cudaMemGetInfo(&free_b, &total_b)) != cudaSuccess)
 	{
 		snprintf(st->detail, sizeof(st->detail), "CUDA context on device %d: %s", dev, cudaGetErrorString(e));
-		return;
+		return false;
 	}
 	st->mem_free = (int64_t) free_b;
 	/* leave room for the context, CUB temporaries outside the pool and other processes */
@@ -152,17 +156,17 @@ setup_device(int dev, size_t limit, size_t cache_size)
 	if (!arena_init(arena_b, err, sizeof(err)))
 	{
 		snprintf(st->detail, sizeof(st->detail), "%s", err);
-		return;
+		return false;
 	}
 	if (tm_gpu_pool_create(dev, pool_b, &gpud.pool, err, sizeof(err)) != TM_GPU_OK)
 	{
 		snprintf(st->detail, sizeof(st->detail), "work pool of %zu bytes: %s", pool_b, err);
-		return;
+		return false;
 	}
 	if ((e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)) != cudaSuccess)
 	{
 		snprintf(st->detail, sizeof(st->detail), "cudaStreamCreate: %s", cudaGetErrorString(e));
-		return;
+		return false;
 	}
 	gpud.stream = stream;
 	gpud.staging_size = STAGING_BYTES;
@@ -174,7 +178,7 @@ setup_device(int dev, size_t limit, size_t cache_size)
 			(e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming)) != cudaSuccess)
 		{
 			snprintf(st->detail, sizeof(st->detail), "pinned staging buffers: %s", cudaGetErrorString(e));
-			return;
+			return false;
 		}
 		gpud.staging_ev[i] = ev;
 	}
@@ -186,6 +190,7 @@ setup_device(int dev, size_t limit, size_t cache_size)
 	gpud.usable = true;
 	snprintf(st->detail, sizeof(st->detail), "%s (sm_%d%d), %.1f GiB cache arena, %.1f GiB work pool",
 			 info.name, info.cc_major, info.cc_minor, arena_b / 1073741824.0, pool_b / 1073741824.0);
+	return true;
 }
 
 static void
@@ -391,7 +396,11 @@ main(int argc, char **argv)
 	signal(SIGUSR2, SIG_IGN);
 
 	gpud.start_time = gpud_now();
-	setup_device(dev, limit, cache_size);
+	if (!setup_device(dev, limit, cache_size))
+	{
+		gpud_log("no usable GPU for now: %s; exiting, to be started again", gpud.status.detail);
+		return 3;
+	}
 	gpud_log("%s%s", gpud.usable ? "ready: " : "no usable GPU: ", gpud.status.detail);
 
 	if (strlen(socket_path) >= sizeof(addr.sun_path))

@@ -1146,6 +1146,9 @@ def main():
     ap.add_argument("--password", default=os.environ.get("PGPASSWORD"))
     ap.add_argument("--dbname", default="postgres", help="database to connect to for CREATE DATABASE")
     ap.add_argument("--pg-bin", help="PostgreSQL bin directory for the throw-away cluster")
+    ap.add_argument("--conf", action="append", default=[], metavar="SETTING",
+                    help="a postgresql.conf line for the throw-away cluster (repeatable), "
+                         "e.g. \"themis.gpu_memory_limit = '8GB'\"")
     ap.add_argument("--run-user", help="OS user for the throw-away cluster when run as root")
     ap.add_argument("--keep", action="store_true", help="keep the databases / cluster")
     ap.add_argument("--no-shrink", action="store_true")
@@ -1193,7 +1196,7 @@ def main():
         pg_bin = find_pg_bin(args.pg_bin)
         run_user = find_run_user(args.run_user)
         try:
-            cluster = Cluster(pg_bin, run_user, keep=args.keep)
+            cluster = Cluster(pg_bin, run_user, keep=args.keep, extra_conf=args.conf)
         except (RuntimeError, OSError) as e:
             log("cannot start a cluster: %s" % e)
             print("0 passed, 1 failed")

@@ -72,6 +72,17 @@ mkdir -p "$OUT"
 SECS=$(( MINUTES * 60 ))
 echo "==> $JOBS job(s), ${MINUTES} min, device $DEVICE, seeds from $FIRST_SEED, $QUERIES queries per seed; output in $OUT" >&2
 
+# one GPU daemon per cluster: each takes its share of the free device memory (a daemon takes nearly all
+# that is free by default, and the others would find none)
+if [ "$DEVICE" != cpu ] && command -v nvidia-smi >/dev/null 2>&1; then
+    free_mb="$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits 2>/dev/null | head -n 1 | tr -dc 0-9)"
+    if [ -n "$free_mb" ] && [ "$free_mb" -gt 0 ]; then
+        share=$(( free_mb * 8 / 10 / JOBS ))
+        EXTRA=(--conf "themis.gpu_memory_limit = '${share}MB'" "${EXTRA[@]}")
+        echo "==> each cluster's GPU daemon takes ${share} MB of the ${free_mb} MB free" >&2
+    fi
+fi
+
 pids=()
 for ((i = 0; i < JOBS; i++)); do
     s=$(( FIRST_SEED + i ))

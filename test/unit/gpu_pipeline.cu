@@ -2882,6 +2882,38 @@ test_chunk_errors(void)
 
 		check_error_row("error in a probe key", pl2, {&S, &H}, 1, bad, sizes);
 	}
+
+	/*
+	 * Errors of several rows: the lowest row's is reported (PostgreSQL's scan meets it first), whichever
+	 * thread or warp fails first.  (x * 100000) / (x % 1000 - 1): x = 2 below row 99999, 1001 there
+	 * (division by zero), 30000 from row 100000 on (integer out of range in every one of those rows).
+	 */
+	{
+		HTable		M;
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_x = p.slot(ty(TM_K_INT4), 0, 0);
+		TmExpr	   *e;
+
+		M.nrows = 400000;
+		M.cols.push_back(col_new(TM_K_INT4));
+		for (int64_t i = 0; i < M.nrows; i++)
+			push_i(M.cols[0], i < 99999 ? 2 : i == 99999 ? 1001 : 30000);
+		a_init();
+		p_slot(s_x);
+		p_int(100000);
+		a_op(TMI_MUL, TM_K_INT4, 0, 0, 0);
+		p_slot(s_x);
+		p_int(1000);
+		a_op(TMI_MOD, TM_K_INT4, 0, 0, 0);
+		p_int(1);
+		a_op(TMI_SUB, TM_K_INT4, 0, 0, 0);
+		a_op(TMI_DIV, TM_K_INT4, 0, 0, 0);
+		e = a_build(ty(TM_K_INT4));
+		TmPlan		pl = plan({p.agg(0, {}, {agg(TM_AGG_SUM, e, ty(TM_K_INT8))})}, {},
+							  {result({ty(TM_K_INT8)})}, 0);
+
+		check_error_row("the lowest row's error of many", pl, {&M}, 0, 99999, {1000, 77777});
+	}
 }
 
 /* inputs on the device are never chunked: the limit changes nothing */
