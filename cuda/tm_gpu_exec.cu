@@ -1096,7 +1096,7 @@ pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
 				record_error(R.flags, st, (long long) row);
 			break;
 		}
-		if (R.pass == PASS_COUNT)
+		if (R.pass == PASS_COUNT && R.counts != NULL)	/* NULL: NIFS counts only the total */
 			R.counts[row] = cnt;
 		nsink += (unsigned long long) cnt;
 	}
@@ -3880,7 +3880,9 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R, int64_t nrows, DFlags *f)
 	 * The Themis scheduler stops every warp at the first error it meets, which need not be the one of the
 	 * lowest source row (the one PostgreSQL raises): the rows up to it are run again by pipeline_kernel,
 	 * which reports the lowest row's error exactly.  (The pass fails either way; if the rerun ends
-	 * without an error, say on a full group table, the first one stands.)
+	 * without an error, say on a full group table, the first one stands.)  A NIFS pass has no per-row
+	 * counts or positions: the rerun counts nothing, and writes rows (a RUN pass) from position 0 on,
+	 * inside the space the COUNT pass found for all rows; the result is dropped.
 	 */
 	if (lb && f->err != 0 && f->errrow > 0)
 	{

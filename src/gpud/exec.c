@@ -97,6 +97,22 @@ upload_range(void *dst, const void *src, size_t n, char *err, int errlen)
 	return true;
 }
 
+/*
+ * After a CUDA error: is the context lost?  Errors such as an illegal address in a kernel are sticky:
+ * every later CUDA call of this process fails, so the daemon says so and the caller exits; its
+ * supervisor starts a fresh one (the queries in flight fall back or end with an ERROR).
+ */
+static bool
+gpud_context_lost(void)
+{
+	cudaError_t e = cudaDeviceSynchronize();
+
+	if (e == cudaSuccess)
+		return false;
+	gpud_log("the CUDA context is lost (%s): exiting, to be started again", cudaGetErrorString(e));
+	return true;
+}
+
 /* a parsed source */
 typedef struct Src
 {
@@ -589,6 +605,8 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 			if (!upload_source(s, map, maplen, in, &bytes_up, err, sizeof(err), &errkind))
 			{
 				keep = gpud_send_error(sock, errkind, errkind == TMX_ERR_GPU ? TM_GPU_ERR_CUDA : 0, 0, i, -1, "%s", err);
+				if (errkind == TMX_ERR_GPU && gpud_context_lost())
+					_exit(4);
 				goto done;
 			}
 		}
@@ -642,6 +660,8 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 			if (rc == TM_GPU_ERR_CUDA)
 				gpud_log("CUDA error in pipeline %d: %s", fail.pipeline, err);
 			keep = gpud_send_error(sock, kind, rc, fail.status, fail.pipeline, fail.row, "%s", err);
+			if (rc == TM_GPU_ERR_CUDA && gpud_context_lost())
+				_exit(4);
 			goto done;
 		}
 		ocols = req_alloc(&ra, sizeof(TmxCol) * (out.ncols + 1));
