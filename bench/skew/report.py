@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""report.py RESULTS_CSV [INFO_TXT] — results.md of bench/skew (markdown on stdout): per case the time of
-each scheduler and the load-balance figures of nifs_aws, and the targets checked:
+"""report.py RESULTS_CSV [INFO_TXT] [--png FILE] — results.md of bench/skew (markdown on stdout): per case
+the time of each scheduler and the load-balance figures of nifs_aws, and the targets checked; with --png,
+a chart of the times (log scale, one bar per scheduler and case) written to FILE:
 
   every case   nifs_aws: imbalance <= 2 and idle ratio <= 10%
   skewed       mm-*, jcch-*, hot-* (fan-out skew: a few source rows meet many build rows):
@@ -10,7 +11,11 @@ each scheduler and the load-balance figures of nifs_aws, and the targets checked
   results      every mode's result equals the none mode's (check = ok)
 """
 import csv
+import math
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 
 def num(x):
@@ -20,13 +25,70 @@ def num(x):
         return None
 
 
+MODES = (("none", (170, 170, 170)), ("nifs", (235, 140, 40)), ("nifs_aws", (46, 110, 190)))
+
+
+def chart(path, cases, by, info):
+    """one group of bars per case: the median ms of each scheduler, log scale"""
+    from report import Canvas, text_width    # bench/lib/report.py: a PNG writer without dependencies
+    black, grey, light = (0, 0, 0), (90, 90, 90), (225, 225, 225)
+    slot, left, right, top, plot_h, bottom = 60, 70, 20, 60, 320, 110
+    n = max(1, len(cases))
+    w = max(left + n * slot + right, 760)
+    cv = Canvas(w, top + plot_h + bottom)
+    cv.text(10, 8, "bench/skew: probe pipeline time by scheduler (ms, log scale)", black, 2)
+    log2f = next((by[c][m]["log2f"] for c in cases for m in by[c]), "?")
+    rows = "%d" % (1 << int(log2f)) if str(log2f).isdigit() else "?"
+    cv.text(10, 32, "%s, %s SMs, fact table %s rows, commit %s, %s" % (
+        info.get("card", "?"), info.get("sms", "?"), rows, info.get("commit", "?"), info.get("date", "?")), grey)
+    vals = [num(by[c][m]["ms"]) for c in cases for m in by[c]]
+    vals = [v for v in vals if v and v > 0] or [1.0]
+    lmin = math.floor(math.log10(min(vals)))
+    lmax = math.ceil(math.log10(max(vals)))
+    if lmax <= lmin:
+        lmax = lmin + 1
+
+    def ypos(v):
+        return int(top + plot_h - (math.log10(v) - lmin) / (lmax - lmin) * plot_h)
+
+    for e in range(lmin, lmax + 1):
+        y = ypos(10 ** e)
+        cv.rect(left, y, left + n * slot, y + 1, light)
+        lab = "%g" % (10 ** e)
+        cv.text(left - 6 - text_width(lab), y - 3, lab, grey)
+    base = top + plot_h
+    cv.rect(left, top, left + 1, base, black)
+    cv.rect(left, base, left + n * slot, base + 1, black)
+    for i, c in enumerate(cases):
+        x = left + i * slot + 6
+        for j, (m, col) in enumerate(MODES):
+            v = num(by[c].get(m, {}).get("ms"))
+            if v and v > 0:
+                cv.rect(x + j * 16, ypos(v), x + j * 16 + 14, base, col)
+        # the case name, written downwards in pieces of 8 characters
+        for k in range(0, len(c), 8):
+            cv.text(x, base + 8 + 10 * (k // 8), c[k:k + 8], black)
+    lx, ly = left, base + 70
+    for m, col in MODES:
+        cv.rect(lx, ly, lx + 12, ly + 8, col)
+        lx = cv.text(lx + 16, ly, m, black) + 24
+    cv.text(left, ly + 16, "pk-*: one match per join (uniform work); mm-*, jcch-*, hot-*: fan-out skew", grey)
+    cv.png(path)
+
+
 def main():
-    if len(sys.argv) < 2:
+    argv = sys.argv[1:]
+    png = None
+    if "--png" in argv:
+        i = argv.index("--png")
+        png = argv[i + 1]
+        del argv[i:i + 2]
+    if len(argv) < 1:
         sys.exit(__doc__)
-    rows = list(csv.DictReader(open(sys.argv[1])))
+    rows = list(csv.DictReader(open(argv[0])))
     info = {}
-    if len(sys.argv) > 2:
-        for line in open(sys.argv[2]):
+    if len(argv) > 1:
+        for line in open(argv[1]):
             if "=" in line:
                 k, v = line.rstrip("\n").split("=", 1)
                 info[k] = v
@@ -98,6 +160,8 @@ def main():
                "of the difference on global-aggregate cases is the sink, not the scheduling; the -grp cases "
                "use the same group table code in every mode.")
     print("\n".join(out))
+    if png:
+        chart(png, cases, by, info)
 
 
 if __name__ == "__main__":

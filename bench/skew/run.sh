@@ -15,7 +15,8 @@
 # Environment: NVCC (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc), ARCH (default sm_90).
 # The binary goes to bench/skew/results/bin/skewbench (results/ is ignored by git).  Writes DIR/info.txt,
 # DIR/results.csv (skewbench's CSV: card, case, mode, ms, idle_ratio, imbalance, iterations, handoffs,
-# ...), DIR/run.log (progress and errors) and DIR/results.md.  The full matrix takes several minutes on
+# ...), DIR/run.log (progress and errors), DIR/results.md and the chart DIR/times.png.  THEMIS_COMMIT names
+# the commit where the tree has no git metadata.  The full matrix takes several minutes on
 # an H100 / H200 (the none mode of the skewed cases is slow by design).
 set -euo pipefail
 
@@ -72,7 +73,7 @@ fi
 mkdir -p "$out"
 printf '%s\n' "$info" > "$out/info.txt"
 {
-	echo "commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "${THEMIS_COMMIT:-unknown}")"
+	echo "commit=${THEMIS_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "args=${args[*]:-}"
 } >> "$out/info.txt"
@@ -80,6 +81,6 @@ cat "$out/info.txt"
 "$bin" --csv-header > "$out/results.csv"
 rc=0
 "$bin" "${args[@]}" >> "$out/results.csv" 2> >(tee -a "$out/run.log" >&2) || rc=$?
-python3 "$here/report.py" "$out/results.csv" "$out/info.txt" > "$out/results.md"
+python3 "$here/report.py" "$out/results.csv" "$out/info.txt" --png "$out/times.png" > "$out/results.md"
 echo "results: $out/results.csv, $out/results.md"
 exit "$rc"
