@@ -65,6 +65,10 @@ SELECT * FROM tt.check($$SELECT id FROM types WHERE i4 = (SELECT i4 FROM types W
 SELECT * FROM tt.check($$SELECT jl.id AS lid, jr.id AS rid FROM jl JOIN jr ON jl.k1 = jr.k1 WHERE jr.w > (SELECT avg(v) FROM jl)$$);
 -- correlated subqueries (SubPlan: the inner plan is run again for each outer row)
 SELECT * FROM tt.check($$SELECT id, v FROM jl WHERE v > (SELECT avg(w) FROM jr WHERE jr.k1 = jl.k1)$$);
+-- the same as a per-row subplan (themis.decorrelate off: sql/65_decorrelate.sql has the rewrite)
+SET themis.decorrelate = off;
+SELECT * FROM tt.check($$SELECT id, v FROM jl WHERE v > (SELECT avg(w) FROM jr WHERE jr.k1 = jl.k1)$$);
+RESET themis.decorrelate;
 SELECT * FROM tt.check($$SELECT id, (SELECT count(*) FROM jr WHERE jr.k2 = jl.k2) AS c FROM jl$$);
 SELECT * FROM tt.check($$SELECT id, (SELECT max(w) FROM jr WHERE jr.k1 = jl.k1 AND jr.k2 = jl.k2) AS m FROM jl$$);
 SELECT * FROM tt.check($$SELECT id FROM jl WHERE EXISTS (SELECT 1 FROM jr WHERE jr.k1 = jl.k1 OR jr.k2 = jl.k2)$$);

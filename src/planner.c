@@ -399,6 +399,8 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	ListCell   *lc;
 	int			maxid = 0;
 
+	if (themis_enabled && themis_decorrelate_on)
+		themis_decorrelate(parse);
 	if (prev_planner_hook)
 		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
 	else

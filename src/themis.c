@@ -15,6 +15,7 @@
 PG_MODULE_MAGIC;
 
 bool		themis_enabled = true;
+bool		themis_decorrelate_on = true;
 int			themis_device = THEMIS_DEVICE_AUTO;
 int			themis_min_rows = 100000;
 double		themis_startup_cost = 10000.0;
@@ -57,6 +58,15 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
+	DefineCustomBoolVariable("themis.decorrelate",
+							 "Rewrite correlated scalar subqueries with aggregates into joins with grouped subqueries before planning.",
+							 "Only where the answer is the same (see src/decorrelate.c); applies while themis.enabled is on.",
+							 &themis_decorrelate_on,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("themis.enabled",
 							 "Runs eligible parts of query plans with themis.",
 							 NULL,

@@ -48,6 +48,10 @@ extern double themis_startup_cost;	/* fixed cost of running a Themis node */
 extern double themis_tuple_cost;	/* cost per source row scanned by a Themis node */
 extern bool themis_fallback;
 extern bool themis_debug_ir;		/* print the IR (NOTICE) when a plan is made */
+extern bool themis_decorrelate_on;	/* themis.decorrelate */
+
+/* decorrelate.c */
+extern void themis_decorrelate(Query *parse);
 extern char *themis_gpud_path;		/* daemon executable ("" = next to postgres) */
 extern int	themis_gpu_memory_limit;	/* MB, 0 = auto */
 extern int	themis_cache_size;		/* MB, 0 = half of the limit */

@@ -1,0 +1,74 @@
+--
+-- 65_decorrelate: correlated scalar subqueries with aggregates turned into joins with grouped
+-- subqueries before planning (src/decorrelate.c, themis.decorrelate): the same answers as
+-- PostgreSQL's per-row subplans, and the cases that must stay subplans
+--
+SET client_min_messages = warning;
+CREATE TABLE dc_o (id int PRIMARY KEY, k int, k2 int, x numeric(10,2), y int);
+CREATE TABLE dc_i (k int, k2 int, q numeric(10,2), n int, f float8, t text, d date);
+INSERT INTO dc_o SELECT i, CASE WHEN i % 17 = 0 THEN NULL ELSE i % 40 END, i % 3, (i % 23) * 1.5, i % 11
+  FROM generate_series(1, 400) i;
+-- keys 0..29 only (outer keys 30..39 find no group), NULL keys, NULL values, a skewed key
+INSERT INTO dc_i SELECT CASE WHEN i % 29 = 0 THEN NULL WHEN i % 5 = 0 THEN 7 ELSE i % 30 END, i % 3,
+  CASE WHEN i % 13 = 0 THEN NULL ELSE (i % 41) * 0.75 END, i % 9, (i % 7) * 0.5, 'v' || (i % 4),
+  date '2020-01-01' + (i % 500)
+  FROM generate_series(1, 3000) i;
+ANALYZE dc_o, dc_i;
+
+-- true where EXPLAIN (themis on) still shows a SubPlan
+CREATE FUNCTION dc_subplan(q text) RETURNS boolean LANGUAGE plpgsql AS $f$
+DECLARE
+    l text;
+    found boolean := false;
+BEGIN
+    SET LOCAL themis.enabled = on;
+    FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        IF l LIKE '%SubPlan%' THEN
+            found := true;
+        END IF;
+    END LOOP;
+    RETURN found;
+END
+$f$;
+
+-- rewritten: avg, sum times a constant, min / max, two keys, a remaining condition, keys either side
+SELECT dc_subplan($$SELECT id FROM dc_o WHERE x < (SELECT 0.2 * avg(q) FROM dc_i WHERE dc_i.k = dc_o.k)$$) AS subplan;
+SELECT * FROM tt.check($$SELECT id, x FROM dc_o WHERE x < (SELECT 0.2 * avg(q) FROM dc_i WHERE dc_i.k = dc_o.k)$$);
+SELECT * FROM tt.check($$SELECT id FROM dc_o WHERE y * 20 > (SELECT 0.5 * sum(n) FROM dc_i WHERE k = dc_o.k AND k2 = dc_o.k2 AND d >= date '2020-03-01')$$);
+SELECT * FROM tt.check($$SELECT id, x FROM dc_o WHERE x = (SELECT min(q) FROM dc_i WHERE dc_o.k = dc_i.k)$$);
+SELECT * FROM tt.check($$SELECT id FROM dc_o WHERE x >= (SELECT max(q) - 10 FROM dc_i WHERE dc_o.k = dc_i.k AND t <> 'v1')$$);
+SELECT * FROM tt.check($$SELECT count(*), sum(x) FROM dc_o WHERE x < (SELECT avg(q) FROM dc_i WHERE dc_i.k = dc_o.k) AND y > 2$$);
+SELECT * FROM tt.check($$SELECT y, count(*) FROM dc_o WHERE x > (SELECT avg(n) FROM dc_i WHERE dc_i.k = dc_o.k) GROUP BY y$$);
+-- nested: the subquery inside an IN subquery (as TPC-H Q20)
+SELECT * FROM tt.check($$SELECT id FROM dc_o WHERE k IN (SELECT k FROM dc_i i1 WHERE i1.n > (SELECT 0.5 * avg(n) FROM dc_i i2 WHERE i2.k = i1.k AND i2.k2 = i1.k2))$$);
+SELECT dc_subplan($$SELECT id FROM dc_o WHERE k IN (SELECT k FROM dc_i i1 WHERE i1.n > (SELECT 0.5 * avg(n) FROM dc_i i2 WHERE i2.k = i1.k AND i2.k2 = i1.k2))$$) AS subplan;
+-- joins inside the subquery (as TPC-H Q2)
+SELECT * FROM tt.check($$SELECT o.id FROM dc_o o WHERE o.x = (SELECT min(i.q) FROM dc_i i, dc_o o2 WHERE i.k = o.k AND o2.id = i.n AND o2.y > 1)$$);
+-- a prepared statement: parameters inside the subquery
+PREPARE dc_p(numeric) AS SELECT id FROM dc_o WHERE x < (SELECT $1 * avg(q) FROM dc_i WHERE dc_i.k = dc_o.k);
+SELECT * FROM tt.check($$EXECUTE dc_p(0.5)$$);
+DEALLOCATE dc_p;
+
+-- kept as subplans: count is 0, not NULL, over no rows; coalesce; a condition not NULL with the
+-- subquery; outer columns elsewhere; an inequality correlation; float sums; a LIMIT
+SELECT dc_subplan($$SELECT id FROM dc_o WHERE y > (SELECT count(*) FROM dc_i WHERE dc_i.k = dc_o.k)$$) AS subplan;
+SELECT * FROM tt.check($$SELECT id FROM dc_o WHERE y > (SELECT count(*) FROM dc_i WHERE dc_i.k = dc_o.k)$$);
+SELECT dc_subplan($$SELECT id FROM dc_o WHERE x > coalesce((SELECT avg(q) FROM dc_i WHERE dc_i.k = dc_o.k), 0)$$) AS subplan;
+SELECT * FROM tt.check($$SELECT id FROM dc_o WHERE x > coalesce((SELECT avg(q) FROM dc_i WHERE dc_i.k = dc_o.k), 0)$$);
+SELECT dc_subplan($$SELECT id FROM dc_o WHERE (SELECT avg(q) FROM dc_i WHERE dc_i.k = dc_o.k) IS NULL$$) AS subplan;
+SELECT * FROM tt.check($$SELECT id FROM dc_o WHERE (SELECT avg(q) FROM dc_i WHERE dc_i.k = dc_o.k) IS NULL$$);
+SELECT * FROM tt.check($$SELECT id FROM dc_o WHERE y = 3 OR x < (SELECT avg(q) FROM dc_i WHERE dc_i.k = dc_o.k)$$);
+SELECT dc_subplan($$SELECT id FROM dc_o WHERE x < (SELECT avg(q) + dc_o.y FROM dc_i WHERE dc_i.k = dc_o.k)$$) AS subplan;
+SELECT dc_subplan($$SELECT id FROM dc_o WHERE x < (SELECT avg(q) FROM dc_i WHERE dc_i.k < dc_o.k)$$) AS subplan;
+SELECT dc_subplan($$SELECT id FROM dc_o WHERE x < (SELECT sum(f) FROM dc_i WHERE dc_i.k = dc_o.k)$$) AS subplan;
+SELECT dc_subplan($$SELECT id FROM dc_o WHERE x < (SELECT avg(q) FROM dc_i WHERE dc_i.k = dc_o.k LIMIT 1)$$) AS subplan;
+-- a condition that may fail on rows the subquery never reads for an outer row: kept
+SELECT dc_subplan($$SELECT id FROM dc_o WHERE x < (SELECT avg(q) FROM dc_i WHERE dc_i.k = dc_o.k AND 100 / n > 1)$$) AS subplan;
+SELECT * FROM tt.check_error($$SELECT id FROM dc_o WHERE x < (SELECT avg(q) FROM dc_i WHERE dc_i.k = dc_o.k AND 100 / n > 1)$$);
+-- themis.decorrelate = off: left alone
+SET themis.decorrelate = off;
+SELECT dc_subplan($$SELECT id FROM dc_o WHERE x < (SELECT 0.2 * avg(q) FROM dc_i WHERE dc_i.k = dc_o.k)$$) AS subplan;
+RESET themis.decorrelate;
+
+DROP FUNCTION dc_subplan(text);
+DROP TABLE dc_o, dc_i;

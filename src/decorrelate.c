@@ -1,0 +1,733 @@
+/*
+ * decorrelate.c — a query rewrite before planning: a correlated scalar subquery with an aggregate in a
+ * WHERE condition becomes a join with the subquery grouped by its correlation keys, so that the work
+ * runs as one grouped aggregation and one join (in a Themis node) instead of one subquery run per outer
+ * row, which PostgreSQL leaves to a SubPlan (TPC-H Q2, Q17, Q20).
+ *
+ *   ... WHERE x < (SELECT 0.2 * avg(l.q) FROM l WHERE l.k = o.k AND l.d > '...')
+ * becomes
+ *   ... FROM ..., (SELECT l.k, avg(l.q) FROM l WHERE l.d > '...' GROUP BY l.k) d
+ *       WHERE o.k = d.k AND x < 0.2 * d.avg
+ *
+ * The answer is the same, errors included, under these conditions (anything else is left alone):
+ *   - the subquery is a plain aggregate query (aggregates, no GROUP BY / HAVING / DISTINCT / ORDER BY /
+ *     LIMIT / window functions / set operations / sublinks / CTEs / volatile functions / row marks), of
+ *     one output column;
+ *   - it refers to the outer query only in top-level AND conditions inner = outer, where inner is a column
+ *     of the subquery, outer a column of the outer query (nothing of levels further out), and = is the
+ *     default equality of their common type (the one grouping uses): the rows of one group are exactly
+ *     the rows that the condition selects for an outer value; a NULL outer value selects no rows and
+ *     matches no group;
+ *   - its aggregates are min / max / count / sum / avg of pg_catalog; sum and avg only of integers and
+ *     numeric (a float sum may overflow, and the grouped query runs over rows the original never read);
+ *     their arguments, the subquery's remaining conditions and its FROM items' conditions use only
+ *     leakproof functions where they read columns (they cannot fail on rows the original never read);
+ *   - its output expression is NULL when its aggregates see no rows (the aggregates above return NULL
+ *     then, and the expression is strict in them, count excepted): an outer row whose group does not
+ *     exist gets what the subquery gave it, NULL; the expression itself is computed in the outer query,
+ *     per joined row, as the original computed it per outer row;
+ *   - the subquery sits in a top-level AND condition of the outer WHERE that is NULL when the subquery is
+ *     (strict operators and functions down to it): such a row is dropped either way, so an inner join
+ *     to the grouped subquery keeps exactly the rows the original keeps, each at most once (one group per
+ *     key).
+ * Applied to every query level (sublinks' subqueries, FROM subqueries, CTEs), inner ones first.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_oper.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
+
+#include "themis.h"
+
+/* a correlation condition: inner (a column of the subquery) = outer (a column of the outer query) */
+typedef struct CorrKey
+{
+	Expr	   *inner;
+	Expr	   *outer;
+	Oid			opno;
+	Oid			inputcollid;
+	bool		outer_first;	/* the condition was written outer = inner */
+} CorrKey;
+
+static Query *decorrelate_query(Query *q);
+
+/* ---------- small predicates ---------- */
+
+/* an AND of the conditions, NULL for none */
+static Node *
+ands_or_null(List *l)
+{
+	return l == NIL ? NULL : (Node *) make_ands_explicit(l);
+}
+
+/* a column, possibly relabeled (binary-compatible cast): level `levelsup` */
+static bool
+is_column(Node *n, int levelsup)
+{
+	while (n != NULL && IsA(n, RelabelType))
+		n = (Node *) ((RelabelType *) n)->arg;
+	return n != NULL && IsA(n, Var) && ((Var *) n)->varlevelsup == levelsup &&
+		((Var *) n)->varattno > 0;
+}
+
+typedef struct LevelCtx
+{
+	int			depth;
+	int			maxup;			/* highest level referred to, relative to the starting query */
+} LevelCtx;
+
+/* the highest query level that node refers to (Vars, aggregates, placeholders), 0 = its own */
+static bool
+max_level_walker(Node *node, LevelCtx *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		int			up = (int) ((Var *) node)->varlevelsup - ctx->depth;
+
+		ctx->maxup = Max(ctx->maxup, up);
+		return false;
+	}
+	if (IsA(node, Aggref))
+	{
+		int			up = (int) ((Aggref *) node)->agglevelsup - ctx->depth;
+
+		ctx->maxup = Max(ctx->maxup, up);
+	}
+	if (IsA(node, GroupingFunc))
+		ctx->maxup = Max(ctx->maxup, (int) ((GroupingFunc *) node)->agglevelsup - ctx->depth);
+	if (IsA(node, PlaceHolderVar))
+		ctx->maxup = Max(ctx->maxup, (int) ((PlaceHolderVar *) node)->phlevelsup - ctx->depth);
+	if (IsA(node, Query))
+	{
+		bool		r;
+
+		ctx->depth++;
+		r = query_tree_walker((Query *) node, max_level_walker, (void *) ctx, 0);
+		ctx->depth--;
+		return r;
+	}
+	return expression_tree_walker(node, max_level_walker, (void *) ctx);
+}
+
+static int
+max_level(Node *node)
+{
+	LevelCtx	ctx = {0, 0};
+
+	if (node != NULL && IsA(node, Query))
+		(void) query_tree_walker((Query *) node, max_level_walker, (void *) &ctx, 0);
+	else
+		(void) max_level_walker(node, &ctx);
+	return ctx.maxup;
+}
+
+/*
+ * Can evaluating node fail on some row?  Only where a function that reads a column is not leakproof
+ * (leakproof functions raise no error that depends on their arguments).  Subexpressions without columns
+ * are constants the planner folds before execution, in the original query as well.
+ */
+static bool
+may_fail_walker(Node *node, void *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) || IsA(node, Const) || IsA(node, Param) || IsA(node, RelabelType) ||
+		IsA(node, BoolExpr) || IsA(node, NullTest) || IsA(node, BooleanTest) || IsA(node, List) ||
+		IsA(node, TargetEntry))
+		return expression_tree_walker(node, may_fail_walker, ctx);
+	if (!contain_vars_of_level(node, 0))
+		return contain_volatile_functions(node);
+	switch (nodeTag(node))
+	{
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+			set_opfuncid((OpExpr *) node);
+			if (!get_func_leakproof(((OpExpr *) node)->opfuncid))
+				return true;
+			return expression_tree_walker(node, may_fail_walker, ctx);
+		case T_ScalarArrayOpExpr:
+			set_sa_opfuncid((ScalarArrayOpExpr *) node);
+			if (!get_func_leakproof(((ScalarArrayOpExpr *) node)->opfuncid))
+				return true;
+			return expression_tree_walker(node, may_fail_walker, ctx);
+		case T_FuncExpr:
+			if (!get_func_leakproof(((FuncExpr *) node)->funcid))
+				return true;
+			return expression_tree_walker(node, may_fail_walker, ctx);
+		default:
+			return true;
+	}
+}
+
+/* the aggregate is one of those above, of the subquery's level, without ORDER BY / FILTER oddities */
+static bool
+agg_ok(Aggref *a)
+{
+	HeapTuple	tp;
+	Form_pg_proc proc;
+	const char *name;
+	bool		ok = false;
+
+	if (a->agglevelsup != 0 || a->aggorder != NIL || a->aggdistinct != NIL || a->aggkind != AGGKIND_NORMAL ||
+		list_length(a->args) > 1)
+		return false;
+	tp = SearchSysCache1(PROCOID, ObjectIdGetDatum(a->aggfnoid));
+	if (!HeapTupleIsValid(tp))
+		return false;
+	proc = (Form_pg_proc) GETSTRUCT(tp);
+	name = NameStr(proc->proname);
+	if (proc->pronamespace == PG_CATALOG_NAMESPACE)
+	{
+		if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0 || strcmp(name, "count") == 0)
+			ok = true;
+		else if ((strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0) && list_length(a->args) == 1)
+		{
+			Oid			t = exprType((Node *) ((TargetEntry *) linitial(a->args))->expr);
+
+			ok = (t == INT2OID || t == INT4OID || t == INT8OID || t == NUMERICOID);
+		}
+	}
+	ReleaseSysCache(tp);
+	if (!ok)
+		return false;
+	/* arguments and FILTER read columns only through functions that cannot fail */
+	return !may_fail_walker((Node *) a->args, NULL) && !may_fail_walker((Node *) a->aggfilter, NULL);
+}
+
+static bool
+is_count(Aggref *a)
+{
+	char	   *name = get_func_name(a->aggfnoid);
+
+	return name != NULL && strcmp(name, "count") == 0;
+}
+
+/* e is a strict operator or function call: *args its arguments */
+static bool
+strict_args(Node *e, List **args)
+{
+	if (IsA(e, OpExpr))
+	{
+		set_opfuncid((OpExpr *) e);
+		*args = ((OpExpr *) e)->args;
+		return func_strict(((OpExpr *) e)->opfuncid);
+	}
+	if (IsA(e, FuncExpr))
+	{
+		*args = ((FuncExpr *) e)->args;
+		return func_strict(((FuncExpr *) e)->funcid);
+	}
+	return false;
+}
+
+/*
+ * Is e NULL whenever the aggregates it uses saw no rows?  True if e is such an aggregate (not count), or
+ * a strict operator or function with such an argument.  Collects the aggregates on the way (all of e's
+ * aggregates must be acceptable: checked by the caller).
+ */
+static bool
+null_on_empty(Node *e)
+{
+	ListCell   *lc;
+	List	   *args;
+
+	if (e == NULL)
+		return false;
+	if (IsA(e, RelabelType))
+		return null_on_empty((Node *) ((RelabelType *) e)->arg);
+	if (IsA(e, Aggref))
+		return !is_count((Aggref *) e);
+	if (!strict_args(e, &args))
+		return false;
+	foreach(lc, args)
+		if (null_on_empty((Node *) lfirst(lc)))
+			return true;
+	return false;
+}
+
+/* is conjunct c NULL whenever sublink s is NULL (strict operators and functions from c down to s)? */
+static bool
+null_with(Node *c, SubLink *s)
+{
+	ListCell   *lc;
+	List	   *args;
+
+	if (c == (Node *) s)
+		return true;
+	if (c == NULL)
+		return false;
+	if (IsA(c, RelabelType))
+		return null_with((Node *) ((RelabelType *) c)->arg, s);
+	if (!strict_args(c, &args))
+		return false;
+	foreach(lc, args)
+		if (null_with((Node *) lfirst(lc), s))
+			return true;
+	return false;
+}
+
+/* the one EXPR sublink in conjunct c, where c is strict in it; NULL if none or more */
+typedef struct FindCtx
+{
+	SubLink    *found;
+	int			n;
+} FindCtx;
+
+static bool
+find_sublink_walker(Node *node, FindCtx *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, SubLink))
+	{
+		ctx->n++;
+		ctx->found = (SubLink *) node;
+		return false;			/* not into its subquery */
+	}
+	return expression_tree_walker(node, find_sublink_walker, (void *) ctx);
+}
+
+/* c with the node s replaced by v */
+typedef struct SubstCtx
+{
+	SubLink    *s;
+	Node	   *v;
+} SubstCtx;
+
+static Node *
+replace_sublink_mutator(Node *node, SubstCtx *ctx)
+{
+	if (node == (Node *) ctx->s)
+		return ctx->v;
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Query))
+		return node;			/* another sublink's subquery: as it is */
+	return expression_tree_mutator(node, replace_sublink_mutator, (void *) ctx);
+}
+
+static Node *
+replace_sublink(Node *c, SubLink *s, Node *v)
+{
+	SubstCtx	ctx = {s, v};
+
+	return replace_sublink_mutator(c, &ctx);
+}
+
+/* ---------- the subquery ---------- */
+
+/* is sq a plain aggregate query of one output column? */
+static bool
+subquery_shape_ok(Query *sq)
+{
+	int			nout = 0;
+	ListCell   *lc;
+
+	if (sq->commandType != CMD_SELECT || !sq->hasAggs || sq->groupClause != NIL || sq->groupingSets != NIL ||
+		sq->havingQual != NULL || sq->distinctClause != NIL || sq->sortClause != NIL ||
+		sq->limitCount != NULL || sq->limitOffset != NULL || sq->hasWindowFuncs || sq->hasTargetSRFs ||
+		sq->setOperations != NULL || sq->hasSubLinks || sq->cteList != NIL || sq->rowMarks != NIL ||
+		sq->hasForUpdate || sq->hasRecursive || sq->hasModifyingCTE || sq->utilityStmt != NULL ||
+		sq->jointree == NULL)
+		return false;
+	foreach(lc, sq->targetList)
+		if (!((TargetEntry *) lfirst(lc))->resjunk)
+			nout++;
+	if (nout != 1 || list_length(sq->targetList) != 1)
+		return false;
+	if (contain_volatile_functions((Node *) sq))
+		return false;
+	/* only plain tables and subqueries in its FROM list (no functions, VALUES, ...) */
+	foreach(lc, sq->rtable)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+		if (rte->rtekind != RTE_RELATION && rte->rtekind != RTE_JOIN)
+			return false;
+		if (rte->tablesample != NULL)
+			return false;
+	}
+	return true;
+}
+
+/* conditions of the FROM items' JOIN ... ON of sq: none may fail */
+static bool
+join_quals_may_fail(Node *jt)
+{
+	if (jt == NULL)
+		return false;
+	if (IsA(jt, FromExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) jt)->fromlist)
+			if (join_quals_may_fail((Node *) lfirst(lc)))
+				return true;
+		return false;
+	}
+	if (IsA(jt, JoinExpr))
+	{
+		JoinExpr   *j = (JoinExpr *) jt;
+
+		return may_fail_walker(j->quals, NULL) || join_quals_may_fail(j->larg) ||
+			join_quals_may_fail(j->rarg);
+	}
+	return false;
+}
+
+/*
+ * Split sq's WHERE into correlation keys and the rest (which must not refer to the outer query).
+ * false if a condition refers to the outer query in another way.
+ */
+static bool
+split_correlation(Query *sq, List **keys, List **rest)
+{
+	List	   *conj = make_ands_implicit((Expr *) sq->jointree->quals);
+	ListCell   *lc;
+
+	*keys = NIL;
+	*rest = NIL;
+	foreach(lc, conj)
+	{
+		Node	   *c = (Node *) lfirst(lc);
+		OpExpr	   *op;
+		Node	   *a,
+				   *b;
+		CorrKey    *k;
+		TypeCacheEntry *tc;
+
+		if (max_level(c) == 0)
+		{
+			*rest = lappend(*rest, c);
+			continue;
+		}
+		if (!IsA(c, OpExpr) || list_length(((OpExpr *) c)->args) != 2)
+			return false;
+		op = (OpExpr *) c;
+		a = (Node *) linitial(op->args);
+		b = (Node *) lsecond(op->args);
+		k = (CorrKey *) palloc0(sizeof(CorrKey));
+		if (is_column(a, 0) && is_column(b, 1))
+		{
+			k->inner = (Expr *) a;
+			k->outer = (Expr *) b;
+		}
+		else if (is_column(a, 1) && is_column(b, 0))
+		{
+			k->inner = (Expr *) b;
+			k->outer = (Expr *) a;
+			k->outer_first = true;
+		}
+		else
+			return false;
+		/* the default equality of the (common) type: what GROUP BY groups with */
+		if (exprType((Node *) k->inner) != exprType((Node *) k->outer))
+			return false;
+		tc = lookup_type_cache(exprType((Node *) k->inner), TYPECACHE_EQ_OPR);
+		if (!OidIsValid(tc->eq_opr) || tc->eq_opr != op->opno)
+			return false;
+		k->opno = op->opno;
+		k->inputcollid = op->inputcollid;
+		/* a collation that is not deterministic groups unequal strings together: not the same */
+		if (OidIsValid(k->inputcollid) && !get_collation_isdeterministic(k->inputcollid))
+			return false;
+		/* ... nor one that groups the inner column */
+		if (OidIsValid(exprCollation((Node *) k->inner)) &&
+			!get_collation_isdeterministic(exprCollation((Node *) k->inner)))
+			return false;
+		*keys = lappend(*keys, k);
+	}
+	return *keys != NIL;
+}
+
+/* Aggref nodes of e (in order of appearance) */
+static bool
+collect_aggs_walker(Node *node, List **aggs)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		*aggs = lappend(*aggs, node);
+		return false;
+	}
+	return expression_tree_walker(node, collect_aggs_walker, (void *) aggs);
+}
+
+/* e with each Aggref replaced by the Var of its column in the grouped subquery */
+typedef struct ReplCtx
+{
+	List	   *aggs;
+	Index		rtindex;
+	int			first_attno;
+} ReplCtx;
+
+static Node *
+replace_aggs_mutator(Node *node, ReplCtx *ctx)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Aggref))
+	{
+		int			i = 0;
+		ListCell   *lc;
+
+		foreach(lc, ctx->aggs)
+		{
+			if (lfirst(lc) == (void *) node)
+			{
+				Aggref	   *a = (Aggref *) node;
+
+				return (Node *) makeVar(ctx->rtindex, ctx->first_attno + i, a->aggtype, -1,
+										a->aggcollid, 0);
+			}
+			i++;
+		}
+		elog(ERROR, "themis: decorrelation lost an aggregate");
+	}
+	return expression_tree_mutator(node, replace_aggs_mutator, (void *) ctx);
+}
+
+/* ---------- the rewrite of one WHERE condition ---------- */
+
+/* a correlated subquery stays as it is: say why where themis.debug_ir asks */
+static List *
+keep_why(const char *why)
+{
+	if (themis_debug_ir)
+		ereport(NOTICE, (errmsg("themis: correlated subquery kept as a subplan: %s", why)));
+	return NIL;
+}
+
+/*
+ * Conjunct c of q's WHERE, with sublink s: add the grouped subquery to q's FROM list and return the
+ * conditions that replace c (the join conditions and c with s replaced); NIL if s does not qualify.
+ */
+static List *
+decorrelate_conjunct(Query *q, Node *c, SubLink *s, int *counter)
+{
+	Query	   *sq = (Query *) s->subselect;
+	List	   *keys;
+	List	   *rest;
+	List	   *aggs = NIL;
+	TargetEntry *out;
+	Query	   *dq;
+	List	   *tlist = NIL;
+	List	   *groups = NIL;
+	List	   *colnames = NIL;
+	RangeTblEntry *rte;
+	RangeTblRef *rtr;
+	Index		rtindex;
+	ReplCtx		rc;
+	List	   *result = NIL;
+	ListCell   *lc;
+	int			resno = 1;
+	char		name[NAMEDATALEN];
+
+	if (s->subLinkType != EXPR_SUBLINK || !IsA(sq, Query))
+		return NIL;
+	if (!subquery_shape_ok(sq))
+		return keep_why("not a plain aggregate query of one output column");
+	if (max_level((Node *) sq) > 1)
+		return keep_why("it refers to a query level further out");
+	if (!split_correlation(sq, &keys, &rest))
+		return keep_why("it refers to the outer query other than by inner column = outer column of one type");
+	out = (TargetEntry *) linitial(sq->targetList);
+	/* nothing else of the subquery refers to the outer query: look at it without the keys */
+	{
+		Node	   *quals = sq->jointree->quals;
+		int			up;
+
+		sq->jointree->quals = ands_or_null(rest);
+		up = max_level((Node *) sq);
+		sq->jointree->quals = quals;
+		if (up > 0)
+			return keep_why("it refers to the outer query outside its WHERE conditions");
+	}
+	/* what runs over every row of the grouped subquery cannot fail */
+	if (may_fail_walker((Node *) rest, NULL) || join_quals_may_fail((Node *) sq->jointree))
+		return keep_why("a condition uses a function that may fail on rows the subquery never read");
+	(void) collect_aggs_walker((Node *) out->expr, &aggs);
+	if (aggs == NIL)
+		return keep_why("no aggregate in its output");
+	foreach(lc, aggs)
+		if (!agg_ok((Aggref *) lfirst(lc)))
+			return keep_why("an aggregate other than min, max, count, or sum / avg of integers and numeric without DISTINCT or ORDER BY");
+	if (!null_on_empty((Node *) out->expr))
+		return keep_why("its output is not NULL over no rows");
+	if (!null_with(c, s))
+		return keep_why("the condition is not NULL when the subquery is");
+
+	/* the grouped subquery: keys, then the aggregates; conditions without the correlation */
+	dq = copyObject(sq);
+	dq->jointree->quals = ands_or_null(copyObject(rest));
+	foreach(lc, keys)
+	{
+		CorrKey    *k = (CorrKey *) lfirst(lc);
+		Oid			ltop,
+					eqop;
+		bool		hashable;
+		SortGroupClause *g = makeNode(SortGroupClause);
+		TargetEntry *te;
+
+		snprintf(name, sizeof(name), "k%d", resno);
+		te = makeTargetEntry(copyObject(k->inner), resno, pstrdup(name), false);
+		get_sort_group_operators(exprType((Node *) k->inner), true, true, false, &ltop, &eqop, NULL, &hashable);
+		g->tleSortGroupRef = resno;
+		te->ressortgroupref = resno;
+		g->eqop = eqop;
+		g->sortop = ltop;
+		g->nulls_first = false;
+		g->hashable = hashable;
+		tlist = lappend(tlist, te);
+		groups = lappend(groups, g);
+		colnames = lappend(colnames, makeString(pstrdup(name)));
+		resno++;
+	}
+	foreach(lc, aggs)
+	{
+		snprintf(name, sizeof(name), "a%d", resno);
+		tlist = lappend(tlist, makeTargetEntry((Expr *) copyObject(lfirst(lc)), resno, pstrdup(name), false));
+		colnames = lappend(colnames, makeString(pstrdup(name)));
+		resno++;
+	}
+	dq->targetList = tlist;
+	dq->groupClause = groups;
+
+	/* into q's FROM list */
+	(*counter)++;
+	snprintf(name, sizeof(name), "themis_decorrelated_%d", *counter);
+	rte = makeNode(RangeTblEntry);
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = dq;
+	rte->alias = makeAlias(name, NIL);
+	rte->eref = makeAlias(name, colnames);
+	rte->lateral = false;
+	rte->inh = false;
+	rte->inFromCl = true;
+	q->rtable = lappend(q->rtable, rte);
+	rtindex = list_length(q->rtable);
+	rtr = makeNode(RangeTblRef);
+	rtr->rtindex = rtindex;
+	q->jointree->fromlist = lappend(q->jointree->fromlist, rtr);
+
+	/* the join conditions outer = key */
+	resno = 1;
+	foreach(lc, keys)
+	{
+		CorrKey    *k = (CorrKey *) lfirst(lc);
+		Expr	   *outer = (Expr *) copyObject(k->outer);
+		Var		   *kv = makeVar(rtindex, resno, exprType((Node *) k->inner), exprTypmod((Node *) k->inner),
+								 exprCollation((Node *) k->inner), 0);
+		OpExpr	   *eq;
+
+		IncrementVarSublevelsUp((Node *) outer, -1, 1);
+		eq = (OpExpr *) make_opclause(k->opno, BOOLOID, false,
+									  k->outer_first ? outer : (Expr *) kv,
+									  k->outer_first ? (Expr *) kv : outer,
+									  InvalidOid, k->inputcollid);
+		set_opfuncid(eq);
+		result = lappend(result, eq);
+		resno++;
+	}
+	/* c with the sublink replaced by its output expression over the grouped subquery's columns */
+	rc.aggs = aggs;
+	rc.rtindex = rtindex;
+	rc.first_attno = list_length(keys) + 1;
+	result = lappend(result, replace_sublink(c, s, replace_aggs_mutator((Node *) out->expr, &rc)));
+	return result;
+}
+
+/* ---------- the walk over all query levels ---------- */
+
+static bool
+decorrelate_walker(Node *node, void *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		(void) decorrelate_query((Query *) node);
+		return false;
+	}
+	return expression_tree_walker(node, decorrelate_walker, ctx);
+}
+
+/* q (in place), its inner queries first */
+static Query *
+decorrelate_query(Query *q)
+{
+	List	   *conj;
+	List	   *out = NIL;
+	ListCell   *lc;
+	bool		changed = false;
+	int			counter = 0;
+
+	check_stack_depth();
+	/* inner levels: sublinks' subqueries, FROM subqueries, CTEs */
+	(void) query_tree_walker(q, decorrelate_walker, NULL, 0);
+
+	if (q->commandType != CMD_SELECT || q->jointree == NULL || q->jointree->quals == NULL ||
+		!q->hasSubLinks || q->setOperations != NULL || q->rowMarks != NIL || q->hasForUpdate)
+		return q;
+	conj = make_ands_implicit((Expr *) q->jointree->quals);
+	foreach(lc, conj)
+	{
+		Node	   *c = (Node *) lfirst(lc);
+		FindCtx		fc = {NULL, 0};
+		List	   *repl = NIL;
+
+		(void) find_sublink_walker(c, &fc);
+		if (fc.n == 1)
+			repl = decorrelate_conjunct(q, c, fc.found, &counter);
+		if (repl != NIL)
+		{
+			out = list_concat(out, repl);
+			changed = true;
+		}
+		else
+			out = lappend(out, c);
+	}
+	if (changed)
+	{
+		q->jointree->quals = ands_or_null(out);
+		if (themis_debug_ir)
+			ereport(NOTICE, (errmsg("themis: %d correlated subquer%s turned into a join with a grouped subquery",
+									counter, counter == 1 ? "y" : "ies")));
+	}
+	return q;
+}
+
+/*
+ * The rewrite of parse (in place: the planner scribbles on its input anyway).  Called by the planner
+ * hook before planning, when themis.enabled and themis.decorrelate are on.
+ */
+void
+themis_decorrelate(Query *parse)
+{
+	if (parse->commandType != CMD_SELECT && parse->commandType != CMD_INSERT &&
+		parse->commandType != CMD_UPDATE && parse->commandType != CMD_DELETE)
+		return;
+	if (parse->commandType == CMD_SELECT)
+		(void) decorrelate_query(parse);
+	else
+		(void) query_tree_walker(parse, decorrelate_walker, NULL, 0);
+}
