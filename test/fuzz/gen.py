@@ -1176,14 +1176,25 @@ class QueryGen:
         al = self.alias()
         cands = [c for c in t.cols if c.typ.cls in ("int", "num", "date")]
         c = rng.choice(cands)
-        agg = rng.choice(["max", "min", "count", "sum"] if c.typ.cls != "date" else ["max", "min"])
-        sub = "(SELECT %s(%s.%s) FROM %s %s" % (agg, al, c.name, t.name, al)
+        agg = rng.choice(["max", "min", "count", "sum", "avg"] if c.typ.cls != "date" else ["max", "min"])
+        out = "%s(%s.%s)" % (agg, al, c.name)
+        if agg in ("sum", "avg") and rng.random() < 0.3:
+            out = "0.5 * " + out                # an expression over the aggregate (TPC-H Q17 / Q20)
+        sub = "(SELECT %s FROM %s %s" % (out, t.name, al)
         corr = self.key_pair(eg.scope.items, al, t) if rng.random() < 0.5 else None
+        conds = []
         if corr is not None:
-            sub += " WHERE " + corr.sql()       # correlated: a SubPlan run per outer row
+            conds.append(corr.sql())            # correlated: a SubPlan per outer row, or decorrelated
+            if rng.random() < 0.4:
+                inner = ExprGen(rng, Scope([(al, ic) for ic in t.cols]), self.tables)
+                conds.append(inner.pred(1).sql())
+        if conds:
+            sub += " WHERE " + " AND ".join(conds)
         sub += ")"
         cls = c.typ.cls if agg not in ("count",) else "int"
-        if cls == "int" and agg == "sum":
+        if cls == "int" and agg in ("sum", "avg"):
+            cls = "num"
+        if out.startswith("0.5 * "):
             cls = "num"
         cmp_cls = cls if eg.col(cls) is not None else None
         if cmp_cls is None:
