@@ -72,3 +72,9 @@ RESET themis.decorrelate;
 
 DROP FUNCTION dc_subplan(text);
 DROP TABLE dc_o, dc_i;
+
+-- a key type that GROUP BY can only hash (xid has no ordering)
+CREATE TABLE dc_x (x xid, v int);
+INSERT INTO dc_x SELECT (i % 7)::text::xid, i FROM generate_series(1, 100) i;
+SELECT * FROM tt.check($$SELECT v FROM dc_x o WHERE v > (SELECT avg(v) FROM dc_x i WHERE i.x = o.x)$$);
+DROP TABLE dc_x;

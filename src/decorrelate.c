@@ -441,8 +441,11 @@ split_correlation(Query *sq, List **keys, List **rest)
 		/* the default equality of the (common) type: what GROUP BY groups with */
 		if (exprType((Node *) k->inner) != exprType((Node *) k->outer))
 			return false;
-		tc = lookup_type_cache(exprType((Node *) k->inner), TYPECACHE_EQ_OPR);
+		tc = lookup_type_cache(exprType((Node *) k->inner), TYPECACHE_EQ_OPR | TYPECACHE_LT_OPR);
 		if (!OidIsValid(tc->eq_opr) || tc->eq_opr != op->opno)
+			return false;
+		/* GROUP BY must be able to group it: by sorting or by hashing */
+		if (!OidIsValid(tc->lt_opr) && !op_hashjoinable(op->opno, exprType((Node *) k->inner)))
 			return false;
 		k->opno = op->opno;
 		k->inputcollid = op->inputcollid;
@@ -590,7 +593,7 @@ decorrelate_conjunct(Query *q, Node *c, SubLink *s, int *counter)
 
 		snprintf(name, sizeof(name), "k%d", resno);
 		te = makeTargetEntry(copyObject(k->inner), resno, pstrdup(name), false);
-		get_sort_group_operators(exprType((Node *) k->inner), true, true, false, &ltop, &eqop, NULL, &hashable);
+		get_sort_group_operators(exprType((Node *) k->inner), false, true, false, &ltop, &eqop, NULL, &hashable);
 		g->tleSortGroupRef = resno;
 		te->ressortgroupref = resno;
 		g->eqop = eqop;
