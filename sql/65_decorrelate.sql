@@ -39,6 +39,9 @@ SELECT * FROM tt.check($$SELECT id, x FROM dc_o WHERE x = (SELECT min(q) FROM dc
 SELECT * FROM tt.check($$SELECT id FROM dc_o WHERE x >= (SELECT max(q) - 10 FROM dc_i WHERE dc_o.k = dc_i.k AND t <> 'v1')$$);
 SELECT * FROM tt.check($$SELECT count(*), sum(x) FROM dc_o WHERE x < (SELECT avg(q) FROM dc_i WHERE dc_i.k = dc_o.k) AND y > 2$$);
 SELECT * FROM tt.check($$SELECT y, count(*) FROM dc_o WHERE x > (SELECT avg(n) FROM dc_i WHERE dc_i.k = dc_o.k) GROUP BY y$$);
+-- conditions with numeric and date / timestamp comparisons inside the subquery (not leakproof, cannot fail)
+SELECT dc_subplan($$SELECT id FROM dc_o WHERE y * 20 > (SELECT 0.5 * sum(n) FROM dc_i WHERE k = dc_o.k AND q > 1.5 AND d < date '2020-03-01' + interval '1 month')$$) AS subplan;
+SELECT * FROM tt.check($$SELECT id FROM dc_o WHERE y * 20 > (SELECT 0.5 * sum(n) FROM dc_i WHERE k = dc_o.k AND q > 1.5 AND d < date '2020-03-01' + interval '1 month')$$);
 -- nested: the subquery inside an IN subquery (as TPC-H Q20)
 SELECT * FROM tt.check($$SELECT id FROM dc_o WHERE k IN (SELECT k FROM dc_i i1 WHERE i1.n > (SELECT 0.5 * avg(n) FROM dc_i i2 WHERE i2.k = i1.k AND i2.k2 = i1.k2))$$);
 SELECT dc_subplan($$SELECT id FROM dc_o WHERE k IN (SELECT k FROM dc_i i1 WHERE i1.n > (SELECT 0.5 * avg(n) FROM dc_i i2 WHERE i2.k = i1.k AND i2.k2 = i1.k2))$$) AS subplan;

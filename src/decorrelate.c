@@ -21,7 +21,8 @@
  *   - its aggregates are min / max / count / sum / avg of pg_catalog; sum and avg only of integers and
  *     numeric (a float sum may overflow, and the grouped query runs over rows the original never read);
  *     their arguments, the subquery's remaining conditions and its FROM items' conditions use only
- *     leakproof functions where they read columns (they cannot fail on rows the original never read);
+ *     leakproof functions (and comparisons known not to fail: numeric, date / timestamp cross-type) where
+ *     they read columns (they cannot fail on rows the original never read);
  *   - its output expression is NULL when its aggregates see no rows (the aggregates above return NULL
  *     then, and the expression is strict in them, count excepted): an outer row whose group does not
  *     exist gets what the subquery gave it, NULL; the expression itself is computed in the outer query,
@@ -139,6 +140,51 @@ max_level(Node *node)
 }
 
 /*
+ * Comparison functions that raise no error whatever their arguments but are not marked leakproof in
+ * PostgreSQL 15: numeric comparisons (cmp_numerics) and the date / timestamp / timestamptz cross-type
+ * ones (they compare through the *_opt_overflow conversions, which report overflow instead of failing).
+ */
+static bool
+comparison_cannot_fail(Oid funcid)
+{
+	static const char *const types[] = {"numeric", "date", "timestamp", "timestamptz"};
+	static const char *const ops[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+	char	   *name;
+	bool		ok = false;
+
+	if (get_func_namespace(funcid) != PG_CATALOG_NAMESPACE)
+		return false;
+	name = get_func_name(funcid);
+	if (name == NULL)
+		return false;
+	for (int a = 0; a < lengthof(types) && !ok; a++)
+		for (int o = 0; o < lengthof(ops) && !ok; o++)
+			for (int b = 0; b < lengthof(types) && !ok; b++)
+			{
+				char		cand[NAMEDATALEN];
+
+				/* numeric_lt and the like; date_lt_timestamp and the like (not numeric with the others) */
+				if (a == b)
+					snprintf(cand, sizeof(cand), "%s_%s", types[a], ops[o]);
+				else if (a > 0 && b > 0)
+					snprintf(cand, sizeof(cand), "%s_%s_%s", types[a], ops[o], types[b]);
+				else
+					continue;
+				if (a == b && a > 0)
+					continue;	/* date_lt, timestamp_lt, ...: leakproof already */
+				ok = strcmp(name, cand) == 0;
+			}
+	pfree(name);
+	return ok;
+}
+
+static bool
+func_cannot_fail(Oid funcid)
+{
+	return get_func_leakproof(funcid) || comparison_cannot_fail(funcid);
+}
+
+/*
  * Can evaluating node fail on some row?  Only where a function that reads a column is not leakproof
  * (leakproof functions raise no error that depends on their arguments).  Subexpressions without columns
  * are constants the planner folds before execution, in the original query as well.
@@ -160,16 +206,16 @@ may_fail_walker(Node *node, void *ctx)
 		case T_DistinctExpr:
 		case T_NullIfExpr:
 			set_opfuncid((OpExpr *) node);
-			if (!get_func_leakproof(((OpExpr *) node)->opfuncid))
+			if (!func_cannot_fail(((OpExpr *) node)->opfuncid))
 				return true;
 			return expression_tree_walker(node, may_fail_walker, ctx);
 		case T_ScalarArrayOpExpr:
 			set_sa_opfuncid((ScalarArrayOpExpr *) node);
-			if (!get_func_leakproof(((ScalarArrayOpExpr *) node)->opfuncid))
+			if (!func_cannot_fail(((ScalarArrayOpExpr *) node)->opfuncid))
 				return true;
 			return expression_tree_walker(node, may_fail_walker, ctx);
 		case T_FuncExpr:
-			if (!get_func_leakproof(((FuncExpr *) node)->funcid))
+			if (!func_cannot_fail(((FuncExpr *) node)->funcid))
 				return true;
 			return expression_tree_walker(node, may_fail_walker, ctx);
 		default:
