@@ -32,10 +32,14 @@
  *     to the grouped subquery keeps exactly the rows the original keeps, each at most once (one group per
  *     key).
  * Applied to every query level (sublinks' subqueries, FROM subqueries, CTEs), inner ones first.
+ *
+ * Also here: NOT (x IN (SELECT y ...)) over columns that cannot be NULL becomes NOT EXISTS (an anti
+ * join for themis instead of PostgreSQL's hashed subplan filter), see notin_to_not_exists (TPC-H Q16).
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/pg_attribute.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_namespace.h"
@@ -185,6 +189,39 @@ func_cannot_fail(Oid funcid)
 }
 
 /*
+ * LIKE / NOT LIKE with a constant pattern: fails only on a pattern that ends with the escape character
+ * or under a nondeterministic collation, which the planner-time checks here rule out.
+ */
+static bool
+like_cannot_fail(OpExpr *op)
+{
+	char	   *name = get_func_name(op->opfuncid);
+	Const	   *pat;
+	char	   *str;
+	int			n = 0;
+	bool		ok;
+
+	if (name == NULL || get_func_namespace(op->opfuncid) != PG_CATALOG_NAMESPACE ||
+		(strcmp(name, "textlike") != 0 && strcmp(name, "textnlike") != 0 &&
+		 strcmp(name, "bpcharlike") != 0 && strcmp(name, "bpcharnlike") != 0))
+		return false;
+	if (list_length(op->args) != 2 || !IsA(lsecond(op->args), Const) || ((Const *) lsecond(op->args))->constisnull)
+		return false;
+	if (!OidIsValid(op->inputcollid) || !get_collation_isdeterministic(op->inputcollid))
+		return false;
+	pat = (Const *) lsecond(op->args);
+	if (pat->consttype != TEXTOID && pat->consttype != BPCHAROID && pat->consttype != VARCHAROID)
+		return false;
+	str = TextDatumGetCString(pat->constvalue);
+	/* an odd number of trailing backslashes: the pattern ends with the escape character */
+	for (int i = (int) strlen(str) - 1; i >= 0 && str[i] == '\\'; i--)
+		n++;
+	ok = (n % 2) == 0;
+	pfree(str);
+	return ok;
+}
+
+/*
  * Can evaluating node fail on some row?  Only where a function that reads a column is not leakproof
  * (leakproof functions raise no error that depends on their arguments).  Subexpressions without columns
  * are constants the planner folds before execution, in the original query as well.
@@ -206,7 +243,8 @@ may_fail_walker(Node *node, void *ctx)
 		case T_DistinctExpr:
 		case T_NullIfExpr:
 			set_opfuncid((OpExpr *) node);
-			if (!func_cannot_fail(((OpExpr *) node)->opfuncid))
+			if (!func_cannot_fail(((OpExpr *) node)->opfuncid) &&
+				!(IsA(node, OpExpr) && like_cannot_fail((OpExpr *) node)))
 				return true;
 			return expression_tree_walker(node, may_fail_walker, ctx);
 		case T_ScalarArrayOpExpr:
@@ -555,6 +593,15 @@ replace_aggs_mutator(Node *node, ReplCtx *ctx)
 	return expression_tree_mutator(node, replace_aggs_mutator, (void *) ctx);
 }
 
+/* a NOT IN stays as it is: say why where themis.debug_ir asks */
+static Node *
+keep_notin(const char *why)
+{
+	if (themis_debug_ir)
+		ereport(NOTICE, (errmsg("themis: NOT IN kept as a subplan: %s", why)));
+	return NULL;
+}
+
 /* ---------- the rewrite of one WHERE condition ---------- */
 
 /* a correlated subquery stays as it is: say why where themis.debug_ir asks */
@@ -705,6 +752,127 @@ decorrelate_conjunct(Query *q, Node *c, SubLink *s, int *counter)
 	return result;
 }
 
+/* ---------- NOT IN over columns that cannot be NULL ---------- */
+
+/* no outer join in jt: its columns are never NULL-extended */
+static bool
+only_inner_joins(Node *jt)
+{
+	ListCell   *lc;
+
+	if (jt == NULL || IsA(jt, RangeTblRef))
+		return true;
+	if (IsA(jt, FromExpr))
+	{
+		foreach(lc, ((FromExpr *) jt)->fromlist)
+			if (!only_inner_joins((Node *) lfirst(lc)))
+				return false;
+		return true;
+	}
+	if (IsA(jt, JoinExpr))
+		return ((JoinExpr *) jt)->jointype == JOIN_INNER && only_inner_joins(((JoinExpr *) jt)->larg) &&
+			only_inner_joins(((JoinExpr *) jt)->rarg);
+	return false;
+}
+
+/* e is a column (level 0) of a table of q declared NOT NULL, and q has no outer join */
+static bool
+column_not_null(Query *q, Node *e)
+{
+	Var		   *v;
+	RangeTblEntry *rte;
+	HeapTuple	tp;
+	bool		nn;
+
+	while (e != NULL && IsA(e, RelabelType))
+		e = (Node *) ((RelabelType *) e)->arg;
+	if (!is_column(e, 0) || !only_inner_joins((Node *) q->jointree))
+		return false;
+	v = (Var *) e;
+	rte = rt_fetch(v->varno, q->rtable);
+	if (rte->rtekind != RTE_RELATION)
+		return false;
+	tp = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid), Int16GetDatum(v->varattno));
+	if (!HeapTupleIsValid(tp))
+		return false;
+	nn = ((Form_pg_attribute) GETSTRUCT(tp))->attnotnull;
+	ReleaseSysCache(tp);
+	return nn;
+}
+
+/*
+ * NOT (x IN (SELECT y FROM ... WHERE ...)) where neither x nor y can be NULL is NOT EXISTS (SELECT ...
+ * WHERE ... AND x = y): without NULLs both are true or false alike.  PostgreSQL turns the NOT EXISTS into
+ * an anti join, which themis runs (NOT IN stays a hashed subplan filter of PostgreSQL's).  Also required:
+ * the subquery is uncorrelated, a plain SELECT (no aggregates, grouping, DISTINCT, LIMIT, set operations,
+ * volatile functions) of plain tables, and what it and the comparison evaluate cannot fail (the anti join
+ * may read other rows than the hashed subplan).  TPC-H Q16.  Returns the new condition, or NULL.
+ */
+static Node *
+notin_to_not_exists(Query *q, Node *c)
+{
+	SubLink    *s;
+	Query	   *sq;
+	OpExpr	   *op;
+	Node	   *x;
+	Node	   *p;
+	TargetEntry *y;
+	Query	   *nsq;
+	Expr	   *cond;
+	SubLink    *ns;
+	ListCell   *lc;
+
+	if (!IsA(c, BoolExpr) || ((BoolExpr *) c)->boolop != NOT_EXPR)
+		return NULL;
+	s = (SubLink *) linitial(((BoolExpr *) c)->args);
+	if (!IsA(s, SubLink) || s->subLinkType != ANY_SUBLINK || !IsA(s->subselect, Query) || s->testexpr == NULL ||
+		!IsA(s->testexpr, OpExpr) || list_length(((OpExpr *) s->testexpr)->args) != 2)
+		return NULL;
+	sq = (Query *) s->subselect;
+	op = (OpExpr *) s->testexpr;
+	x = (Node *) linitial(op->args);
+	p = (Node *) lsecond(op->args);
+	while (IsA(p, RelabelType))
+		p = (Node *) ((RelabelType *) p)->arg;
+	if (!IsA(p, Param) || ((Param *) p)->paramkind != PARAM_SUBLINK || ((Param *) p)->paramid != 1)
+		return NULL;
+	if (sq->commandType != CMD_SELECT || sq->hasAggs || sq->groupClause != NIL || sq->groupingSets != NIL ||
+		sq->havingQual != NULL || sq->distinctClause != NIL || sq->sortClause != NIL ||
+		sq->limitCount != NULL || sq->limitOffset != NULL || sq->hasWindowFuncs || sq->hasTargetSRFs ||
+		sq->setOperations != NULL || sq->hasSubLinks || sq->cteList != NIL || sq->rowMarks != NIL ||
+		sq->hasForUpdate || sq->jointree == NULL || list_length(sq->targetList) != 1)
+		return keep_notin("the subquery is not a plain SELECT of one column");
+	foreach(lc, sq->rtable)
+		if (((RangeTblEntry *) lfirst(lc))->rtekind != RTE_RELATION &&
+			((RangeTblEntry *) lfirst(lc))->rtekind != RTE_JOIN)
+			return keep_notin("the subquery reads more than tables");
+	y = (TargetEntry *) linitial(sq->targetList);
+	if (max_level((Node *) sq) > 0 || contain_volatile_functions((Node *) sq))
+		return keep_notin("the subquery is correlated or volatile");
+	if (!column_not_null(q, x) || !column_not_null(sq, (Node *) y->expr))
+		return keep_notin("a side may be NULL (only NOT NULL columns without outer joins qualify)");
+	set_opfuncid(op);
+	if (!func_cannot_fail(op->opfuncid) || may_fail_walker(sq->jointree->quals, NULL) ||
+		join_quals_may_fail((Node *) sq->jointree))
+		return keep_notin("a condition may fail on rows the subplan would not read");
+
+	nsq = copyObject(sq);
+	x = copyObject(x);
+	IncrementVarSublevelsUp(x, 1, 0);
+	cond = make_opclause(op->opno, BOOLOID, false, (Expr *) x, (Expr *) copyObject(y->expr), InvalidOid,
+						 op->inputcollid);
+	set_opfuncid((OpExpr *) cond);
+	nsq->jointree->quals = ands_or_null(lappend(make_ands_implicit((Expr *) nsq->jointree->quals), cond));
+	ns = makeNode(SubLink);
+	ns->subLinkType = EXISTS_SUBLINK;
+	ns->subLinkId = 0;
+	ns->testexpr = NULL;
+	ns->operName = NIL;
+	ns->subselect = (Node *) nsq;
+	ns->location = s->location;
+	return (Node *) makeBoolExpr(NOT_EXPR, list_make1(ns), ((BoolExpr *) c)->location);
+}
+
 /* ---------- the walk over all query levels ---------- */
 
 static bool
@@ -729,6 +897,7 @@ decorrelate_query(Query *q)
 	ListCell   *lc;
 	bool		changed = false;
 	int			counter = 0;
+	int			nnotin = 0;
 
 	check_stack_depth();
 	/* inner levels: sublinks' subqueries, FROM subqueries, CTEs */
@@ -744,6 +913,15 @@ decorrelate_query(Query *q)
 		FindCtx		fc = {NULL, 0};
 		List	   *repl = NIL;
 
+		Node	   *ne = notin_to_not_exists(q, c);
+
+		if (ne != NULL)
+		{
+			out = lappend(out, ne);
+			changed = true;
+			nnotin++;
+			continue;
+		}
 		(void) find_sublink_walker(c, &fc);
 		if (fc.n == 1)
 			repl = decorrelate_conjunct(q, c, fc.found, &counter);
@@ -758,9 +936,11 @@ decorrelate_query(Query *q)
 	if (changed)
 	{
 		q->jointree->quals = ands_or_null(out);
-		if (themis_debug_ir)
+		if (themis_debug_ir && counter > 0)
 			ereport(NOTICE, (errmsg("themis: %d correlated subquer%s turned into a join with a grouped subquery",
 									counter, counter == 1 ? "y" : "ies")));
+		if (themis_debug_ir && nnotin > 0)
+			ereport(NOTICE, (errmsg("themis: %d NOT IN turned into NOT EXISTS (no NULLs on either side)", nnotin)));
 	}
 	return q;
 }
