@@ -20,6 +20,8 @@
 #
 #   (fuzz) with STEPS containing "fuzz": test/fuzz/long.sh --device gpu for FUZZ_MINUTES (default 4),
 #      FUZZ_JOBS processes (default 8); mismatches' reproducers land in test/fuzz/repro/
+#   (load) with STEPS containing "load": test/load/run.sh --device gpu for LOAD_MINUTES (default 10) with
+#      LOAD_CLIENTS analytic clients (default 32) and 4 writers, into LOAD_OUT (default $WORK/load)
 #   (pjoin) with STEPS containing "pjoin": make pjointest and bench/join/run.sh (PJOIN_ARGS), issue 8
 #   (bench) with STEPS containing "bench": bench/run.sh at BENCH_SF (default 10) for BENCH_QUERIES
 #      (default 1,3,6,12,14), themis off / on, cold (GPU column cache dropped) and warm, into BENCH_OUT
@@ -73,6 +75,7 @@ regress_gpu_state="not run"
 bench_state="not run"
 fuzz_state="not run"
 pjoin_state="not run"
+load_state="not run"
 faults_state="not run"
 isolation_state="not run"
 status_line="not run"
@@ -195,6 +198,17 @@ if [ "$build_state" != FAILED ]; then
         [ -z "$fl" ] && failed=$((failed + 1))
     fi
 
+    # ---- load test (issue 7): concurrent analytic clients and writers on the GPU ----
+    if want load; then
+        log "test/load/run.sh --minutes ${LOAD_MINUTES:-10} --device gpu"
+        PGBIN="$PGBIN_P" THEMIS_RUN_USER=pgrun bash test/load/run.sh --minutes "${LOAD_MINUTES:-10}" --device gpu \
+            --clients "${LOAD_CLIENTS:-32}" --out "${LOAD_OUT:-$WORK/load}" 2>&1 | tee "$WORK/load.log" | tail -n 20
+        ll="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/load.log" | tail -n 1)"
+        load_state="${ll:-did not finish}"
+        lp="$(sed -nE 's/^([0-9]+) passed.*/\1/p' <<<"$ll")"; lf="$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$ll")"
+        passed=$((passed + ${lp:-0})); failed=$((failed + ${lf:-1}))
+    fi
+
     # ---- the partitioned hash join (issue 8): its test and microbenchmark ----
     if want pjoin; then
         log "make pjointest; bench/join/run.sh"
@@ -253,6 +267,7 @@ printf '  %-18s %s\n' "faults" "$faults_state"
 printf '  %-18s %s\n' "isolation (gpu)" "$isolation_state"
 printf '  %-18s %s\n' "fuzz (gpu)" "$fuzz_state"
 printf '  %-18s %s\n' "partitioned join" "$pjoin_state"
+printf '  %-18s %s\n' "load test" "$load_state"
 printf '  %-18s %s\n' "benchmark" "$bench_state"
 printf '  %-18s %s\n' "gpu_status()" "$status_line"
 printf '  %-18s %s\n' "logs" "$WORK"

@@ -14,6 +14,8 @@
 #      reported as skipped where no GPU is usable)
 #   7. bench/tpch/check.sh: TPC-H at SF 0.01 generated, loaded, the 22 queries with themis off vs on
 #      (one test per query: identical results)
+#   7b. test/load/run.sh for 20 s: analytic clients and writers at once, every answer checked against an
+#      invariant, memory sampled (one test per check)
 #   8. test/fuzz/fuzz.py --seed 1 --queries 200: random schemas, data and queries, themis off vs on
 #      (one test per query; mismatches are shrunk into test/fuzz/repro/)
 #   9. closing line: "N passed, N failed[, N skipped]" (unit checks + regression tests + isolation
@@ -205,6 +207,12 @@ else
     echo "TPC-H check did not run (bench/tpch/check.sh exit status $tpch_rc)"
     failed=$((failed + 1))
 fi
+
+# ---- 7b. a short load test: analytic clients and writers at once, answers checked (one test a check) ----
+log "load test: test/load/run.sh --seconds 20 --clients 4 --writers 2 --rows 50000"
+PGBIN="$PGBIN" THEMIS_RUN_USER="$RUN_USER" bash "$ROOT/test/load/run.sh" --seconds 20 --clients 4 --writers 2 \
+    --rows 50000 2>&1 | tee "$WORK/load.log"
+count_line "$WORK/load.log"
 
 # ---- 8. differential fuzzing, short and seeded (one test a query) ----
 log "differential fuzz: test/fuzz/fuzz.py --seed 1 --queries 200"
