@@ -305,6 +305,26 @@ rewrite_list(RewriteCtx *ctx, List *plans, bool need_order, bool in_parallel)
 	return plans;
 }
 
+/*
+ * The PostgreSQL subtrees a new Themis node reads as sources (custom_plans after the fallback) may have
+ * parts themis can run themselves (TPC-H Q17: the join above a grouped subquery stays on PostgreSQL, the
+ * scan and grouping below it need not): the walk goes on into them.  Their order does not matter to the
+ * Themis node.  They are shared with the fallback subtree, which then runs those Themis nodes too.
+ */
+static void
+rewrite_inputs(RewriteCtx *ctx, Plan *node)
+{
+	ListCell   *lc;
+
+	/* a Sort (and Result) may sit on top of the Custom Scan */
+	while (node != NULL && !IsA(node, CustomScan))
+		node = node->lefttree;
+	if (node == NULL || ((CustomScan *) node)->methods != &themis_scan_methods)
+		return;
+	for_each_from(lc, ((CustomScan *) node)->custom_plans, 1)
+		lfirst(lc) = rewrite_plan(ctx, (Plan *) lfirst(lc), false, false);
+}
+
 static Plan *
 rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel)
 {
@@ -328,7 +348,12 @@ rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel)
 		TmTranslation *tr = tm_translate(ctx->pstmt, plan, need_order, &why);
 
 		if (tr != NULL && offload_pays(tr, plan))
-			return make_themis_node(ctx, tr, plan);
+		{
+			Plan	   *node = make_themis_node(ctx, tr, plan);
+
+			rewrite_inputs(ctx, node);
+			return node;
+		}
 		if (themis_debug_ir)
 			ereport(NOTICE,
 					(errmsg("themis: plan node %d not offloaded: %s",
