@@ -68,6 +68,17 @@ SELECT dc_subplan($$SELECT id FROM dc_o WHERE x < (SELECT avg(q) FROM dc_i WHERE
 -- a condition that may fail on rows the subquery never reads for an outer row: kept
 SELECT dc_subplan($$SELECT id FROM dc_o WHERE x < (SELECT avg(q) FROM dc_i WHERE dc_i.k = dc_o.k AND 100 / n > 1)$$) AS subplan;
 SELECT * FROM tt.check_error($$SELECT id FROM dc_o WHERE x < (SELECT avg(q) FROM dc_i WHERE dc_i.k = dc_o.k AND 100 / n > 1)$$);
+-- a selective outer query with an index in the subquery: the rewrite (grouping all of dc_big) is
+-- estimated far costlier than one index lookup per outer row, so the subplan stays
+CREATE TABLE dc_big (k int, q numeric(10,2));
+INSERT INTO dc_big SELECT i % 5000, i % 97 FROM generate_series(1, 200000) i;
+CREATE INDEX ON dc_big (k);
+ANALYZE dc_big;
+SELECT dc_subplan($$SELECT id FROM dc_o WHERE id = 5 AND x < (SELECT avg(q) FROM dc_big WHERE dc_big.k = dc_o.k)$$) AS subplan;
+SELECT * FROM tt.check($$SELECT id FROM dc_o WHERE id = 5 AND x < (SELECT avg(q) FROM dc_big WHERE dc_big.k = dc_o.k)$$);
+-- ... while over all outer rows it is rewritten
+SELECT dc_subplan($$SELECT id FROM dc_o WHERE x < (SELECT avg(q) FROM dc_big WHERE dc_big.k = dc_o.k)$$) AS subplan;
+DROP TABLE dc_big;
 -- themis.decorrelate = off: left alone
 SET themis.decorrelate = off;
 SELECT dc_subplan($$SELECT id FROM dc_o WHERE x < (SELECT 0.2 * avg(q) FROM dc_i WHERE dc_i.k = dc_o.k)$$) AS subplan;

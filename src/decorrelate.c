@@ -35,6 +35,11 @@
  *
  * Also here: NOT (x IN (SELECT y ...)) over columns that cannot be NULL becomes NOT EXISTS (an anti
  * join for themis instead of PostgreSQL's hashed subplan filter), see notin_to_not_exists (TPC-H Q16).
+ *
+ * The planner hook plans both the rewritten and the original query and keeps the rewritten plan unless
+ * PostgreSQL estimates it more than THEMIS_DECORRELATE_MAX_RATIO times as costly (planner.c): a
+ * selective outer query (a few outer rows, each with a cheap index lookup in the subquery) must not turn
+ * into a grouping of a whole table.
  */
 #include "postgres.h"
 
@@ -70,6 +75,9 @@ typedef struct CorrKey
 } CorrKey;
 
 static Query *decorrelate_query(Query *q);
+
+/* query levels rewritten so far in this backend (themis_decorrelate compares before and after) */
+static int	ndone = 0;
 
 /* ---------- small predicates ---------- */
 
@@ -935,6 +943,7 @@ decorrelate_query(Query *q)
 	}
 	if (changed)
 	{
+		ndone++;
 		q->jointree->quals = ands_or_null(out);
 		if (themis_debug_ir && counter > 0)
 			ereport(NOTICE, (errmsg("themis: %d correlated subquer%s turned into a join with a grouped subquery",
@@ -949,14 +958,17 @@ decorrelate_query(Query *q)
  * The rewrite of parse (in place: the planner scribbles on its input anyway).  Called by the planner
  * hook before planning, when themis.enabled and themis.decorrelate are on.
  */
-void
+bool
 themis_decorrelate(Query *parse)
 {
+	int			before = ndone;
+
 	if (parse->commandType != CMD_SELECT && parse->commandType != CMD_INSERT &&
 		parse->commandType != CMD_UPDATE && parse->commandType != CMD_DELETE)
-		return;
+		return false;
 	if (parse->commandType == CMD_SELECT)
 		(void) decorrelate_query(parse);
 	else
 		(void) query_tree_walker(parse, decorrelate_walker, NULL, 0);
+	return ndone != before;
 }

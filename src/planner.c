@@ -416,6 +416,15 @@ rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel)
 	return plan;
 }
 
+/* the next planner in the chain */
+static PlannedStmt *
+plan_query(Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams)
+{
+	if (prev_planner_hook)
+		return prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	return standard_planner(parse, query_string, cursorOptions, boundParams);
+}
+
 static PlannedStmt *
 themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams)
 {
@@ -424,12 +433,28 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	ListCell   *lc;
 	int			maxid = 0;
 
+	stmt = NULL;
 	if (themis_enabled && themis_decorrelate_on)
-		themis_decorrelate(parse);
-	if (prev_planner_hook)
-		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
-	else
-		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
+	{
+		/* the subquery rewrites (decorrelate.c), kept only where PostgreSQL's estimate allows */
+		Query	   *alt = copyObject(parse);
+
+		if (themis_decorrelate(alt))
+		{
+			PlannedStmt *s_alt = plan_query(alt, query_string, cursorOptions, boundParams);
+			PlannedStmt *s_orig = plan_query(parse, query_string, cursorOptions, boundParams);
+			Cost		c_alt = s_alt->planTree->total_cost;
+			Cost		c_orig = s_orig->planTree->total_cost;
+
+			stmt = c_alt <= THEMIS_DECORRELATE_MAX_RATIO * c_orig ? s_alt : s_orig;
+			if (themis_debug_ir)
+				ereport(NOTICE,
+						(errmsg("themis: subquery rewrite %s: estimated cost %.0f rewritten, %.0f original",
+								stmt == s_alt ? "kept" : "dropped", c_alt, c_orig)));
+		}
+	}
+	if (stmt == NULL)
+		stmt = plan_query(parse, query_string, cursorOptions, boundParams);
 
 	if (!themis_enabled || stmt->commandType == CMD_UTILITY)
 		return stmt;

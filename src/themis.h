@@ -51,7 +51,9 @@ extern bool themis_debug_ir;		/* print the IR (NOTICE) when a plan is made */
 extern bool themis_decorrelate_on;	/* themis.decorrelate */
 
 /* decorrelate.c */
-extern void themis_decorrelate(Query *parse);
+extern bool themis_decorrelate(Query *parse);
+/* the rewritten plan is kept unless estimated more than this many times as costly as the original */
+#define THEMIS_DECORRELATE_MAX_RATIO 4.0
 extern char *themis_gpud_path;		/* daemon executable ("" = next to postgres) */
 extern int	themis_gpu_memory_limit;	/* MB, 0 = auto */
 extern int	themis_cache_size;		/* MB, 0 = half of the limit */
