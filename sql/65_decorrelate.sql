@@ -31,6 +31,23 @@ BEGIN
 END
 $f$;
 
+-- how many Themis nodes EXPLAIN (themis on, min_rows 0) shows
+CREATE FUNCTION dc_themis_nodes(q text) RETURNS int LANGUAGE plpgsql AS $f$
+DECLARE
+    l text;
+    n int := 0;
+BEGIN
+    SET LOCAL themis.enabled = on;
+    SET LOCAL themis.min_rows = 0;
+    FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        IF l LIKE '%Custom Scan (Themis)%' THEN
+            n := n + 1;
+        END IF;
+    END LOOP;
+    RETURN n;
+END
+$f$;
+
 -- rewritten: avg, sum times a constant, min / max, two keys, a remaining condition, keys either side
 SELECT dc_subplan($$SELECT id FROM dc_o WHERE x < (SELECT 0.2 * avg(q) FROM dc_i WHERE dc_i.k = dc_o.k)$$) AS subplan;
 SELECT * FROM tt.check($$SELECT id, x FROM dc_o WHERE x < (SELECT 0.2 * avg(q) FROM dc_i WHERE dc_i.k = dc_o.k)$$);
@@ -42,6 +59,10 @@ SELECT * FROM tt.check($$SELECT y, count(*) FROM dc_o WHERE x > (SELECT avg(n) F
 -- conditions with numeric and date / timestamp comparisons inside the subquery (not leakproof, cannot fail)
 SELECT dc_subplan($$SELECT id FROM dc_o WHERE y * 20 > (SELECT 0.5 * sum(n) FROM dc_i WHERE k = dc_o.k AND q > 1.5 AND d < date '2020-03-01' + interval '1 month')$$) AS subplan;
 SELECT * FROM tt.check($$SELECT id FROM dc_o WHERE y * 20 > (SELECT 0.5 * sum(n) FROM dc_i WHERE k = dc_o.k AND q > 1.5 AND d < date '2020-03-01' + interval '1 month')$$);
+-- Themis nodes inside the PostgreSQL subtree a Themis node reads (as TPC-H Q17): the join whose filter
+-- divides numerics (avg) stays on PostgreSQL; the sum above it and its inputs below it are Themis nodes
+SELECT dc_themis_nodes($$SELECT sum(x) FROM dc_o WHERE x < (SELECT 0.2 * avg(q) FROM dc_i WHERE dc_i.k = dc_o.k)$$) AS themis_nodes;
+SELECT * FROM tt.check($$SELECT sum(x) FROM dc_o WHERE x < (SELECT 0.2 * avg(q) FROM dc_i WHERE dc_i.k = dc_o.k)$$);
 -- nested: the subquery inside an IN subquery (as TPC-H Q20)
 SELECT * FROM tt.check($$SELECT id FROM dc_o WHERE k IN (SELECT k FROM dc_i i1 WHERE i1.n > (SELECT 0.5 * avg(n) FROM dc_i i2 WHERE i2.k = i1.k AND i2.k2 = i1.k2))$$);
 SELECT dc_subplan($$SELECT id FROM dc_o WHERE k IN (SELECT k FROM dc_i i1 WHERE i1.n > (SELECT 0.5 * avg(n) FROM dc_i i2 WHERE i2.k = i1.k AND i2.k2 = i1.k2))$$) AS subplan;
@@ -116,3 +137,4 @@ SELECT dc_subplan($$SELECT id FROM dc_a WHERE k NOT IN (SELECT k FROM dc_b LIMIT
 SELECT dc_subplan($$SELECT id FROM dc_a WHERE k NOT IN (SELECT k FROM dc_b WHERE c LIKE 'x\')$$) AS subplan;
 DROP TABLE dc_a, dc_b;
 DROP FUNCTION dc_subplan(text);
+DROP FUNCTION dc_themis_nodes(text);
