@@ -958,6 +958,27 @@ decorrelate_query(Query *q)
  * The rewrite of parse (in place: the planner scribbles on its input anyway).  Called by the planner
  * hook before planning, when themis.enabled and themis.decorrelate are on.
  */
+/* does any level of q have sublinks (the only thing the rewrites look at)?  Saves the copy otherwise */
+static bool
+has_sublinks_walker(Node *node, void *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		if (((Query *) node)->hasSubLinks)
+			return true;
+		return query_tree_walker((Query *) node, has_sublinks_walker, ctx, 0);
+	}
+	return expression_tree_walker(node, has_sublinks_walker, ctx);
+}
+
+bool
+themis_decorrelate_candidate(Query *parse)
+{
+	return has_sublinks_walker((Node *) parse, NULL);
+}
+
 bool
 themis_decorrelate(Query *parse)
 {

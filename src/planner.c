@@ -434,7 +434,7 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	int			maxid = 0;
 
 	stmt = NULL;
-	if (themis_enabled && themis_decorrelate_on)
+	if (themis_enabled && themis_decorrelate_on && themis_decorrelate_candidate(parse))
 	{
 		/* the subquery rewrites (decorrelate.c), kept only where PostgreSQL's estimate allows */
 		Query	   *alt = copyObject(parse);

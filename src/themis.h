@@ -51,6 +51,7 @@ extern bool themis_debug_ir;		/* print the IR (NOTICE) when a plan is made */
 extern bool themis_decorrelate_on;	/* themis.decorrelate */
 
 /* decorrelate.c */
+extern bool themis_decorrelate_candidate(Query *parse);
 extern bool themis_decorrelate(Query *parse);
 /* the rewritten plan is kept unless estimated more than this many times as costly as the original */
 #define THEMIS_DECORRELATE_MAX_RATIO 4.0
