@@ -68,6 +68,12 @@ SELECT * FROM tt.check($$SELECT id FROM dc_o WHERE k IN (SELECT k FROM dc_i i1 W
 SELECT dc_subplan($$SELECT id FROM dc_o WHERE k IN (SELECT k FROM dc_i i1 WHERE i1.n > (SELECT 0.5 * avg(n) FROM dc_i i2 WHERE i2.k = i1.k AND i2.k2 = i1.k2))$$) AS subplan;
 -- joins inside the subquery (as TPC-H Q2)
 SELECT * FROM tt.check($$SELECT o.id FROM dc_o o WHERE o.x = (SELECT min(i.q) FROM dc_i i, dc_o o2 WHERE i.k = o.k AND o2.id = i.n AND o2.y > 1)$$);
+-- an empty subquery table: no group exists, every outer row gets NULL and is dropped; an empty outer table
+CREATE TABLE dc_e (k int, q numeric(10,2));
+SELECT dc_subplan($$SELECT id FROM dc_o WHERE x < (SELECT avg(q) FROM dc_e WHERE dc_e.k = dc_o.k)$$) AS subplan;
+SELECT * FROM tt.check($$SELECT id FROM dc_o WHERE x < (SELECT avg(q) FROM dc_e WHERE dc_e.k = dc_o.k)$$);
+SELECT * FROM tt.check($$SELECT k FROM dc_e WHERE q < (SELECT max(x) FROM dc_o WHERE dc_o.k = dc_e.k)$$);
+DROP TABLE dc_e;
 -- a prepared statement: parameters inside the subquery
 PREPARE dc_p(numeric) AS SELECT id FROM dc_o WHERE x < (SELECT $1 * avg(q) FROM dc_i WHERE dc_i.k = dc_o.k);
 SELECT * FROM tt.check($$EXECUTE dc_p(0.5)$$);

@@ -49,13 +49,16 @@ done
 
 TMP="$(mktemp -d /tmp/themis-load.XXXXXX)" || die "mktemp failed"
 chmod 755 "$TMP"
-OUT="${OUT:-$TMP/out}"
+KEEP_OUT=1
+[ -n "$OUT" ] || { OUT="$TMP/out"; KEEP_OUT=0; }
 mkdir -p "$OUT"
 chmod 777 "$OUT"
+# the cluster and scripts go; the results stay where --out put them (without --out they go too, unless
+# KEEP_TMP=1)
 cleanup() {
 	trap '' PIPE
 	cluster_stop
-	if [ "${KEEP_TMP:-0}" = 1 ]; then echo "(kept $TMP)" >&2; else rm -rf "$TMP/data" "$TMP"/*.sql; fi
+	if [ "${KEEP_TMP:-0}" = 1 ]; then echo "(kept $TMP)" >&2; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -199,7 +202,11 @@ check "daemon memory steady (RSS ${base:-?} kB after warm-up, ${last:-?} kB at t
 	echo "load test: $CLIENTS analytic clients, $WRITERS writers, ${SECS}s, $ROWS accounts, themis.device = $DEVICE"
 	echo "GPU: $(sql -c "SELECT CASE WHEN usable THEN detail ELSE 'none (' || detail || ')' END FROM themis.gpu_status()" 2>/dev/null)"
 	echo "analytic: ${r_tx:-?} transactions, ${r_tps:-?} tps; writers: ${w_tx:-?} transactions, ${w_tps:-?} tps"
-	echo "memory samples: $OUT/memory.csv"
+	if [ "$KEEP_OUT" = 1 ] || [ "${KEEP_TMP:-0}" = 1 ]; then
+		echo "memory samples: $OUT/memory.csv"
+	else
+		echo "memory samples: $(awk -F, 'NR > 1' "$OUT/memory.csv" | wc -l) (use --out DIR to keep memory.csv and the pgbench logs)"
+	fi
 	echo "$passed passed, $failed failed"
 } | tee "$OUT/summary.txt"
 [ "$failed" -eq 0 ]
