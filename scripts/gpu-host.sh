@@ -25,7 +25,8 @@
 #   (pjoin) with STEPS containing "pjoin": make pjointest and bench/join/run.sh (PJOIN_ARGS), issue 8
 #   (bench) with STEPS containing "bench": bench/run.sh at BENCH_SF (default 10) for BENCH_QUERIES
 #      (default 1,3,6,12,14), themis off / on, cold (GPU column cache dropped) and warm, into BENCH_OUT
-#      (default $WORK/bench); its summary line goes into the table
+#      (default $WORK/bench); its summary line goes into the table.  BENCH_DATA=DIR keeps the generated
+#      files there for a later call (--data DIR --keep-data); BENCH_DUCKDB=PATH|auto runs DuckDB too
 #
 #   (regress_nifs, regress_nifs_aws) the regression tests on the GPU with themis.load_balance = nifs / nifs_aws
 #
@@ -212,7 +213,7 @@ if [ "$build_state" != FAILED ]; then
     # ---- the partitioned hash join (issue 8): its test and microbenchmark ----
     if want pjoin; then
         log "make pjointest; bench/join/run.sh"
-        make PG_CONFIG="$PG_CONFIG" CUDA=yes CUDA_ARCHS="$CUDA_ARCHS" pjointest 2>&1 | tee "$WORK/pjoin.log" | tail -n 5
+        timeout "${PJOIN_TIMEOUT:-300}" make PG_CONFIG="$PG_CONFIG" CUDA=yes CUDA_ARCHS="$CUDA_ARCHS" pjointest 2>&1 | tee "$WORK/pjoin.log" | tail -n 5
         pl="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/pjoin.log" | tail -n 1)"
         pjoin_state="test: ${pl:-did not finish}"
         [ -n "$pl" ] && [ "$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$pl")" = 0 ] || failed=$((failed + 1))
@@ -224,8 +225,10 @@ if [ "$build_state" != FAILED ]; then
     if want bench; then
         BENCH_OUT="${BENCH_OUT:-$WORK/bench}"
         log "bench/run.sh --sf ${BENCH_SF:-10} --queries ${BENCH_QUERIES:-1,3,6,12,14} -> $BENCH_OUT"
-        PGBIN="$PGBIN_P" THEMIS_RUN_USER=pgrun bash bench/run.sh --sf "${BENCH_SF:-10}" \
-            --queries "${BENCH_QUERIES:-1,3,6,12,14}" --runs "${BENCH_RUNS:-2}" --duckdb off \
+        bench_data=()
+        [ -n "${BENCH_DATA:-}" ] && bench_data=(--data "$BENCH_DATA" --keep-data)
+        PGBIN="$PGBIN_P" THEMIS_RUN_USER=pgrun bash bench/run.sh --sf "${BENCH_SF:-10}" "${bench_data[@]}" \
+            --queries "${BENCH_QUERIES:-1,3,6,12,14}" --runs "${BENCH_RUNS:-2}" --duckdb "${BENCH_DUCKDB:-off}" \
             --threads "$(nproc)" --out "$BENCH_OUT" --timeout "${BENCH_TIMEOUT:-300}" 2>&1 | tee "$WORK/bench.log" | tail -n 40
         bench_state="$(grep -E '^Summary' "$BENCH_OUT/results.md" 2>/dev/null | tail -n 1)"
         bench_state="${bench_state:-did not finish (see $WORK/bench.log)}"

@@ -6,6 +6,7 @@
 #
 #   --build-only   compile bench/join/bin/joinbench and stop (works without a GPU)
 #   --quick        a smoke run: the target configurations at 2^24 only (seconds)
+#   --targets      the target configurations (issue 8) at 2^27 only, plus the 10x-L2 comparison
 #   --out DIR      where results go (default bench/join/results/<date>-<card>)
 #   --runs N       timed runs per variant (default 5; the median is reported)
 #
@@ -21,6 +22,7 @@ NVCC="${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}"
 ARCH="${ARCH:-sm_90}"
 build_only=0
 quick=0
+targets=0
 out=""
 runs=5
 
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--build-only) build_only=1 ;;
 	--quick) quick=1 ;;
+	--targets) targets=1 ;;
 	--out) out="$2"; shift ;;
 	--runs) runs="$2"; shift ;;
 	-h|--help) sed -n '2,16p' "$0"; exit 0 ;;
@@ -73,7 +76,7 @@ run() {
 	local label="$1"
 	shift
 	echo "== $label $*" >&2
-	if ! "$bin" --label "$label" --runs "$runs" "$@" >> "$out/results.csv" 2>> "$out/run.log"; then
+	if ! timeout "${CASE_TIMEOUT:-120}" "$bin" --label "$label" --runs "$runs" "$@" >> "$out/results.csv" 2>> "$out/run.log"; then
 		echo "   case failed (see run.log): $label $*" >&2
 		failed=$((failed + 1))
 	fi
@@ -86,6 +89,14 @@ if [ "$quick" = 1 ]; then
 			run target --log2r 24 --pcols "$p" --zipf "$z"
 		done
 	done
+elif [ "$targets" = 1 ]; then
+	for p in 1 2; do
+		for z in 0 1.5; do
+			run target --log2r 27 --pcols "$p" --zipf "$z"
+		done
+	done
+	run size --log2r 24 --pcols 2
+	run size --log2r 26 --pcols 2
 else
 	# the targets: 2^27 x 2^27, 4-byte keys and payloads, 1 and 2 payload columns, uniform and Zipf 1.5
 	for p in 1 2; do
