@@ -2695,4 +2695,22 @@ SELECT * FROM tt.check_error($$SELECT (EXTRACT(dow FROM DATE '2000-03-15'))::int
 FROM fz_s26_q92_t0 a1
   JOIN fz_s26_q92_t1 a3 ON ((a1.i1 + 10) = a3.i1)$$, true);
 DROP TABLE fz_s26_q92_t0, fz_s26_q92_t1;
+-- s1051-q108-rows (GPU fuzz run): PostgreSQL unique-ifies the semi join's inner side by (v2)::bpchar
+-- and returns one v2 per group; themis grouped by v2 as well, so 'k1' and 'k1 ' made two groups
+CREATE TABLE fz_s1051_t0 (c2 char(4), i4 int4, t3 text) WITH (autovacuum_enabled = off);
+INSERT INTO fz_s1051_t0 VALUES ('k1', 4623, 'k1'), ('k2', 7, 'k79');
+ANALYZE fz_s1051_t0;
+CREATE TABLE fz_s1051_t2 (v2 varchar(10), i4 int4) WITH (autovacuum_enabled = off);
+INSERT INTO fz_s1051_t2 VALUES ('k1', 29), ('k79', 3), ('k1 ', 16);
+ANALYZE fz_s1051_t2;
+SELECT * FROM tt.check($$SELECT sum(a4.i4) AS c0
+FROM fz_s1051_t0 a4
+  JOIN fz_s1051_t0 a5 ON true
+WHERE (EXISTS (SELECT 1 FROM fz_s1051_t2 a6 WHERE (a5.c2 = a6.v2)))$$);
+-- the same over text = varchar (a coercion that keeps equality): grouped by v2 alone, offloaded
+SELECT * FROM tt.check($$SELECT sum(a4.i4) AS c0
+FROM fz_s1051_t0 a4
+  JOIN fz_s1051_t0 a5 ON true
+WHERE (EXISTS (SELECT 1 FROM fz_s1051_t2 a6 WHERE (a5.t3 = a6.v2)))$$);
+DROP TABLE fz_s1051_t0, fz_s1051_t2;
 RESET client_min_messages;

@@ -1368,6 +1368,42 @@ input_col(AggCollect *ac, int attno)
 	return (Expr *) list_nth(ac->in->out, attno - 1);
 }
 
+/*
+ * A group key without the binary coercions that keep equality as it is (varchar -> text, a domain
+ * -> its base type): grouping by the result is grouping by the argument.  A coercion to bpchar from
+ * another type does not (trailing blanks stop counting), nor does one that changes the collation.
+ */
+static Node *
+strip_same_equality(Node *n)
+{
+	while (n != NULL && IsA(n, RelabelType))
+	{
+		RelabelType *r = (RelabelType *) n;
+		Node	   *arg = (Node *) r->arg;
+
+		if (r->resulttype == BPCHAROID && getBaseType(exprType(arg)) != BPCHAROID)
+			break;
+		if (r->resultcollid != exprCollation(arg))
+			break;
+		n = arg;
+	}
+	return n;
+}
+
+static bool
+mentions_expr(Node *n, void *x)
+{
+	if (n == NULL)
+		return false;
+	if (equal(n, x))
+		return true;
+	return expression_tree_walker(n, mentions_expr, x);
+}
+
+/*
+ * Index of the group for an output column of the aggregation that reads its input column attno
+ * directly; -1 (ts->why set) where themis cannot produce it.
+ */
 static int
 group_index_for_input(AggCollect *ac, int attno)
 {
@@ -1381,10 +1417,35 @@ group_index_for_input(AggCollect *ac, int attno)
 			return i;
 		i++;
 	}
-	/* a column functionally dependent on the group keys: group by it too */
 	e = input_col(ac, attno);
 	if (e == NULL)
+	{
+		fail(ac->ts, "unexpected aggregate input column");
 		return -1;
+	}
+	/* a key that is the column under a coercion keeping its equality: the column's value */
+	i = 0;
+	foreach(lc, ac->groups)
+	{
+		if (equal(strip_same_equality((Node *) lfirst(lc)), e))
+			return i;
+		i++;
+	}
+
+	/*
+	 * A key computed from the column otherwise (PostgreSQL's unique-ification of a semi join's inner
+	 * side groups by (v)::bpchar and returns one v of each group): grouping by the column as well
+	 * would split such groups.
+	 */
+	foreach(lc, ac->groups)
+	{
+		if (mentions_expr((Node *) lfirst(lc), e))
+		{
+			fail(ac->ts, "an aggregate output column whose group key is an expression of it (any value of the group)");
+			return -1;
+		}
+	}
+	/* a column functionally dependent on the group keys (a primary key among them): group by it too */
 	ac->groups = lappend(ac->groups, e);
 	ac->group_src = lappend_int(ac->group_src, attno);
 	return list_length(ac->groups) - 1;
@@ -1774,7 +1835,7 @@ agg_mutator(Node *node, AggCollect *ac)
 		if (g < 0)
 		{
 			ac->failed = true;
-			return fail(ac->ts, "unexpected aggregate input column");
+			return NULL;
 		}
 		return (Node *) makeVar(TM_GROUP_VARNO, g + 1, v->vartype, v->vartypmod, v->varcollid, 0);
 	}
