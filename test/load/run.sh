@@ -148,13 +148,19 @@ backend_rss() { ps -o rss= -u "$RUN_USER" 2>/dev/null | awk '{ s += $1 } END { p
 PM_PID="$(head -n 1 "$TMP/data/postmaster.pid")"
 D0="$(daemon_pid)"
 
+# pgbench's -d is --debug (its database is the last argument): psql's connection options minus -d
+PGB_CONN=()
+PGB_DB=postgres
+for ((i = 0; i < ${#CL_CONN[@]}; i++)); do
+	if [ "${CL_CONN[i]}" = -d ]; then PGB_DB="${CL_CONN[i + 1]}"; i=$((i + 1)); else PGB_CONN+=("${CL_CONN[i]}"); fi
+done
 log "load: $CLIENTS analytic clients, $WRITERS writers, ${SECS}s, themis.device = $DEVICE"
 echo "seconds,daemon_rss_kb,server_rss_kb,gpu_work_pool_peak,gpu_cache_bytes" >"$OUT/memory.csv"
-as_pguser "$TMP" env PGOPTIONS="-c themis.device=$DEVICE" "$PGBIN/pgbench" -n "${CL_CONN[@]}" -c "$CLIENTS" \
-	-j "$(( CLIENTS < 8 ? CLIENTS : 8 ))" -T "$SECS" -P 30 -f "$TMP/reader.sql" >"$OUT/readers.log" 2>&1 &
+as_pguser "$TMP" env PGOPTIONS="-c themis.device=$DEVICE" "$PGBIN/pgbench" -n "${PGB_CONN[@]}" -c "$CLIENTS" \
+	-j "$(( CLIENTS < 8 ? CLIENTS : 8 ))" -T "$SECS" -P 30 -f "$TMP/reader.sql" "$PGB_DB" >"$OUT/readers.log" 2>&1 &
 rp=$!
-as_pguser "$TMP" "$PGBIN/pgbench" -n "${CL_CONN[@]}" -c "$WRITERS" -j "$WRITERS" -T "$SECS" -P 30 \
-	-f "$TMP/writer.sql" >"$OUT/writers.log" 2>&1 &
+as_pguser "$TMP" "$PGBIN/pgbench" -n "${PGB_CONN[@]}" -c "$WRITERS" -j "$WRITERS" -T "$SECS" -P 30 \
+	-f "$TMP/writer.sql" "$PGB_DB" >"$OUT/writers.log" 2>&1 &
 wp=$!
 t0=$(date +%s)
 vac=0
