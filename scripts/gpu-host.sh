@@ -26,7 +26,8 @@
 #   (bench) with STEPS containing "bench": bench/run.sh at BENCH_SF (default 10) for BENCH_QUERIES
 #      (default 1,3,6,12,14), themis off / on, cold (GPU column cache dropped) and warm, into BENCH_OUT
 #      (default $WORK/bench); its summary line goes into the table.  BENCH_DATA=DIR keeps the generated
-#      files there for a later call (--data DIR --keep-data); BENCH_DUCKDB=PATH|auto runs DuckDB too
+#      files there for a later call (--data DIR --keep-data); BENCH_DUCKDB=PATH|auto runs DuckDB too;
+#      BENCH_ARGS: more bench/run.sh options (e.g. "--set themis.load_balance=nifs_aws")
 #
 #   (regress_nifs, regress_nifs_aws) the regression tests on the GPU with themis.load_balance = nifs / nifs_aws
 #
@@ -229,7 +230,7 @@ if [ "$build_state" != FAILED ]; then
         [ -n "${BENCH_DATA:-}" ] && bench_data=(--data "$BENCH_DATA" --keep-data)
         PGBIN="$PGBIN_P" THEMIS_RUN_USER=pgrun bash bench/run.sh --sf "${BENCH_SF:-10}" "${bench_data[@]}" \
             --queries "${BENCH_QUERIES:-1,3,6,12,14}" --runs "${BENCH_RUNS:-2}" --duckdb "${BENCH_DUCKDB:-off}" \
-            --threads "$(nproc)" --out "$BENCH_OUT" --timeout "${BENCH_TIMEOUT:-300}" 2>&1 | tee "$WORK/bench.log" | tail -n 40
+            --threads "$(nproc)" --out "$BENCH_OUT" --timeout "${BENCH_TIMEOUT:-300}" ${BENCH_ARGS:-} 2>&1 | tee "$WORK/bench.log" | tail -n 40
         bench_state="$(grep -E '^Summary' "$BENCH_OUT/results.md" 2>/dev/null | tail -n 1)"
         bench_state="${bench_state:-did not finish (see $WORK/bench.log)}"
     fi
