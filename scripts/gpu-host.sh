@@ -19,7 +19,8 @@
 #   7. a short table, then the closing line "N passed, N failed[, N skipped]"; exit 1 on failure
 #
 #   (fuzz) with STEPS containing "fuzz": test/fuzz/long.sh --device gpu for FUZZ_MINUTES (default 4),
-#      FUZZ_JOBS processes (default 8); mismatches' reproducers land in test/fuzz/repro/
+#      FUZZ_JOBS processes (default 8); mismatches' reproducers land in test/fuzz/repro/; FUZZ_ARGS: more
+#      fuzz.py options (e.g. "--conf themis.load_balance=nifs_aws")
 #   (load) with STEPS containing "load": test/load/run.sh --device gpu for LOAD_MINUTES (default 10) with
 #      LOAD_CLIENTS analytic clients (default 32) and 4 writers, into LOAD_OUT (default $WORK/load)
 #   (pjoin) with STEPS containing "pjoin": make pjointest and bench/join/run.sh (PJOIN_ARGS), issue 8
@@ -193,7 +194,7 @@ if [ "$build_state" != FAILED ]; then
     if want fuzz; then
         log "test/fuzz/long.sh --minutes ${FUZZ_MINUTES:-4} --device gpu"
         bash test/fuzz/long.sh --minutes "${FUZZ_MINUTES:-4}" --device gpu --jobs "${FUZZ_JOBS:-8}" \
-            --out "${FUZZ_OUT:-$WORK/fuzz}" 2>&1 | tee "$WORK/fuzz.log" | tail -n 25
+            --out "${FUZZ_OUT:-$WORK/fuzz}" ${FUZZ_ARGS:+-- $FUZZ_ARGS} 2>&1 | tee "$WORK/fuzz.log" | tail -n 25
         fl="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/fuzz.log" | tail -n 1)"
         fuzz_state="${fl:-did not finish}"
         [ -n "$fl" ] && [ "$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$fl")" != 0 ] && failed=$((failed + 1))
