@@ -2344,7 +2344,7 @@ agg_final_kernel(DAggState S, int mode, long long ngroups, TmValue *out, uint8_t
 /* join build: each row finds or claims the directory slot of its keys */
 __global__ void
 join_insert_kernel(const TmValue *const *keys, const TmType *keytypes, int nkeys, const uint64_t *hashes,
-				   long long n, unsigned int *dir, uint64_t mask, unsigned int *gid, int *cnt)
+				   long long n, unsigned int *dir, uint64_t mask, unsigned int *gid, int *cnt, int *repeated)
 {
 	GRID_STRIDE(r, n)
 	{
@@ -2366,7 +2366,9 @@ join_insert_kernel(const TmValue *const *keys, const TmType *keytypes, int nkeys
 			p = (p + 1) & mask;
 		}
 		gid[r] = (unsigned int) p;
-		atomicAdd(&cnt[p], 1);
+		/* the second row of a key says that keys repeat (same value from every writer: no atomic) */
+		if (atomicAdd(&cnt[p], 1) == 1)
+			*repeated = 1;
 	}
 }
 
@@ -2591,6 +2593,7 @@ struct HResult
 struct HHash
 {
 	bool		built;
+	bool		repeated;		/* some key has several build rows */
 	int64_t		nrows;
 	const DJoin *d;				/* device */
 };
@@ -4587,7 +4590,8 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 	uint64_t	dirsize;
 	int			bits = 0;
 	unsigned int *dir, *gid, *gid_sorted, *iota, *perm;
-	int		   *cnt, *start;
+	int		   *cnt, *start, *repeated;
+	int			hrepeated = 0;
 	TmType	   *dkeytypes;
 	DEntry	   *entries;
 	DJoin		J;
@@ -4653,12 +4657,14 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 	iota = dalloc<unsigned int>(c, Max1(n));
 	perm = dalloc<unsigned int>(c, Max1(n));
 	entries = dalloc<DEntry>(c, dirsize);
+	repeated = dalloc<int>(c, 1);
 	dkeytypes = upload(c, def->keytypes, (size_t) nk);
 	if (dir == NULL || cnt == NULL || start == NULL || gid == NULL || gid_sorted == NULL || iota == NULL ||
-		perm == NULL || entries == NULL || dkeytypes == NULL)
+		perm == NULL || entries == NULL || repeated == NULL || dkeytypes == NULL)
 		goto done;
 	if (cudaMemsetAsync(dir, 0xff, sizeof(unsigned int) * dirsize, c->stream) != cudaSuccess ||
-		cudaMemsetAsync(cnt, 0, sizeof(int) * dirsize, c->stream) != cudaSuccess)
+		cudaMemsetAsync(cnt, 0, sizeof(int) * dirsize, c->stream) != cudaSuccess ||
+		cudaMemsetAsync(repeated, 0, sizeof(int), c->stream) != cudaSuccess)
 	{
 		fail_cuda(c, "cudaMemsetAsync (join directory)", cudaGetLastError());
 		goto done;
@@ -4666,7 +4672,7 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 	if (n > 0)
 	{
 		join_insert_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(drows, dkeytypes, nk, hashes, n, dir,
-																   dirsize - 1, gid, cnt);
+																   dirsize - 1, gid, cnt, repeated);
 		if (cudaPeekAtLastError() != cudaSuccess)
 		{
 			fail_cuda(c, "join_insert_kernel", cudaGetLastError());
@@ -4753,6 +4759,9 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 	/* uploads above read host arrays: complete them before those arrays go */
 	if (ok && cudaStreamSynchronize(c->stream) != cudaSuccess)
 		ok = fail_cuda(c, "cudaStreamSynchronize (hash build)", cudaGetLastError());
+	if (ok && !download(c, &hrepeated, repeated, sizeof(int)))
+		ok = false;
+	c->hts[sk->target].repeated = ok && hrepeated != 0;
 	st->sink_rows = n;
 	st->out_rows = n;
 
@@ -5363,6 +5372,25 @@ want_chunks(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, bool *chunk)
 	return ok;
 }
 
+/*
+ * TM_GPU_LB_AUTO: the Themis scheduler for a pipeline with an INNER / LEFT probe of a hash table in which
+ * some key repeats (a source row may have many result rows: the imbalance NIFS / AWS is for), the plain
+ * kernel otherwise.  The hash tables a pipeline probes are built by earlier pipelines.
+ */
+static int
+auto_scheduler(const Ctx *c, const TmPipeline *pl)
+{
+	for (int j = 0; j < pl->nops; j++)
+	{
+		const TmOp *op = &pl->ops[j];
+
+		if (op->kind == TM_OP_PROBE && (op->jointype == TM_JOIN_INNER || op->jointype == TM_JOIN_LEFT) &&
+			op->ht >= 0 && op->ht < c->plan->nhashtables && c->hts[op->ht].repeated)
+			return c->pool->coop ? TM_GPU_LB_NIFS_AWS : TM_GPU_LB_NIFS;
+	}
+	return TM_GPU_LB_NONE;
+}
+
 static bool
 execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *params, const bool *paramnulls,
 			 TmGpuTable *out, TmGpuPipelineStats *stats)
@@ -5391,7 +5419,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		memset(&res0, 0, sizeof(res0));
 		c->pipeline = p;
 		c->row_base = 0;
-		c->lb = lb;
+		c->lb = lb == TM_GPU_LB_AUTO ? auto_scheduler(c, pl) : lb;
 		c->lb_nops = pl->nops;
 		c->lb_passes = 0;
 		c->lb_iters = c->lb_idle = c->lb_handoffs = 0;
@@ -5630,7 +5658,8 @@ tm_gpu_pool_stream(const TmGpuPool *pool)
 extern "C" void
 tm_gpu_pool_set_load_balance(TmGpuPool *pool, int mode)
 {
-	if (pool != NULL && (mode == TM_GPU_LB_NONE || mode == TM_GPU_LB_NIFS || mode == TM_GPU_LB_NIFS_AWS))
+	if (pool != NULL && (mode == TM_GPU_LB_NONE || mode == TM_GPU_LB_NIFS || mode == TM_GPU_LB_NIFS_AWS ||
+						 mode == TM_GPU_LB_AUTO))
 		pool->lb = mode;
 }
 

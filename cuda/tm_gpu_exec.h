@@ -209,11 +209,15 @@ extern int	tm_gpu_execute(TmGpuPool *pool, const TmPlan *plan,
 
 /*
  * Which scheduler runs the pipelines of this pool's tm_gpu_execute calls (themis.load_balance):
- *   TM_GPU_LB_NONE      one thread per source row, depth first (the default)
+ *   TM_GPU_LB_NONE      one thread per source row, depth first (a new pool's)
  *   TM_GPU_LB_NIFS      warps, No-Imbalance-First-Search within each warp, no work sharing: each warp
  *                       runs an equal slice of the source rows to the end
  *   TM_GPU_LB_NIFS_AWS  NIFS and Adaptive Work Sharing: busy warps hand half of their largest pending
  *                       subtrees to idle warps; the kernel ends when every warp is idle
+ *   TM_GPU_LB_AUTO      per pipeline: NIFS_AWS where one of its INNER / LEFT probes reads a hash table
+ *                       in which some key repeats (a probe row can produce several rows: the skew the
+ *                       scheduler is for), else NONE (scans, aggregations and probes of unique keys run
+ *                       fastest with one thread per row)
  * Other values are ignored.  NIFS_AWS needs cooperative launch (every block resident at once); where the
  * device cannot do it, it runs as NIFS.  Set it while no tm_gpu_execute of the pool runs.
  */
@@ -221,7 +225,8 @@ typedef enum TmGpuLoadBalance
 {
 	TM_GPU_LB_NONE = 0,
 	TM_GPU_LB_NIFS = 1,
-	TM_GPU_LB_NIFS_AWS = 2
+	TM_GPU_LB_NIFS_AWS = 2,
+	TM_GPU_LB_AUTO = 3
 } TmGpuLoadBalance;
 
 extern void tm_gpu_pool_set_load_balance(TmGpuPool *pool, int mode);

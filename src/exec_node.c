@@ -298,6 +298,8 @@ themis_compute(ThemisScanState *ts)
 					flags |= TMX_FLAG_LB_NIFS;
 				else if (themis_load_balance == THEMIS_LB_NIFS_AWS)
 					flags |= TMX_FLAG_LB_NIFS_AWS;
+				else if (themis_load_balance == THEMIS_LB_AUTO)
+					flags |= TMX_FLAG_LB_AUTO;
 				themis_rescan_inputs(ts);
 				rs = tm_gpu_run(ts->plan, DatumGetByteaPP(blob->constvalue), estate, params, paramnulls,
 								ts->inputs, ts->ninputs, flags, stats, &info, &reason, &error);

@@ -27,12 +27,13 @@ int			themis_gpu_memory_limit = 0;
 int			themis_cache_size = 0;
 int			themis_gpu_device = 0;
 int			themis_debug_fault = THEMIS_FAULT_NONE;
-int			themis_load_balance = THEMIS_LB_NONE;
+int			themis_load_balance = THEMIS_LB_AUTO;
 
 static const struct config_enum_entry load_balance_options[] = {
 	{"none", THEMIS_LB_NONE, false},
 	{"nifs", THEMIS_LB_NIFS, false},
 	{"nifs_aws", THEMIS_LB_NIFS_AWS, false},
+	{"auto", THEMIS_LB_AUTO, false},
 	{NULL, 0, false}
 };
 
@@ -145,10 +146,10 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("themis.load_balance",
-							 "GPU scheduler: none (one thread per source row), nifs (warps, No-Imbalance-First-Search) or nifs_aws (and Adaptive Work Sharing across warps).",
-							 "none stays the default until the load-balanced executor has been measured on a GPU.",
+							 "GPU scheduler: auto, none (one thread per source row), nifs (warps, No-Imbalance-First-Search) or nifs_aws (and Adaptive Work Sharing across warps).",
+							 "auto: per pipeline, nifs_aws where a probe of it can return several build rows per probe row (a hash table with a repeated key), else none.",
 							 &themis_load_balance,
-							 THEMIS_LB_NONE,
+							 THEMIS_LB_AUTO,
 							 load_balance_options,
 							 PGC_USERSET,
 							 0,

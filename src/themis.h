@@ -66,7 +66,8 @@ typedef enum ThemisLoadBalance
 {
 	THEMIS_LB_NONE,
 	THEMIS_LB_NIFS,
-	THEMIS_LB_NIFS_AWS
+	THEMIS_LB_NIFS_AWS,
+	THEMIS_LB_AUTO
 } ThemisLoadBalance;
 
 typedef enum ThemisFault

@@ -129,6 +129,7 @@ typedef struct TmxStatus
 /* TmxExec.flags: the GPU scheduler (themis.load_balance); neither bit: the plain executor */
 #define TMX_FLAG_LB_NIFS		0x10	/* NIFS within warps */
 #define TMX_FLAG_LB_NIFS_AWS	0x20	/* NIFS and Adaptive Work Sharing */
+#define TMX_FLAG_LB_AUTO		0x40	/* per pipeline: NIFS_AWS where a probe can fan out, else plain */
 
 typedef struct TmxExec
 {

@@ -648,6 +648,7 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 		memset(&out, 0, sizeof(out));
 		gpud.queries++;
 		tm_gpu_pool_set_load_balance(gpud.pool,
+									 (x->flags & TMX_FLAG_LB_AUTO) ? TM_GPU_LB_AUTO :
 									 (x->flags & TMX_FLAG_LB_NIFS_AWS) ? TM_GPU_LB_NIFS_AWS :
 									 (x->flags & TMX_FLAG_LB_NIFS) ? TM_GPU_LB_NIFS : TM_GPU_LB_NONE);
 		rc = tm_gpu_execute(gpud.pool, plan, inputs, x->npipes, params, paramnulls, &out, stats, &fail,
