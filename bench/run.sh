@@ -2,7 +2,7 @@
 # bench/run.sh — TPC-H benchmark of themis: PostgreSQL with themis off vs on (and DuckDB, where
 # available), with an exact result check, a CSV, a markdown table and a PNG chart.
 #
-#   bench/run.sh [--sf SF] [--skew] [--queries 1,3,5-7] [--runs N] [--out DIR] [--threads N]
+#   bench/run.sh [--sf SF] [--skew] [--queries 1,3,5-7] [--runs N] [--pg-runs N] [--out DIR] [--threads N]
 #                [--data DIR] [--keep-data] [--set NAME=VALUE]... [--pg-conf 'LINE']...
 #                [--host H --port P [--user U] [--db D] [--no-load]]
 #                [--duckdb auto|off|PATH] [--timeout SECONDS] [--show-plans]
@@ -14,6 +14,7 @@
 #   * EXPLAIN (FORMAT JSON) with themis on: is there a Custom Scan (Themis) node;
 #   * themis off, then on, each in a new session: one cold run (the first of the session, after
 #     themis's cache-drop function where one exists), then N warm runs (median reported);
+#     --pg-runs N gives themis off N warm runs instead (0: its one run counts as cold and warm);
 #     themis-on sessions run with themis.fallback = off, so a run that would fall back to the
 #     PostgreSQL plan fails instead and is never timed as themis;
 #   * the md5 of each run's psql -At output (ordered: every query has a total ORDER BY or one row)
@@ -51,6 +52,7 @@ SF=0.05
 SKEW=0
 QLIST="1-22"
 RUNS=3
+PG_RUNS=""
 OUT=""
 THREADS="$(nproc 2>/dev/null || echo 2)"
 DATA=""
@@ -72,6 +74,7 @@ while [ $# -gt 0 ]; do
 		--skew) SKEW=1; shift ;;
 		--queries) QLIST="$2"; shift 2 ;;
 		--runs) RUNS="$2"; shift 2 ;;
+		--pg-runs) PG_RUNS="$2"; shift 2 ;;
 		--out) OUT="$2"; shift 2 ;;
 		--threads) THREADS="$2"; shift 2 ;;
 		--data) DATA="$2"; shift 2 ;;
@@ -91,6 +94,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer"
+[ -n "$PG_RUNS" ] || PG_RUNS="$RUNS"
+[[ "$PG_RUNS" =~ ^[0-9]+$ ]] || die "--pg-runs must be a non-negative integer"
 awk -v s="$SF" 'BEGIN { exit !(s > 0) }' || die "--sf must be > 0"
 
 TMP="$(mktemp -d /tmp/themis-bench.XXXXXX)" || die "mktemp failed"
@@ -186,6 +191,7 @@ GPU_NAME="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head
 	echo "sf=$SF"
 	echo "skew=$SKEW"
 	echo "runs=$RUNS"
+	echo "pg_runs=$PG_RUNS"
 	echo "cold=$([ -n "$DROP_FN" ] && echo "first run of a session, after themis.$DROP_FN()" || echo "first run of a new session (themis has no cache-drop function)")"
 	echo "themis_settings=$(printf '%s ' "${THEMIS_SETS[@]}")themis.fallback=off (timed runs)"
 	echo "pg_settings=$CONF_DESC"
@@ -234,7 +240,9 @@ session() {
 		echo "SET themis.enabled = $setting;"
 		echo "SET themis.fallback = off;"
 		[ "$setting" = on ] && [ -n "$DROP_FN" ] && echo "SELECT themis.$DROP_FN();"
-		for ((i = 0; i <= RUNS; i++)); do
+		local n="$RUNS"
+		[ "$setting" = off ] && n="$PG_RUNS"
+		for ((i = 0; i <= n; i++)); do
 			echo "\\o $TMP/q$q.$setting.$i.out"
 			echo "\\echo @run $i"
 			echo "\\timing on"

@@ -132,6 +132,8 @@ def nums(path):
 
 def cold_warm(times, runs):
     cold = times[0] if times else None
+    if runs == 0:  # one run only (bench/run.sh --pg-runs 0): it is the warm figure too
+        return cold, cold
     warm = times[1:1 + runs]
     return cold, (statistics.median(warm) if len(warm) == runs and warm else None)
 
@@ -169,6 +171,7 @@ def collect(outdir):
     raw = os.path.join(outdir, "raw")
     h = header_of(raw)
     runs = int(h.get("runs", "3"))
+    pg_runs = int(h.get("pg_runs", str(runs)))
     duck = {}
     for line in read(os.path.join(raw, "duckdb.tsv")).splitlines():
         parts = line.split("\t")
@@ -183,7 +186,7 @@ def collect(outdir):
         aplan = load_plan(base + ".analyze.json")
         th, pg, ran, fbs = coverage(aplan) if aplan is not None else (0.0, 0.0, False, [])
         devs, not_used = DEVICES.get(id(aplan), (set(), [])) if aplan is not None else (set(), [])
-        off_cold, off_warm = cold_warm(nums(base + ".off.times"), runs)
+        off_cold, off_warm = cold_warm(nums(base + ".off.times"), pg_runs)
         on_cold, on_warm = cold_warm(nums(base + ".on.times"), runs)
         result = read(base + ".result").strip() or "n/a"
         on_err = first_error(base + ".on.err")
@@ -252,7 +255,9 @@ def header_lines(h):
         f"machine: {h.get('machine', '?')}",
         f"GPU: {h.get('gpu', 'none')} (themis.gpu_status: {h.get('gpu_status', '?').strip()})",
         f"scale factor: {h.get('sf', '?')}{' (JCC-H-style skew)' if h.get('skew') == '1' else ''}; "
-        f"runs: 1 cold + {h.get('runs', '?')} warm (median); cold = {h.get('cold', '?')}",
+        f"runs: 1 cold + {h.get('runs', '?')} warm (median); PostgreSQL: "
+        + ("one run (cold = warm)" if h.get("pg_runs") == "0" else f"1 + {h.get('pg_runs', h.get('runs', '?'))} runs")
+        + f"; cold = {h.get('cold', '?')}",
         f"themis settings: {h.get('themis_settings', '')}",
         f"PostgreSQL {h.get('postgres', '?')} settings: {h.get('pg_settings', '')}",
         f"themis {h.get('themis', '?')}, git commit {h.get('commit', '?')}; DuckDB: {h.get('duckdb', 'none')}; "
