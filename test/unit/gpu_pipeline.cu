@@ -24,7 +24,8 @@
  * skewed join whose chunk is redone with fewer rows.
  *
  * The whole list runs once per scheduler (tm_gpu_pool_set_load_balance): TM_GPU_LB_NONE, then
- * TM_GPU_LB_NIFS_AWS (the environment variable TM_GPU_TEST_LB_MODES, e.g. "0,1,2", picks others).  With
+ * TM_GPU_LB_NIFS_AWS, then TM_GPU_LB_AUTO (the environment variable TM_GPU_TEST_LB_MODES, e.g. "0,1,2,3",
+ * picks others).  With
  * NIFS / NIFS_AWS, rows are compared as multisets where NONE promises an order (EMIT in source order), and
  * the chunk test's pool-peak ratio is not checked (the scheduler's scratch is a fixed part of the peak).
  * test/unit/gpu_nifs.cu tests the Themis scheduler itself.
@@ -3275,20 +3276,20 @@ main(void)
 		return tm_unit_done();
 	}
 
-	/* the schedulers to run the list with: NONE and NIFS_AWS, or TM_GPU_TEST_LB_MODES ("0,1,2") */
-	std::vector<int> modes = {TM_GPU_LB_NONE, TM_GPU_LB_NIFS_AWS};
+	/* the schedulers to run the list with: NONE, NIFS_AWS and AUTO, or TM_GPU_TEST_LB_MODES ("0,1,2,3") */
+	std::vector<int> modes = {TM_GPU_LB_NONE, TM_GPU_LB_NIFS_AWS, TM_GPU_LB_AUTO};
 	const char *env = getenv("TM_GPU_TEST_LB_MODES");
 
 	if (env != NULL && *env != '\0')
 	{
 		modes.clear();
 		for (const char *q = env; *q != '\0'; q++)
-			if (*q >= '0' && *q <= '2')
+			if (*q >= '0' && *q <= '3')
 				modes.push_back(*q - '0');
 	}
 	for (int mode : modes)
 	{
-		static const char *const names[] = {"none", "nifs", "nifs_aws"};
+		static const char *const names[] = {"none", "nifs", "nifs_aws", "auto"};
 
 		g_lb_mode = mode;
 		tm_gpu_pool_set_load_balance(g_pool, mode);
