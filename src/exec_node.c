@@ -105,6 +105,7 @@ themis_begin(CustomScanState *node, EState *estate, int eflags)
 	if (blob->constisnull || blob->consttype != BYTEAOID)
 		elog(ERROR, "themis: custom scan has no plan");
 	ts->plan = tm_plan_deserialize(DatumGetByteaPP(blob->constvalue));
+	themis_topn_get(cscan, &ts->topn);
 
 	if (ts->plan->nparams != list_length(cscan->custom_exprs))
 		elog(ERROR, "themis: plan has %d parameters but the node has %d expressions",
@@ -227,6 +228,7 @@ themis_start_fallback(ThemisScanState *ts, const char *reason, bool forced)
 	MemoryContextSwitchTo(old);
 	ts->fallback = true;
 	ts->result = NULL;
+	ts->rowmap = NULL;
 	MemoryContextReset(ts->runcxt);
 }
 
@@ -260,6 +262,7 @@ themis_compute(ThemisScanState *ts)
 
 	MemoryContextReset(ts->runcxt);
 	ts->result = NULL;
+	ts->rowmap = NULL;
 	ts->cursor = 0;
 	old = MemoryContextSwitchTo(ts->runcxt);
 
@@ -365,7 +368,18 @@ themis_compute(ThemisScanState *ts)
 	if (rs == NULL)
 		themis_start_fallback(ts, reason ? reason : "unknown reason", false);
 	else
+	{
 		ts->result = rs;
+		if (ts->topn.n > 0)
+		{
+			/* only the rows that can be in the top N go up to the Sort (topn.c) */
+			old = MemoryContextSwitchTo(ts->runcxt);
+			themis_topn_select(ts, &ts->topn);
+			MemoryContextSwitchTo(old);
+			ts->topn_rows_in += rs->nrows;
+			ts->topn_rows_kept += ts->rowmap ? ts->nrowmap : rs->nrows;
+		}
+	}
 }
 
 /* ExecScan access method: the next result row as a virtual scan tuple */
@@ -380,9 +394,10 @@ themis_next(ScanState *ss)
 	int			c;
 
 	ExecClearTuple(slot);
-	if (rs == NULL || ts->cursor >= rs->nrows)
+	if (rs == NULL || ts->cursor >= (ts->rowmap ? ts->nrowmap : rs->nrows))
 		return slot;
-	row = ts->cursor++;
+	row = ts->rowmap ? ts->rowmap[ts->cursor] : ts->cursor;
+	ts->cursor++;
 
 	/* by-reference datums live until ExecScan resets the per-tuple context for the next row */
 	old = MemoryContextSwitchTo(ss->ps.ps_ExprContext->ecxt_per_tuple_memory);
@@ -469,6 +484,7 @@ themis_rescan(CustomScanState *node)
 	if (ts->recompute_always || bms_overlap(chg, ts->param_ids) || bms_overlap(chg, ts->input_params))
 	{
 		ts->result = NULL;		/* parameters changed: run again on the next fetch */
+		ts->rowmap = NULL;
 		MemoryContextReset(ts->runcxt);
 	}
 	else

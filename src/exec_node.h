@@ -7,6 +7,16 @@
 
 #include "themis.h"
 
+/* ORDER BY ... LIMIT above the node (topn.c) */
+typedef struct ThemisTopN
+{
+	int64		n;				/* LIMIT + OFFSET; 0: not marked */
+	int			col;			/* scan-tuple column (0-based) of the Sort's first key */
+	Oid			sortop;
+	Oid			collation;
+	bool		nulls_first;
+} ThemisTopN;
+
 typedef struct ThemisScanState
 {
 	CustomScanState css;
@@ -20,7 +30,12 @@ typedef struct ThemisScanState
 	/* the current run */
 	MemoryContext runcxt;		/* result, parameters: reset when recomputed */
 	TmResultSet *result;		/* materialized output, NULL until computed */
-	int64		cursor;			/* next row of result to return */
+	int64		cursor;			/* next row of result (of rowmap where set) to return */
+	int64	   *rowmap;			/* top-N: the result rows to return, in order; NULL: all */
+	int64		nrowmap;
+	ThemisTopN	topn;			/* n = 0: none */
+	int64		topn_rows_in;	/* EXPLAIN ANALYZE: result rows and rows kept, over all runs */
+	int64		topn_rows_kept;
 
 	/* parts of the plan PostgreSQL runs for SUBPLAN sources: custom_plans[1..] */
 	PlanState **inputs;
@@ -45,5 +60,10 @@ typedef struct ThemisScanState
 	int			cache_loads;	/* sources read here and kept in the cache */
 	int			inline_sources;	/* sources read here and not kept */
 } ThemisScanState;
+
+/* topn.c */
+extern void themis_topn_mark(PlannedStmt *stmt);
+extern bool themis_topn_get(CustomScan *cs, ThemisTopN *t);
+extern void themis_topn_select(ThemisScanState *ts, const ThemisTopN *t);
 
 #endif							/* THEMIS_EXEC_NODE_H */

@@ -235,6 +235,18 @@ themis_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainCloseGroup("Pipelines", "Pipelines", false, es);
 	}
 
+	/* ORDER BY ... LIMIT above: only the rows that can make the cut go up (topn.c) */
+	if (ts->topn.n > 0)
+	{
+		ExplainPropertyText("Top-N Rows",
+							psprintf("%lld by output column %d (the Sort's first key)",
+									 (long long) ts->topn.n, ts->topn.col + 1), es);
+		if (es->analyze && ts->nruns > 0)
+			ExplainPropertyText("Top-N Kept",
+								psprintf("%lld of %lld rows", (long long) ts->topn_rows_kept,
+										 (long long) ts->topn_rows_in), es);
+	}
+
 	if (ts->fallback && ts->fallback_reason != NULL)
 		ExplainPropertyText("Fallback", ts->fallback_reason, es);
 }

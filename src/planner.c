@@ -25,6 +25,7 @@
 #include "utils/lsyscache.h"
 
 #include "themis.h"
+#include "exec_node.h"
 
 void		themis_install_planner_hook(void);
 
@@ -479,6 +480,8 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	stmt->planTree = rewrite_plan(&ctx, stmt->planTree, parse->sortClause != NIL, false);
 	foreach(lc, stmt->subplans)
 		lfirst(lc) = rewrite_plan(&ctx, (Plan *) lfirst(lc), true, false);
+	/* ORDER BY ... LIMIT above a Themis node: it returns only rows that can make the cut (topn.c) */
+	themis_topn_mark(stmt);
 	return stmt;
 }
 

@@ -1,0 +1,56 @@
+--
+-- 66_topn: ORDER BY ... LIMIT above a Themis node (src/topn.c): the node returns only the rows whose
+-- first sort key can make the cut (ties at the boundary kept), the Sort and Limit above do the rest
+--
+-- the first key alone decides, or ties on it at the boundary (g has 10 values and NULLs)
+SELECT * FROM tt.check_ordered($$SELECT g, count(*) AS n, sum(i4) AS s FROM types GROUP BY g ORDER BY s DESC, g LIMIT 3$$);
+SELECT * FROM tt.check_ordered($$SELECT id, g, i4 FROM types WHERE i4 > 0 ORDER BY g, id LIMIT 7$$);
+SELECT * FROM tt.check_ordered($$SELECT id, g, i4 FROM types WHERE i4 > 0 ORDER BY g DESC, id LIMIT 7$$);
+-- NULL keys: last ascending, first descending, and as asked
+SELECT * FROM tt.check_ordered($$SELECT id, i4 FROM types ORDER BY i4, id LIMIT 5$$);
+SELECT * FROM tt.check_ordered($$SELECT id, i4 FROM types ORDER BY i4 DESC, id LIMIT 5$$);
+SELECT * FROM tt.check_ordered($$SELECT id, i4 FROM types ORDER BY i4 NULLS FIRST, id LIMIT 5$$);
+SELECT * FROM tt.check_ordered($$SELECT id, i4 FROM types ORDER BY i4 DESC NULLS LAST, id LIMIT 5$$);
+-- numeric, float (NaN, infinities where the table has them), date, timestamp, text keys
+SELECT * FROM tt.check_ordered($$SELECT id, n4 FROM types WHERE id % 3 = 0 ORDER BY n4 DESC, id LIMIT 10$$);
+SELECT * FROM tt.check_ordered($$SELECT id, f8 FROM types ORDER BY f8 DESC, id LIMIT 10$$);
+SELECT * FROM tt.check_ordered($$SELECT id, f8 FROM types ORDER BY f8, id LIMIT 10$$);
+SELECT * FROM tt.check_ordered($$SELECT id, d FROM types ORDER BY d, id LIMIT 4$$);
+SELECT * FROM tt.check_ordered($$SELECT id, ts FROM types ORDER BY ts DESC, id LIMIT 4$$);
+SELECT * FROM tt.check_ordered($$SELECT id, t FROM types ORDER BY t, id LIMIT 6$$);
+SELECT * FROM tt.check_ordered($$SELECT id, c10 FROM types ORDER BY c10 DESC, id LIMIT 6$$);
+-- OFFSET, a LIMIT past the end, LIMIT 0, LIMIT ALL
+SELECT * FROM tt.check_ordered($$SELECT id, i8 FROM types ORDER BY i8, id LIMIT 5 OFFSET 20$$);
+SELECT * FROM tt.check_ordered($$SELECT g, count(*) AS n FROM types GROUP BY g ORDER BY n, g LIMIT 100$$);
+SELECT * FROM tt.check_ordered($$SELECT id FROM types ORDER BY id LIMIT 0$$);
+SELECT * FROM tt.check_ordered($$SELECT g, count(*) AS n FROM types GROUP BY g ORDER BY n DESC, g LIMIT ALL$$);
+-- an aggregate over a join (TPC-H Q10's shape)
+SELECT * FROM tt.check_ordered($$SELECT o_custkey, sum(l_extendedprice * (1 - l_discount)) AS revenue
+                                 FROM orders JOIN lineitem ON l_orderkey = o_orderkey
+                                 GROUP BY o_custkey ORDER BY revenue DESC, o_custkey LIMIT 20$$);
+-- a prepared statement: LIMIT $1 is a constant in a custom plan (marked), a parameter in a generic one (not)
+PREPARE topn_p(int8) AS SELECT id, i4 FROM types ORDER BY i4 DESC NULLS LAST, id LIMIT $1;
+SET themis.min_rows = 0;
+SET themis.fallback = off;
+SET themis.device = cpu;
+SET plan_cache_mode = force_custom_plan;
+EXPLAIN (COSTS OFF) EXECUTE topn_p(4);
+EXECUTE topn_p(4);
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE topn_p(4);
+EXECUTE topn_p(4);
+SET themis.enabled = off;
+EXECUTE topn_p(4);
+RESET themis.enabled;
+RESET plan_cache_mode;
+DEALLOCATE topn_p;
+-- EXPLAIN ANALYZE: rows kept of the node's result
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT g, count(*) AS n FROM types GROUP BY g ORDER BY n DESC, g LIMIT 2;
+-- not marked: a filter PostgreSQL applies on the node's rows (HAVING against an initplan)
+EXPLAIN (COSTS OFF)
+SELECT g, count(*) AS n FROM types GROUP BY g HAVING count(*) > (SELECT count(*) / 20 FROM types) ORDER BY n LIMIT 2;
+SELECT * FROM tt.check_ordered($$SELECT g, count(*) AS n FROM types GROUP BY g HAVING count(*) > (SELECT count(*) / 20 FROM types) ORDER BY n, g LIMIT 2$$);
+RESET themis.min_rows;
+RESET themis.fallback;
+RESET themis.device;
