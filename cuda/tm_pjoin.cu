@@ -20,12 +20,24 @@
  * shift = bits(K) - g - B, below the g bits of the hash batch, see Batches) with CUB's stable
  * DeviceRadixSort::SortPairs over just those bits (onesweep: one histogram pass, then 8 bits per pass,
  * so 2 passes for B <= 16).  The value moved along with kw (type V) is the first payload column when it
- * is 4 or 8 bytes wide and the key is exact ("p1 mode"), else the row id (u32, "id mode").  A stable sort
- * by a digit is a unique permutation, so sorting any other column with the same digits (as a 16-bit key
- * pid = the digit, materialized next to kw by the hashing pass) moves it to exactly the same place: that
- * is the GFTR "transform".  Partition bounds come from one pass over the sorted kw (each thread compares
- * its digit with its neighbour's and writes the starts of the partitions in between), B is chosen so an
- * average R partition holds 3/8 .. 3/4 of a work unit's shared-memory capacity (16 bits at most).
+ * is 4 or 8 bytes wide and the key is exact ("p1 mode"; or two columns "packed", below), else the row
+ * id (u32, "id mode").  A stable sort by a digit is a unique permutation, so sorting any other column
+ * with the same digits (as a 16-bit key pid = the digit, materialized next to kw by the hashing pass)
+ * moves it to exactly the same place: that is the GFTR "transform".  Partition bounds come from one
+ * binary search per partition in the sorted kw (a few MB of mostly cached reads instead of a pass over
+ * kw), B is chosen so an average R partition holds 3/8 .. 3/4 of a work unit's shared-memory capacity
+ * (16 bits at most).
+ *
+ * Packed payloads (GFTR only).  When a side's only fixed-width payload columns are payloads 0 and 1, both
+ * 4 bytes wide, and payload 1 has no NULL array (pj_pack_ok; payload 0 may have one, text columns may
+ * follow), the carried value is both of them packed into one u64 (payload 0 in the low half, payload 1
+ * in the high half): the hash pass writes it in virtual-row order, the sort moves it with kw, the join
+ * kernel holds it in shared memory (8-byte values: a smaller RCAP) and splits it into the two result
+ * columns as it writes a row (pj_put_val).  Payload 1 then needs no transform and no gather, and the
+ * side no pid and no positions (unless payload 0's NULL array or a text column needs them).  Cost: 4
+ * more bytes per row in each sort pass, the packed copy (8 bytes read, 8 written per row), 4 more bytes
+ * per row read by the join; saved: the (pid, value) sort, the gather, the pid and position arrays
+ * (about 44 bytes per row and side).  GFUR never packs (it is the baseline).
  *
  * Work units.  Per partition p with |R_p| > 0 and |S_p| > 0: ceil(|R_p| / RCAP) x ceil(|S_p| / SCH)
  * units, each an R chunk of at most RCAP rows (what fits the shared-memory table: 8192 rows for 4/4-byte
@@ -41,22 +53,26 @@
  * shuffles, then one warp over the 64 warp totals) gives each match its slot, and one global atomicAdd
  * per round reserves the round's output range, which is then written in S order: the output of a round
  * is contiguous and comes from one co-partition ("clustered").  Written per match: S's key (recovered from
- * kw), R's and S's first payload (p1 mode) or row ids (id mode), and where further columns need them the
- * positions of the R and S rows in the partitioned order.  SEMI / ANTI / LEFT set a flag per S row (any
- * unit may match it, since an S chunk can meet several R chunks); a second kernel then writes the
- * unmatched (ANTI, LEFT with NULL R columns) or matched (SEMI) S rows after the inner ones.
+ * kw), R's and S's first payload (p1 mode; packed: split in two) or row ids (id mode), and where further
+ * columns need them the positions of the R and S rows in the partitioned order.  SEMI / ANTI / LEFT set
+ * a flag per S row (any unit may match it, since an S chunk can meet several R chunks); a second kernel
+ * then writes the unmatched (ANTI, LEFT with NULL R columns) or matched (SEMI) S rows after the inner
+ * ones.
  *
- * Further payload columns.  GFTR: each fixed-width column (and each NULL array) of a side is transformed
- * (CUB SortPairs with the 16-bit pid as key, B bits: 2 passes) and gathered at the written positions: the
- * positions of one output round lie in one partition of a few KiB, so the gather reads nearly
- * sequentially.  One column at a time, so only one transformed copy is alive.  GFUR: row ids of the
- * output rows are obtained the same way (transform of the row-id column, gather by position), and every
- * further column is gathered from the original column by row id (random reads).  Text columns: by row id
- * in both, at the end (lengths, CUB exclusive sum into the new offsets, a warp per row copies the bytes).
+ * Further payload columns (those not carried).  GFTR: each fixed-width column (and each NULL array) of
+ * a side is transformed (CUB SortPairs with the 16-bit pid as key, B bits) and gathered at the written
+ * positions: the positions of one output round lie in one partition of a few KiB, so the gather reads
+ * nearly sequentially.  One column at a time, so only one transformed copy is alive.  GFUR: row ids of
+ * the output rows are obtained the same way (transform of the row-id column, gather by position), and
+ * every further column is gathered from the original column by row id (random reads).  Text columns: by
+ * row id in both, at the end (lengths, CUB exclusive sum into the new offsets, a warp per row copies the
+ * bytes).
  *
  * Pipelined.  One global open-addressing table on R (load <= 1/2, linear probing, slots of (kw, id + 1)
  * claimed with one 64-bit atomicCAS), probed by each S row; output is reserved per round as above and
  * the probe writes all fixed-width columns directly (R's by row id: random; S's: nearly sequential).
+ * R's rows of a hash batch are selected (CUB) to size and build the table; S's rows are filtered by the
+ * probe itself (NULL key, other batch: no row), so S costs no memory besides the result.
  *
  * Output size.  Output arrays are allocated for out_rows_hint rows (default |S|: exact for a key /
  * foreign-key join, and an upper bound for SEMI / ANTI).  Writes past the capacity are dropped but
@@ -358,9 +374,12 @@ struct PjOut
 	void	   *key1;
 	u8		   *knull0;
 	u8		   *knull1;
-	void	   *rv;				/* R's value (p1 or row id) */
+	void	   *rv;				/* R's value (p1 or row id); packed: the low 4 bytes (payload 0) */
 	void	   *sv;
+	void	   *rv2;			/* packed value (PR / PS): its high 4 bytes (payload 1) */
+	void	   *sv2;
 	u8		   *rnull;			/* R's p1 NULL flag (LEFT without R's own NULLs) */
+	u8		   *rnull2;			/* packed: payload 1's NULL flag (LEFT) */
 	u64			rv_none;		/* rv of an unmatched row: 0 (p1) or PJ_NONE (ids) */
 	u32		   *rpos;			/* positions in the partitioned order, index o */
 	u32		   *spos;
@@ -399,7 +418,22 @@ pj_write_key<u64>(const PjOut &o, u64 f, u64 kw)
 		o.knull0[f] = 0;
 }
 
-template <class K, class VR, class VS>
+/* a carried value into its result array(s); PACKED: two 4-byte columns in a u64 (lo: the low half) */
+template <class V, bool PACKED>
+__device__ static inline void
+pj_put_val(void *lo, void *hi, u64 f, V v)
+{
+	if constexpr (PACKED)
+	{
+		((u32 *) lo)[f] = (u32) (u64) v;
+		((u32 *) hi)[f] = (u32) ((u64) v >> 32);
+	}
+	else
+		((V *) lo)[f] = v;
+}
+
+/* PR / PS: R's / S's value is packed (compile-time, so that the other paths keep their code) */
+template <class K, class VR, class VS, bool PR, bool PS>
 __device__ static inline void
 pj_emit_row(const PjOut &o, u64 oo, K kw, bool matched, VR rval, VS sval, u32 rpos, u32 spos)
 {
@@ -411,11 +445,16 @@ pj_emit_row(const PjOut &o, u64 oo, K kw, bool matched, VR rval, VS sval, u32 rp
 	if (o.key0)
 		pj_write_key<K>(o, f, kw);
 	if (o.rv)
-		((VR *) o.rv)[f] = matched ? rval : (VR) o.rv_none;
+		pj_put_val<VR, PR>(o.rv, o.rv2, f, matched ? rval : (VR) o.rv_none);
 	if (o.sv)
-		((VS *) o.sv)[f] = sval;
+		pj_put_val<VS, PS>(o.sv, o.sv2, f, sval);
 	if (o.rnull)
 		o.rnull[f] = matched ? 0 : 1;
+	if constexpr (PR)
+	{
+		if (o.rnull2)
+			o.rnull2[f] = matched ? 0 : 1;
+	}
 	if (o.rpos)
 		o.rpos[oo] = matched ? rpos : PJ_NONE;
 	if (o.spos)
@@ -430,12 +469,13 @@ pj_emit_row(const PjOut &o, u64 oo, K kw, bool matched, VR rval, VS sval, u32 rp
 /*
  * Hash pass of a side: for virtual row v (row = sel[v], or base + v) write kw, and as asked the pid
  * (digit), the row id, and a copy of the first payload (when rows are selected, the sort needs it in
- * virtual order).
+ * virtual order).  p1hi != NULL: the copy is the packed value (V = u64), payload 0 (4 bytes, p1) in
+ * the low half and payload 1 (4 bytes, p1hi) in the high half.
  */
 template <class K, class V>
 __global__ void __launch_bounds__(PJ_TPB)
 pj_prep(const __grid_constant__ PjKeys keys, int layout, const u32 *sel, u32 base, u32 n, int shift, u32 pmask,
-		K *kw, u16 *pid, u32 *ids, const V *p1, V *p1_out)
+		K *kw, u16 *pid, u32 *ids, const void *p1, const u32 *p1hi, V *p1_out)
 {
 	for (u32 v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x)
 	{
@@ -448,25 +488,39 @@ pj_prep(const __grid_constant__ PjKeys keys, int layout, const u32 *sel, u32 bas
 		if (ids)
 			ids[v] = row;
 		if (p1_out)
-			p1_out[v] = p1[row];
+		{
+			if (p1hi != NULL)
+				p1_out[v] = (V) (((u64) p1hi[row] << 32) | (u64) ((const u32 *) p1)[row]);
+			else
+				p1_out[v] = ((const V *) p1)[row];
+		}
 	}
 }
 
-/* start[p] for p in [0, P]: first position of partition p in kw (sorted by the digit) */
+/*
+ * start[p] for p in [0, P]: first position of partition p in kw (sorted by the digit), i.e. the first i
+ * with digit(kw[i]) >= p (n for p = P): one binary search per partition (P + 1 threads, log2(n) reads
+ * each, the upper levels shared in cache) instead of a pass over all n words.
+ */
 template <class K>
 __global__ void __launch_bounds__(PJ_TPB)
 pj_bounds(const K *kw, u32 n, int shift, u32 pmask, u32 P, u32 *start)
 {
-	for (u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+	for (u32 p = blockIdx.x * blockDim.x + threadIdx.x; p <= P; p += gridDim.x * blockDim.x)
 	{
-		u32			d = (u32) (kw[i] >> shift) & pmask;
-		u32			lo = i == 0 ? 0 : ((u32) (kw[i - 1] >> shift) & pmask) + 1;
+		u32			lo = 0,
+					hi = n;
 
-		for (u32 p = lo; p <= d; p++)
-			start[p] = i;
-		if (i == n - 1)
-			for (u32 p = d + 1; p <= P; p++)
-				start[p] = n;
+		while (lo < hi)
+		{
+			u32			mid = lo + (hi - lo) / 2;
+
+			if (((u32) (kw[mid] >> shift) & pmask) < p)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		start[p] = lo;
 	}
 }
 
@@ -557,7 +611,7 @@ pj_count(K k, u32 sid, const K *sk, const VR *sv, const u16 *snext, const u32 *s
  * Shared memory (dynamic): kw[rcap] | values[rcap] | next[rcap] (u16) | head[PJ_NB] (u32).
  * rcap is a multiple of 64 and at most 65534.
  */
-template <class K, class VR, class VS>
+template <class K, class VR, class VS, bool PR, bool PS>
 __global__ void __launch_bounds__(PJ_BLOCK, 2)
 pj_join(const uint4 *units, u32 rcap, const K *kR, const VR *vR, const K *kS, const VS *vS,
 		int mode, u8 *flags, int verify, const __grid_constant__ PjKeys rkeys,
@@ -670,7 +724,7 @@ pj_join(const uint4 *units, u32 rcap, const K *kR, const VR *vR, const K *kS, co
 			while (i != PJ_NONE)
 			{
 				if (sk[i] == k[j] && (!verify || pj_keys_equal(rkeys, (u32) sv[i], skeys, (u32) v[j])))
-					pj_emit_row<K, VR, VS>(o, oo++, k[j], true, sv[i], v[j], rb + i, sidx);
+					pj_emit_row<K, VR, VS, PR, PS>(o, oo++, k[j], true, sv[i], v[j], rb + i, sidx);
 
 				u16			nx = snext[i];
 
@@ -684,7 +738,7 @@ pj_join(const uint4 *units, u32 rcap, const K *kR, const VR *vR, const K *kS, co
  * After the join: the S rows (partitioned order, n of them) whose flag equals want get one row each
  * (LEFT / ANTI: unmatched, R columns NULL; SEMI: matched).  Grid-stride over rounds.
  */
-template <class K, class VR, class VS>
+template <class K, class VR, class VS, bool PR, bool PS>
 __global__ void __launch_bounds__(PJ_BLOCK)
 pj_emit_flags(const K *kS, const VS *vS, const u8 *flags, u32 n, int want, const __grid_constant__ PjOut o,
 			  unsigned long long *counter)
@@ -714,7 +768,8 @@ pj_emit_flags(const K *kS, const VS *vS, const u8 *flags, u32 n, int want, const
 			u32			i = r0 + j * PJ_BLOCK + threadIdx.x;
 
 			if (c[j])
-				pj_emit_row<K, VR, VS>(o, base + pre[j], kS[i], false, (VR) 0, o.sv ? vS[i] : (VS) 0, PJ_NONE, i);
+				pj_emit_row<K, VR, VS, PR, PS>(o, base + pre[j], kS[i], false, (VR) 0, o.sv ? vS[i] : (VS) 0, PJ_NONE,
+											   i);
 		}
 	}
 }
@@ -916,11 +971,17 @@ pj_ht_count(const T *tab, u32 pos, u32 mask, K kw, u32 row, int verify, const Pj
 	return c;
 }
 
-template <class K, class T>
+/*
+ * Probe of S rows base .. base + n - 1.  The probe selects its rows itself (no selection vector): with
+ * FILTER, a row with a NULL key, or (gbits > 0) whose kw's top gbits bits are not `batch`, produces
+ * nothing here (the NULL-key rows of ANTI / LEFT are written by the null step, the other batches' rows
+ * by their batch).  Without FILTER (no NULL arrays in S's key, one batch) every row is probed.
+ */
+template <class K, class T, bool FILTER>
 __global__ void __launch_bounds__(PJ_BLOCK)
-pj_ht_probe(const __grid_constant__ PjKeys skeys, int layout, const u32 *sel, u32 base, u32 n, const T *tab,
-			int tbits, int verify, const __grid_constant__ PjKeys rkeys, int kind, const __grid_constant__ PjGSet gr,
-			const __grid_constant__ PjGSet gs, u32 *rids, u32 *sids,
+pj_ht_probe(const __grid_constant__ PjKeys skeys, int layout, u32 base, u32 n, int gbits, u32 batch,
+			const T *tab, int tbits, int verify, const __grid_constant__ PjKeys rkeys, int kind,
+			const __grid_constant__ PjGSet gr, const __grid_constant__ PjGSet gs, u32 *rids, u32 *sids,
 			u64 off, u64 cap, unsigned long long *counter)
 {
 	__shared__ u64 s_wsum[PJ_ITEMS * PJ_NWARPS];
@@ -934,6 +995,7 @@ pj_ht_probe(const __grid_constant__ PjKeys skeys, int layout, const u32 *sel, u3
 		K			kw[PJ_ITEMS];
 		u32			m[PJ_ITEMS];
 		u32			c[PJ_ITEMS];
+		bool		live[PJ_ITEMS];
 
 #pragma unroll
 		for (int j = 0; j < PJ_ITEMS; j++)
@@ -944,18 +1006,31 @@ pj_ht_probe(const __grid_constant__ PjKeys skeys, int layout, const u32 *sel, u3
 			kw[j] = 0;
 			m[j] = 0;
 			c[j] = 0;
+			live[j] = false;
 			if (v < n)
 			{
-				row[j] = sel ? sel[v] : base + v;
-				kw[j] = pj_key_word<K>(skeys, layout, row[j]);
+				row[j] = base + v;
+				if constexpr (FILTER)
+				{
+					live[j] = !pj_key_null(skeys, row[j]);
+					if (live[j])
+					{
+						kw[j] = pj_key_word<K>(skeys, layout, row[j]);
+						if (gbits > 0 && (u32) (kw[j] >> (sizeof(K) * 8 - gbits)) != batch)
+							live[j] = false;
+					}
+				}
+				else
+				{
+					live[j] = true;
+					kw[j] = pj_key_word<K>(skeys, layout, row[j]);
+				}
 			}
 		}
 #pragma unroll
 		for (int j = 0; j < PJ_ITEMS; j++)
 		{
-			u32			v = r0 + j * PJ_BLOCK + threadIdx.x;
-
-			if (v >= n)
+			if (!live[j])
 				continue;
 			m[j] = pj_ht_count<K, T>(tab, pj_hpos(kw[j], tbits), mask, kw[j], row[j], verify, rkeys, skeys);
 			c[j] = kind == TM_PJOIN_INNER ? m[j] :
@@ -1550,7 +1625,8 @@ struct PjSide
 	bool		key_nulls;		/* some key column has a NULL array */
 	bool		out;			/* its payload columns are output */
 	bool		p1;				/* first payload carried through the partitioning */
-	int			vbytes;			/* bytes of the carried value (p1: its width; else 4: row id) */
+	bool		pack;			/* ... packed with the second one into one u64 (GFTR, see pj_pack_ok) */
+	int			vbytes;			/* bytes of the carried value (pack: 8; p1: its width; else 4: row id) */
 	bool		vals;			/* the partitioning carries a value at all */
 	std::vector<PjItem> items;	/* fixed-width arrays gathered after the join */
 	bool		text;
@@ -1604,6 +1680,24 @@ pj_smem_bytes(u32 rcap, int kbytes, int vbytes)
 	return (size_t) rcap * (size_t) (kbytes + vbytes + 2) + (size_t) PJ_NB * 4;
 }
 
+/*
+ * GFTR packs payload 1 with payload 0 into one 8-byte carried value when they are the side's only
+ * fixed-width payload columns, both 4 bytes wide, and payload 1 has no NULL array (payload 0 may have
+ * one: it is transformed like any further array).  Text columns do not matter (gathered by row id at the
+ * end either way).  Everything else keeps the per-column transforms.
+ */
+bool
+pj_pack_ok(const TmPjoinRelation *rel)
+{
+	if (rel->npayload < 2 || rel->payload[0].width != 4 || rel->payload[1].width != 4 ||
+		rel->payload[1].nulls != NULL)
+		return false;
+	for (int j = 2; j < rel->npayload; j++)
+		if (rel->payload[j].width != 0)
+			return false;
+	return true;
+}
+
 void
 pj_plan_side(PjPlan *p, PjSide *sd, const TmPjoinRelation *rel, bool is_r)
 {
@@ -1625,7 +1719,8 @@ pj_plan_side(PjPlan *p, PjSide *sd, const TmPjoinRelation *rel, bool is_r)
 
 	sd->p1 = part && sd->out && !p->verify && rel->npayload > 0 &&
 		(rel->payload[0].width == 4 || rel->payload[0].width == 8);
-	sd->vbytes = sd->p1 ? rel->payload[0].width : 4;
+	sd->pack = sd->p1 && p->algo == TM_PJOIN_GFTR && pj_pack_ok(rel);
+	sd->vbytes = sd->pack ? 8 : sd->p1 ? rel->payload[0].width : 4;
 	sd->items.clear();
 	sd->text = false;
 	if (sd->out)
@@ -1637,7 +1732,7 @@ pj_plan_side(PjPlan *p, PjSide *sd, const TmPjoinRelation *rel, bool is_r)
 				sd->text = true;
 				continue;
 			}
-			if (!(sd->p1 && j == 0))
+			if (!(sd->p1 && j == 0) && !(sd->pack && j == 1))
 				sd->items.push_back(PjItem{j, 0});
 			if (rel->payload[j].nulls != NULL)
 				sd->items.push_back(PjItem{j, 1});
@@ -1990,13 +2085,16 @@ pj_partition(PjCtx *c, const PjPlan *p, const PjSide *sd, const u32 *sel, u32 ba
 
 	if (kw == NULL)
 		return c->rc;
-	if (sd->p1 && sel != NULL && (p1c = pj_alloc_t<V>(c, n)) == NULL)
+	/* the carried payload in virtual order: needed when rows are selected, and always when packed */
+	if (sd->p1 && (sel != NULL || sd->pack) && (p1c = pj_alloc_t<V>(c, n)) == NULL)
 		return c->rc;
 
 	const V    *p1src = sd->p1 ? (const V *) sd->rel->payload[0].data : NULL;
+	const u32  *p1hi = sd->pack ? (const u32 *) sd->rel->payload[1].data : NULL;
 
 	TRY(pj_launch(c, "pj_prep", pj_prep<K, V>, pj_grid(c, n), PJ_TPB, 0, sd->keys, p->layout, sel, base, n,
-				  shift, P - 1, kw, pt->pid, pt->ids_own, p1src, p1c));
+				  shift, P - 1, kw, pt->pid, pt->ids_own, (const void *) p1src, p1hi, p1c));
+	/* packed: two 4-byte columns read, one 8-byte value written (2 * sizeof(V) as for a copy) */
 	c->bytes += (double) n * (sd->rel->nkeys * 6.0 + sizeof(K) + (pt->pid ? 2 : 0) + (pt->ids_own ? 4 : 0) +
 							  (p1c ? 2.0 * sizeof(V) : 0) + (sel ? 4 : 0));
 
@@ -2005,7 +2103,7 @@ pj_partition(PjCtx *c, const PjPlan *p, const PjSide *sd, const u32 *sel, u32 ba
 	if (sd->vals)
 	{
 		if (sd->p1)
-			vin = sel ? p1c : p1src + base;
+			vin = p1c != NULL ? p1c : p1src + base;
 		else
 			vin = sel ? (const V *) sel : (const V *) pt->ids_own;
 	}
@@ -2024,9 +2122,16 @@ pj_partition(PjCtx *c, const PjPlan *p, const PjSide *sd, const u32 *sel, u32 ba
 	if (n == 0)
 		TRY(pj_memset(c, pt->start, 0, ((size_t) P + 1) * 4));
 	else
-		TRY(pj_launch(c, "pj_bounds", pj_bounds<K>, pj_grid(c, n), PJ_TPB, 0, (const K *) pt->kwp, n, shift,
-					  P - 1, P, pt->start));
-	c->bytes += (double) n * sizeof(K);
+	{
+		int			levels = 1;
+
+		while (levels < 32 && ((u64) 1 << levels) <= (u64) n)
+			levels++;
+		TRY(pj_launch(c, "pj_bounds", pj_bounds<K>, pj_grid(c, (u64) P + 1), PJ_TPB, 0, (const K *) pt->kwp, n,
+					  shift, P - 1, P, pt->start));
+		/* random 32-byte sectors (most of the upper levels from L2) */
+		c->bytes += (double) (P + 1) * 32.0 * levels;
+	}
 	return 0;
 }
 
@@ -2111,7 +2216,7 @@ pj_side_payloads(PjCtx *c, const PjPlan *p, const PjSide *sd, bool is_r, const P
 }
 
 /* join one (R batch, S chunk): units, join, unmatched rows, payload transforms */
-template <class K, class VR, class VS>
+template <class K, class VR, class VS, bool PR, bool PS>
 int
 pj_part_step(PjCtx *c, const PjPlan *p, PjOutBufs *o, const PjPart *R, const PjPart *S, u64 *offp,
 			 u64 rest, unsigned long long *counter)
@@ -2174,7 +2279,7 @@ pj_part_step(PjCtx *c, const PjPlan *p, PjOutBufs *o, const PjPart *R, const PjP
 	u64			m = 0;
 
 	if (!c->dry && U > 0)
-		CK(cudaFuncSetAttribute(pj_join<K, VR, VS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+		CK(cudaFuncSetAttribute(pj_join<K, VR, VS, PR, PS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
 
 	for (;;)
 	{
@@ -2201,6 +2306,13 @@ pj_part_step(PjCtx *c, const PjPlan *p, PjOutBufs *o, const PjPart *R, const PjP
 				jo.rv_none = 0;
 				if (kind == TM_PJOIN_LEFT && p->r.rel->payload[0].nulls == NULL)
 					jo.rnull = o->rn[0];
+				if (p->r.pack)
+				{
+					/* payload 1 has no NULL array (pj_pack_ok): NULL flags only for LEFT's unmatched rows */
+					jo.rv2 = o->rd[1];
+					if (kind == TM_PJOIN_LEFT)
+						jo.rnull2 = o->rn[1];
+				}
 			}
 			else if (p->r.need_ids)
 			{
@@ -2210,7 +2322,11 @@ pj_part_step(PjCtx *c, const PjPlan *p, PjOutBufs *o, const PjPart *R, const PjP
 			jo.rpos = rpos;
 		}
 		if (p->s.p1)
+		{
 			jo.sv = o->sd[0];
+			if (p->s.pack)
+				jo.sv2 = o->sd[1];
+		}
 		else if (p->s.need_ids)
 			jo.sv = o->sids;
 		jo.spos = spos;
@@ -2218,11 +2334,11 @@ pj_part_step(PjCtx *c, const PjPlan *p, PjOutBufs *o, const PjPart *R, const PjP
 		jo.cap = cap_s;
 
 		TRY(pj_memset(c, counter, 0, sizeof(*counter)));
-		TRY(pj_launch(c, "pj_join", pj_join<K, VR, VS>, U, PJ_BLOCK, smem, (const uint4 *) units, p->rcap,
+		TRY(pj_launch(c, "pj_join", pj_join<K, VR, VS, PR, PS>, U, PJ_BLOCK, smem, (const uint4 *) units, p->rcap,
 					  (const K *) R->kwp, (const VR *) R->vp, (const K *) S->kwp, (const VS *) S->vp, mode,
 					  flags, (int) p->verify, p->r.keys, p->s.keys, jo, counter));
 		if (kind != TM_PJOIN_INNER)
-			TRY(pj_launch(c, "pj_emit_flags", pj_emit_flags<K, VR, VS>, pj_grid(c, S->n, PJ_ROUND), PJ_BLOCK, 0,
+			TRY(pj_launch(c, "pj_emit_flags", pj_emit_flags<K, VR, VS, PR, PS>, pj_grid(c, S->n, PJ_ROUND), PJ_BLOCK, 0,
 						  (const K *) S->kwp, (const VS *) S->vp, (const u8 *) flags, S->n,
 						  kind == TM_PJOIN_SEMI ? 1 : 0, jo, counter));
 		if (c->dry)
@@ -2313,7 +2429,7 @@ pj_select_side(PjCtx *c, const PjPlan *p, const PjSide *sd, u32 row0, u32 n, int
 	return pj_select(c, row0, n, pred, *sel, nv, (u32) est);
 }
 
-template <class K, class VR, class VS>
+template <class K, class VR, class VS, bool PR, bool PS>
 int
 pj_run_part(PjCtx *c, const PjPlan *p, PjOutBufs *o, int g, int CS, unsigned long long *counter, u64 *m_main)
 {
@@ -2367,7 +2483,7 @@ pj_run_part(PjCtx *c, const PjPlan *p, PjOutBufs *o, int g, int CS, unsigned lon
 			double		done = ((double) b * CS + ch + 1) / ((double) GR * CS);
 			u64			rest = (u64) ((double) nS * (1.0 - done));
 
-			TRY(pj_part_step<K, VR, VS>(c, p, o, &R, &S, &off, rest, counter));
+			TRY((pj_part_step<K, VR, VS, PR, PS>(c, p, o, &R, &S, &off, rest, counter)));
 			pj_part_free(c, &S);
 			pj_free(c, selS);
 		}
@@ -2376,6 +2492,40 @@ pj_run_part(PjCtx *c, const PjPlan *p, PjOutBufs *o, int g, int CS, unsigned lon
 	}
 	*m_main = off;
 	return 0;
+}
+
+/*
+ * The value types of the partitioned join: per side u32 (4-byte first payload or row id), u64 (8-byte
+ * first payload) or u64 packed (two 4-byte payloads, GFTR), each its own instantiation.
+ */
+template <class K>
+int
+pj_run_part_k(PjCtx *c, const PjPlan *p, PjOutBufs *o, int g, int CS, unsigned long long *counter, u64 *m_main)
+{
+	const int	vr = p->r.pack ? 2 : (p->r.p1 && p->r.vbytes == 8) ? 1 : 0;
+	const int	vs = p->s.pack ? 2 : (p->s.p1 && p->s.vbytes == 8) ? 1 : 0;
+
+	switch (vr * 3 + vs)
+	{
+		case 0:
+			return pj_run_part<K, u32, u32, false, false>(c, p, o, g, CS, counter, m_main);
+		case 1:
+			return pj_run_part<K, u32, u64, false, false>(c, p, o, g, CS, counter, m_main);
+		case 2:
+			return pj_run_part<K, u32, u64, false, true>(c, p, o, g, CS, counter, m_main);
+		case 3:
+			return pj_run_part<K, u64, u32, false, false>(c, p, o, g, CS, counter, m_main);
+		case 4:
+			return pj_run_part<K, u64, u64, false, false>(c, p, o, g, CS, counter, m_main);
+		case 5:
+			return pj_run_part<K, u64, u64, false, true>(c, p, o, g, CS, counter, m_main);
+		case 6:
+			return pj_run_part<K, u64, u32, true, false>(c, p, o, g, CS, counter, m_main);
+		case 7:
+			return pj_run_part<K, u64, u64, true, false>(c, p, o, g, CS, counter, m_main);
+		default:
+			return pj_run_part<K, u64, u64, true, true>(c, p, o, g, CS, counter, m_main);
+	}
 }
 
 /* ================================================================================================
@@ -2462,17 +2612,11 @@ pj_run_pipe(PjCtx *c, const PjPlan *p, PjOutBufs *o, int g, int CS, unsigned lon
 		{
 			u32			cb = (u32) ((u64) nS * (u64) ch / (u64) CS);
 			u32			ce = (u32) ((u64) nS * (u64) (ch + 1) / (u64) CS);
-			u32		   *selS;
-			u32			nvS;
+			/* S's rows of this batch: selected by the probe itself (no selection vector, no memory) */
+			const u32	nvS = ce - cb;
 
-			pj_ph_begin(c, TM_PJOIN_PH_PART_S);
-			TRY(pj_select_side<K>(c, p, &p->s, cb, ce - cb, g, b, &selS, &nvS));
-			pj_ph_end(c);
 			if (nvS == 0)
-			{
-				pj_free(c, selS);
 				continue;
-			}
 
 			double		done = ((double) b * CS + ch + 1) / ((double) GR * CS);
 			u64			rest = (u64) ((double) nS * (1.0 - done));
@@ -2489,10 +2633,14 @@ pj_run_pipe(PjCtx *c, const PjPlan *p, PjOutBufs *o, int g, int CS, unsigned lon
 				pj_gset_side(p, o, true, false, &gr);
 				pj_gset_side(p, o, false, true, &gs);
 				TRY(pj_memset(c, counter, 0, sizeof(*counter)));
-				TRY(pj_launch(c, "pj_ht_probe", pj_ht_probe<K, T>, pj_grid(c, nvS, PJ_ROUND), PJ_BLOCK, 0,
-							  p->s.keys, p->layout, (const u32 *) selS, selS ? 0u : cb, nvS, (const T *) tab,
-							  tbits, (int) p->verify, p->r.keys, p->kind, gr, gs, o->rids, o->sids, off, cap_s,
-							  counter));
+				if (p->s.key_nulls || g > 0)
+					TRY(pj_launch(c, "pj_ht_probe", pj_ht_probe<K, T, true>, pj_grid(c, nvS, PJ_ROUND), PJ_BLOCK,
+								  0, p->s.keys, p->layout, cb, nvS, g, b, (const T *) tab, tbits, (int) p->verify,
+								  p->r.keys, p->kind, gr, gs, o->rids, o->sids, off, cap_s, counter));
+				else
+					TRY(pj_launch(c, "pj_ht_probe", pj_ht_probe<K, T, false>, pj_grid(c, nvS, PJ_ROUND), PJ_BLOCK,
+								  0, p->s.keys, p->layout, cb, nvS, g, b, (const T *) tab, tbits, (int) p->verify,
+								  p->r.keys, p->kind, gr, gs, o->rids, o->sids, off, cap_s, counter));
 				if (c->dry)
 					m = cap_s < nvS ? cap_s : nvS;
 				else
@@ -2519,11 +2667,11 @@ pj_run_pipe(PjCtx *c, const PjPlan *p, PjOutBufs *o, int g, int CS, unsigned lon
 					rb += 32.0 + gr.c[j].width;
 				for (int j = 0; j < gs.n; j++)
 					sbytes += 2.0 * gs.c[j].width + (gs.c[j].dstnull ? 2 : 0);
-				c->bytes += (double) nvS * (p->s.rel->nkeys * 6.0 + 32 + 8) + (double) m * (rb + sbytes);
+				c->bytes += (double) nvS * (p->s.rel->nkeys * 6.0 + 32 + 8 + (p->s.key_nulls ? p->s.rel->nkeys : 0)) +
+					(double) m * (rb + sbytes);
 			}
 			pj_ph_end(c);
 			off += m;
-			pj_free(c, selS);
 		}
 		pj_free(c, tab);
 		pj_free(c, selR);
@@ -2770,9 +2918,6 @@ pj_attempt(PjCtx *c, PjPlan *p, int g, int CS, u64 cap0, PjOutBufs *o, u64 *M_ou
 	if (counter == NULL)
 		return c->rc;
 
-	const bool	vr8 = p->r.p1 && p->r.vbytes == 8;
-	const bool	vs8 = p->s.p1 && p->s.vbytes == 8;
-
 	if (p->algo == TM_PJOIN_PIPELINED)
 	{
 		if (p->k64)
@@ -2781,27 +2926,9 @@ pj_attempt(PjCtx *c, PjPlan *p, int g, int CS, u64 cap0, PjOutBufs *o, u64 *M_ou
 			TRY((pj_run_pipe<u32, unsigned long long>(c, p, o, g, CS, counter, &m_main)));
 	}
 	else if (p->k64)
-	{
-		if (vr8 && vs8)
-			TRY((pj_run_part<u64, u64, u64>(c, p, o, g, CS, counter, &m_main)));
-		else if (vr8)
-			TRY((pj_run_part<u64, u64, u32>(c, p, o, g, CS, counter, &m_main)));
-		else if (vs8)
-			TRY((pj_run_part<u64, u32, u64>(c, p, o, g, CS, counter, &m_main)));
-		else
-			TRY((pj_run_part<u64, u32, u32>(c, p, o, g, CS, counter, &m_main)));
-	}
+		TRY(pj_run_part_k<u64>(c, p, o, g, CS, counter, &m_main));
 	else
-	{
-		if (vr8 && vs8)
-			TRY((pj_run_part<u32, u64, u64>(c, p, o, g, CS, counter, &m_main)));
-		else if (vr8)
-			TRY((pj_run_part<u32, u64, u32>(c, p, o, g, CS, counter, &m_main)));
-		else if (vs8)
-			TRY((pj_run_part<u32, u32, u64>(c, p, o, g, CS, counter, &m_main)));
-		else
-			TRY((pj_run_part<u32, u32, u32>(c, p, o, g, CS, counter, &m_main)));
-	}
+		TRY(pj_run_part_k<u32>(c, p, o, g, CS, counter, &m_main));
 
 	TRY(pj_null_rows(c, p, o, null_ids, n_null, m_main));
 
@@ -3196,7 +3323,8 @@ tm_pjoin(const TmPjoinRelation *r, const TmPjoinRelation *s, const TmPjoinOption
 		stats->s_chunks = cands[ci].second;
 		stats->attempts = attempts;
 		stats->grows = c.grows;
-		stats->first_payload_carried = (plan.r.p1 ? 1 : 0) | (plan.s.p1 ? 2 : 0);
+		stats->first_payload_carried = (plan.r.p1 ? 1 : 0) | (plan.s.p1 ? 2 : 0) | (plan.r.pack ? 4 : 0) |
+			(plan.s.pack ? 8 : 0);
 	}
 	else
 	{

@@ -21,7 +21,10 @@
  *   TM_PJOIN_GFTR        radix-partition both sides (keys together with the first payload column),
  *                        join each co-partition in shared memory, write the matches in clustered order,
  *                        then transform every further payload column (partition it the same way) and
- *                        gather from the transformed copy (Gather-From-Transformed-Relations)
+ *                        gather from the transformed copy (Gather-From-Transformed-Relations).  When a
+ *                        side's only fixed-width payload columns are its first two, both 4 bytes wide,
+ *                        the second without a NULL array, both go through the partitioning packed as one
+ *                        8-byte value instead (no transform, no gather for the second)
  *   TM_PJOIN_GFUR        the same partitioned join, but further payload columns are gathered from the
  *                        original (untransformed) columns by original row id (the unoptimized variant)
  *   TM_PJOIN_PIPELINED   a global hash table built on R, probed by S row by row, payloads gathered
@@ -173,7 +176,7 @@ typedef struct TmPjoinOptions
 enum
 {
 	TM_PJOIN_PH_PART_R = 0,		/* R: select, hash, partition (pipelined: build the hash table) */
-	TM_PJOIN_PH_PART_S,			/* S: select, hash, partition */
+	TM_PJOIN_PH_PART_S,			/* S: select, hash, partition (pipelined: nothing, the probe selects) */
 	TM_PJOIN_PH_JOIN,			/* work units, shared-memory build + probe, unmatched rows (pipelined:
 								 * the probe with its direct gathers) */
 	TM_PJOIN_PH_GATHER,			/* gathers by row id after the join (GFUR, text, wide keys) */
@@ -197,7 +200,8 @@ typedef struct TmPjoinStats
 	int32_t		s_chunks;
 	int32_t		attempts;		/* runs started (more than 1: an allocation failed, batched again) */
 	int32_t		grows;			/* times the result was enlarged (more rows than the hint) */
-	int32_t		first_payload_carried;	/* bit 0: R's first payload went through the partitioning, bit 1: S's */
+	int32_t		first_payload_carried;	/* bit 0: R's first payload went through the partitioning, bit 1: S's;
+										 * bit 2: R's second payload went with it (packed, GFTR), bit 3: S's */
 } TmPjoinStats;
 
 /*

@@ -34,7 +34,9 @@
  * (less if the device has not that much free: tm_pjoin then batches, and the CSV says so).
  *
  * CSV columns: CSV_FIELDS below; bytes_moved is tm_pjoin's estimate of the variant's own traffic and
- * variant_floor_ms that at the copy bandwidth.  Times in ms; throughput in G tuples/s = (|R| + |S|) / time.
+ * variant_floor_ms that at the copy bandwidth; carried is TmPjoinStats.first_payload_carried (bits 0 / 1:
+ * R's / S's first payload went through the partitioning, bits 2 / 3: packed with the second one, GFTR).
+ * Times in ms; throughput in G tuples/s = (|R| + |S|) / time.
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -54,7 +56,7 @@ static const char *CSV_FIELDS[] = {
 	"variant", "total_ms", "part_r_ms", "part_s_ms", "join_ms", "payload_ms", "gather_ms", "other_ms",
 	"tput_gtps", "bytes_moved", "variant_floor_ms", "floor_bytes", "floor_ms", "ratio_to_floor", "peak_bytes",
 	"workspace_bytes", "out_rows", "expected_rows", "check", "l2_bytes", "build_bytes", "build_over_l2",
-	"copy_gbs", "r_batches", "s_chunks", "part_bits", "work_units", "runs", "min_ms", "max_ms", NULL
+	"copy_gbs", "r_batches", "s_chunks", "part_bits", "work_units", "runs", "min_ms", "max_ms", "carried", NULL
 };
 
 #define CK(call) \
@@ -747,7 +749,7 @@ main(int argc, char **argv)
 		F("%s", v.c_str());
 		if (times.empty())
 		{
-			for (int k = 0; k < 15; k++)
+			for (int k = 0; k < 16; k++)
 				f.push_back("");
 			F("%llu", expect_rows);
 			F("%s", check.c_str());
@@ -755,7 +757,7 @@ main(int argc, char **argv)
 			F("%.0f", build_bytes);
 			F("%.2f", build_bytes / l2);
 			F("%.1f", gbs);
-			for (int k = 0; k < 7; k++)
+			for (int k = 0; k < 8; k++)
 				f.push_back("");
 		}
 		else
@@ -806,6 +808,7 @@ main(int argc, char **argv)
 			F("%d", (int) times.size());
 			F("%.3f", times[idx.front()]);
 			F("%.3f", times[idx.back()]);
+			F("%d", m.first_payload_carried);
 		}
 #undef F
 		for (size_t k = 0; k < f.size(); k++)

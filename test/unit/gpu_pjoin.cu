@@ -12,7 +12,9 @@
  * spread them); empty inputs; batches (forced R hash batches and S chunks, a workspace smaller than an
  * unbatched run needs, an allocator that fails past a limit); results larger than the hint (grown, also
  * across batches); the three memory modes; tm_pjoin_workspace_size (a run in exactly that much needs no
- * batching); GFTR's peak memory not above GFUR's; argument errors.  Plus random configurations.
+ * batching); GFTR's peak memory not above GFUR's; argument errors; GFTR's packed payloads (two 4-byte
+ * columns carried as one value: every kind, NULL keys, NULLs in the first payload, text after them,
+ * batches, skew, growth, memory modes; and the cases that must not pack).  Plus random configurations.
  *
  * Prints "N passed, N failed" (tm_unit.h); without a usable GPU it says it skipped and passes.
  *
@@ -119,6 +121,9 @@ struct Gen
 	double		rkeynull = 0;	/* chance of a NULL in a key column of a row */
 	double		skeynull = 0;
 	double		paynull = 0;	/* chance of NULL payloads (and that a column has a NULL array: 1/2) */
+	std::vector<double> rpaynull;	/* per R payload column (overrides paynull): 0 no NULL array, > 0 one
+									 * with that chance of NULL */
+	std::vector<double> spaynull;
 	double		perturb = 0;	/* S rows whose last key column is altered (multi-column keys) */
 	int64_t		rhot = 0;		/* R rows carrying id 0 additionally (a heavy duplicate) */
 };
@@ -150,7 +155,7 @@ rand_text(void)
 }
 
 static HCol
-make_payload(int width, int64_t n, double nullp)
+make_payload(int width, int64_t n, double nullp, bool force_nulls = false)
 {
 	HCol		c;
 
@@ -161,7 +166,7 @@ make_payload(int width, int64_t n, double nullp)
 	else
 		for (int64_t i = 0; i < n; i++)
 			c.v.push_back(width == 4 ? (rnd() & 0xFFFFFFFFULL) : rnd());
-	if (nullp > 0 && rnd_below(2) == 0)
+	if (nullp > 0 && (force_nulls || rnd_below(2) == 0))
 	{
 		c.nulls.resize((size_t) n);
 		for (int64_t i = 0; i < n; i++)
@@ -234,10 +239,12 @@ generate(const Gen &g, HRel &R, HRel &S)
 	S.n = g.nS;
 	set_keys(R, g, rid, g.rkeynull, 0);
 	set_keys(S, g, sid, g.skeynull, g.perturb);
-	for (int w : g.rpay)
-		R.pay.push_back(make_payload(w, R.n, g.paynull));
-	for (int w : g.spay)
-		S.pay.push_back(make_payload(w, S.n, g.paynull));
+	for (size_t j = 0; j < g.rpay.size(); j++)
+		R.pay.push_back(j < g.rpaynull.size() ? make_payload(g.rpay[j], R.n, g.rpaynull[j], true) :
+						make_payload(g.rpay[j], R.n, g.paynull));
+	for (size_t j = 0; j < g.spay.size(); j++)
+		S.pay.push_back(j < g.spaynull.size() ? make_payload(g.spay[j], S.n, g.spaynull[j], true) :
+						make_payload(g.spay[j], S.n, g.paynull));
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -627,6 +634,7 @@ struct RunCfg
 	int64_t		hint = 0;
 	bool		emit_keys = true;
 	int			expect_rc = TM_PJOIN_OK;
+	bool		check_pack = false;	/* check which sides GFTR packed (stats.first_payload_carried) */
 };
 
 struct RunOut
@@ -636,6 +644,36 @@ struct RunOut
 	int			rc;
 	TestAlloc	ta;
 };
+
+/* GFTR packs a side's payloads 0 and 1 into one carried value (tm_pjoin.cu, pj_pack_ok): they are its
+ * only fixed-width payloads, both 4 bytes, and payload 1 has no NULL array */
+static bool
+packable(const HRel &h)
+{
+	if (h.pay.size() < 2 || h.pay[0].width != 4 || h.pay[1].width != 4 || !h.pay[1].nulls.empty())
+		return false;
+	for (size_t j = 2; j < h.pay.size(); j++)
+		if (h.pay[j].width != 0)
+			return false;
+	return true;
+}
+
+/* the bits 2 (R) and 3 (S) of TmPjoinStats.first_payload_carried expected */
+static int
+expect_pack_bits(const HRel &R, const HRel &S, int algo, int kind)
+{
+	/* exact key words only (wide keys carry row ids): 1 column, or 2 columns of 4 bytes */
+	bool		exact = R.keys.size() == 1 || (R.keys.size() == 2 && R.keys[0].width == 4 && R.keys[1].width == 4);
+	int			bits = 0;
+
+	if (algo != TM_PJOIN_GFTR || !exact)
+		return 0;
+	if ((kind == TM_PJOIN_INNER || kind == TM_PJOIN_LEFT) && packable(R))
+		bits |= 4;
+	if (packable(S))
+		bits |= 8;
+	return bits;
+}
 
 static bool
 run_join(const char *label, const HRel &R, const HRel &S, DRel &dR, DRel &dS, int algo, int kind, const RunCfg &cfg,
@@ -739,6 +777,14 @@ run_join(const char *label, const HRel &R, const HRel &S, DRel &dR, DRel &dS, in
 						 "%s [%s %s]: stats out_rows %lld, total %.3f ms, peak %zu, attempts %d", label,
 						 algo_name[algo], kind_name[kind], (long long) st.out_rows, st.total_ms, st.peak_bytes,
 						 st.attempts);
+			if (cfg.check_pack)
+			{
+				int			want_bits = expect_pack_bits(R, S, algo, kind);
+
+				TM_CHECK_MSG((st.first_payload_carried & 12) == want_bits,
+							 "%s [%s %s]: packed sides 0x%x, expected 0x%x", label, algo_name[algo],
+							 kind_name[kind], st.first_payload_carried & 12, want_bits);
+			}
 		}
 		tm_pjoin_result_free(&res, &o);
 	}
@@ -1204,6 +1250,218 @@ test_random(void)
 	}
 }
 
+/*
+ * GFTR's packed payloads: two 4-byte payload columns carried as one 8-byte value through the partitioning
+ * and split at emission (tm_pjoin.cu, "Packed payloads").  Every kind and algorithm (GFUR and pipelined
+ * as the reference paths), the packing checked where expected and absent where not.
+ */
+static void
+test_packed(void)
+{
+	Gen			g;
+	RunCfg		cfg;
+
+	cfg.check_pack = true;
+	g.nR = 6000;
+	g.nS = 15000;
+	g.rdomain = 4000;			/* duplicates in R */
+	g.match = 0.75;
+	g.rpay = {4, 4};
+	g.spay = {4, 4};
+	check_all("packed 4+4 / 4+4", g, cfg);
+	cfg.emit_keys = false;
+	check_all("packed, no keys", g, cfg);
+	cfg.emit_keys = true;
+
+	/* NULL keys: rows are selected (the hash pass packs through the selection vector) */
+	g.rkeynull = 0.05;
+	g.skeynull = 0.05;
+	check_all("packed, NULL keys", g, cfg);
+
+	/* payload 0 with NULLs (its NULL array is transformed), payload 1 without: still packed */
+	g.rpaynull = {0.2, 0};
+	g.spaynull = {0.3, 0};
+	check_all("packed, payload 0 with NULLs", g, cfg);
+
+	/* payload 1 with NULLs: not packed, per-column transforms */
+	g.rpaynull = {0, 0.2};
+	g.spaynull = {0.2, 0.25};
+	check_all("payload 1 with NULLs: not packed", g, cfg);
+
+	/* three 4-byte payloads: not packed (more than 8 bytes) */
+	g.rpaynull = {};
+	g.spaynull = {};
+	g.rpay = {4, 4, 4};
+	g.spay = {4, 4, 4};
+	check_all("three 4-byte payloads: not packed", g, cfg);
+	g.rpaynull = {0.1, 0, 0.2};
+	g.spaynull = {0, 0, 0.1};
+	check_all("three 4-byte payloads with NULLs", g, cfg);
+
+	/* text after the two: packed (text goes by row id, through positions) */
+	g.rpay = {4, 4, 0};
+	g.spay = {4, 4, 0};
+	g.rpaynull = {0.1, 0, 0.1};
+	g.spaynull = {0, 0, 0.2};
+	check_all("packed + text", g, cfg);
+
+	/* one side packed, the other not (4 + 8 bytes, 8 bytes alone, text first) */
+	g.rpaynull = {};
+	g.spaynull = {};
+	g.rpay = {4, 4};
+	g.spay = {4, 8};
+	check_all("R packed, S 4+8", g, cfg);
+	g.rpay = {8};
+	g.spay = {4, 4};
+	check_all("R 8, S packed", g, cfg);
+	g.rpay = {0, 4, 4};
+	g.spay = {4, 4};
+	check_all("R text first, S packed", g, cfg);
+	g.rpay = {4, 4};
+	g.spay = {};
+	check_all("R packed, S without payload", g, cfg);
+
+	/* key layouts: 8-byte key words (K = u64) with 8-byte values; wide keys carry row ids (no packing) */
+	g.rpay = {4, 4};
+	g.spay = {4, 4};
+	g.kw[0] = 8;
+	check_all("packed, 8-byte key", g, cfg);
+	g.nkeys = 2;
+	g.kw[0] = 4;
+	g.kw[1] = 4;
+	g.perturb = 0.2;
+	check_all("packed, 2 x 4-byte keys", g, cfg);
+	g.nkeys = 3;
+	g.kw[2] = 8;
+	check_all("3 key columns: not packed", g, cfg);
+	g = Gen();
+
+	/* batches: R hash batches and S chunks (selected rows on both sides), results beyond the hint */
+	g.nR = 8000;
+	g.nS = 20000;
+	g.rdomain = 5000;
+	g.match = 0.8;
+	g.rkeynull = 0.02;
+	g.skeynull = 0.02;
+	g.rpay = {4, 4};
+	g.spay = {4, 4};
+	g.rpaynull = {0.1, 0};
+	cfg.r_batches = 4;
+	check_all("packed, 4 R batches", g, cfg);
+	cfg.r_batches = 1;
+	cfg.s_chunks = 3;
+	check_all("packed, 3 S chunks", g, cfg);
+	cfg.r_batches = 8;
+	cfg.s_chunks = 5;
+	check_all("packed, 8 R batches x 5 S chunks", g, cfg);
+	cfg.r_batches = 2;
+	cfg.s_chunks = 3;
+	cfg.hint = 10;
+	check_all("packed, batched, result beyond the hint", g, cfg);
+	cfg = RunCfg();
+	cfg.check_pack = true;
+
+	/* Zipf 1.5 foreign keys (a third of S on one key), tiny S units: the hot partition over many blocks */
+	g = Gen();
+	g.nR = 3000;
+	g.nS = 60000;
+	g.zipf = 1.5;
+	g.rpay = {4, 4};
+	g.spay = {4, 4};
+	cfg.unit_s_rows = 256;
+	check_all("packed, zipf 1.5, small S units", g, cfg);
+	cfg.unit_s_rows = 0;
+
+	/* skew: a hot R key over several shared-memory chunks (8-byte values: smaller chunks), tiny units */
+	g = Gen();
+	g.nR = 3000;
+	g.nS = 8000;
+	g.zipf = 1.1;				/* as test_skew: about 2 million result rows from the hot key */
+	g.rhot = 1500;
+	g.skeynull = 0.03;
+	g.rpay = {4, 4};
+	g.spay = {4, 4};
+	g.spaynull = {0.1, 0};
+	cfg.part_bits = 2;
+	cfg.unit_r_rows = 128;
+	cfg.unit_s_rows = 512;
+	check_all("packed, R partitions of many chunks", g, cfg);
+	cfg.part_bits = 16;
+	cfg.unit_r_rows = 0;
+	cfg.unit_s_rows = 0;
+	check_all("packed, 2^16 partitions", g, cfg);
+
+	/* empty inputs (LEFT / ANTI with an empty R: every S row unmatched, written by the flag kernel) */
+	{
+		int64_t		sizes[][2] = {{0, 100}, {100, 0}, {0, 0}, {1, 1}};
+
+		for (auto &sz : sizes)
+		{
+			char		label[64];
+
+			g = Gen();
+			g.nR = sz[0];
+			g.nS = sz[1];
+			g.rpay = {4, 4};
+			g.spay = {4, 4};
+			g.skeynull = 0.3;
+			snprintf(label, sizeof(label), "packed, empty: R %lld, S %lld", (long long) sz[0], (long long) sz[1]);
+			check_all(label, g, cfg);
+		}
+	}
+
+	/* many-to-many: far more rows than |S| (the result grows, the packed columns with it) */
+	g = Gen();
+	g.nR = 4000;
+	g.nS = 3000;
+	g.rdomain = 200;
+	g.rpay = {4, 4};
+	g.spay = {4, 4};
+	cfg = RunCfg();
+	cfg.check_pack = true;
+	cfg.hint = 10;
+	check_all("packed, result beyond the hint", g, cfg, 1 | 8);
+
+	/* memory modes: a workspace of exactly the predicted size, the callbacks */
+	{
+		HRel		R,
+					S;
+		DRel		dR,
+					dS;
+
+		g = Gen();
+		g.nR = 20000;
+		g.nS = 50000;
+		g.match = 0.9;
+		g.skeynull = 0.01;
+		g.rpay = {4, 4};
+		g.spay = {4, 4};
+		generate(g, R, S);
+		to_device(R, dR);
+		to_device(S, dS);
+		for (int k = 0; k < 4; k++)
+		{
+			RunCfg		c2;
+			RunOut		ro;
+
+			c2.check_pack = true;
+			c2.mem = MEM_WORKSPACE;
+			if (run_join("packed, workspace exact", R, S, dR, dS, TM_PJOIN_GFTR, k, c2, &ro))
+				TM_CHECK_MSG(ro.st.r_batches == 1 && ro.st.s_chunks == 1 && ro.st.attempts == 1 &&
+							 ro.st.workspace_peak <= ro.ws_need,
+							 "[packed %s] workspace %zu: batches %d x %d, attempts %d, used %zu",
+							 kind_name[k], ro.ws_need, ro.st.r_batches, ro.st.s_chunks, ro.st.attempts,
+							 ro.st.workspace_peak);
+			c2.mem = MEM_CALLBACK;
+			if (run_join("packed, callbacks", R, S, dR, dS, TM_PJOIN_GFTR, k, c2, &ro))
+				TM_CHECK_MSG(ro.ta.peak == ro.st.peak_bytes, "[packed %s] allocator peak %zu, reported %zu",
+							 kind_name[k], ro.ta.peak, ro.st.peak_bytes);
+		}
+		free_dev(dR);
+		free_dev(dS);
+	}
+}
+
 int
 main(void)
 {
@@ -1227,5 +1485,6 @@ main(void)
 	TM_RUN(test_memory_modes);
 	TM_RUN(test_errors);
 	TM_RUN(test_random);
+	TM_RUN(test_packed);
 	return tm_unit_done();
 }
