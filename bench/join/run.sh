@@ -83,27 +83,23 @@ run() {
 	tail -n +2 "$out/results.csv" | tail -n 3 | cut -d, -f12,13,20,30 | sed 's/^/   /' >&2
 }
 
+# the target configurations at 2^$1: 4-byte keys and payloads, 1 and 2 payload columns, uniform and Zipf 1.5
+run_targets() {
+	for p in 1 2; do
+		for z in 0 1.5; do
+			run target --log2r "$1" --pcols "$p" --zipf "$z"
+		done
+	done
+}
+
 if [ "$quick" = 1 ]; then
-	for p in 1 2; do
-		for z in 0 1.5; do
-			run target --log2r 24 --pcols "$p" --zipf "$z"
-		done
-	done
+	run_targets 24
 elif [ "$targets" = 1 ]; then
-	for p in 1 2; do
-		for z in 0 1.5; do
-			run target --log2r 27 --pcols "$p" --zipf "$z"
-		done
-	done
+	run_targets 27
 	run size --log2r 24 --pcols 2
 	run size --log2r 26 --pcols 2
 else
-	# the targets: 2^27 x 2^27, 4-byte keys and payloads, 1 and 2 payload columns, uniform and Zipf 1.5
-	for p in 1 2; do
-		for z in 0 1.5; do
-			run target --log2r 27 --pcols "$p" --zipf "$z"
-		done
-	done
+	run_targets 27
 	# size sweep (2^27 is in the targets), 1 and 2 payload columns
 	for p in 1 2; do
 		for n in 24 25 26 28; do
