@@ -8,7 +8,9 @@
  * sort key is at least as early in the Sort's order as the N-th earliest one: a superset of the rows
  * the Limit returns (ties at the boundary all kept), which the Sort and the Limit above then order and
  * cut exactly as before.  Keys are compared with the Sort's own operator (SortSupport: its collation,
- * NULLS FIRST / LAST), so the order is PostgreSQL's by construction.
+ * NULLS FIRST / LAST), so the order is PostgreSQL's by construction; where that operator is the type's
+ * default < or > and the type is an integer, date, timestamp or numeric (one scale per result column),
+ * the values are compared as themis holds them instead, which is the same order without making datums.
  *
  * Only where the rows the Sort sees are the node's result rows one for one: no qual on the node, the
  * key a plain column of its scan tuple, a constant LIMIT (not WITH TIES).  The kept rows and N show in
@@ -24,6 +26,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/sortsupport.h"
+#include "utils/typcache.h"
 
 #include "themis.h"
 #include "exec_node.h"
@@ -163,19 +166,70 @@ themis_topn_get(CustomScan *cs, ThemisTopN *t)
 
 typedef struct TopNKey
 {
-	Datum		d;
+	Datum		d;				/* SortSupport comparison */
+	TmValue		v;				/* native comparison */
 	bool		isnull;
 } TopNKey;
 
-static inline int
-key_cmp(const TopNKey *a, const TopNKey *b, SortSupport ss)
+typedef struct TopNCmp
 {
-	return ApplySortComparator(a->d, a->isnull, b->d, b->isnull, ss);
+	SortSupportData ssd;
+	bool		native;			/* compare v, else d with ssd */
+	bool		wide;			/* native: v.n (numeric), else v.i */
+	bool		desc;			/* native: the Sort's operator is > */
+} TopNCmp;
+
+static inline int
+key_cmp(const TopNKey *a, const TopNKey *b, const TopNCmp *cmp)
+{
+	int			r;
+
+	if (!cmp->native)
+		return ApplySortComparator(a->d, a->isnull, b->d, b->isnull, (SortSupport) &cmp->ssd);
+	if (a->isnull || b->isnull)
+	{
+		if (a->isnull && b->isnull)
+			return 0;
+		return (a->isnull == cmp->ssd.ssup_nulls_first) ? -1 : 1;
+	}
+	if (cmp->wide)
+		r = (a->v.n > b->v.n) - (a->v.n < b->v.n);
+	else
+		r = (a->v.i > b->v.i) - (a->v.i < b->v.i);
+	return cmp->desc ? -r : r;
+}
+
+/* kinds whose values (int64 / scaled int128) order as the type's btree operators do */
+static bool
+native_order(const TmType *t, Oid sortop, bool *desc)
+{
+	TypeCacheEntry *tc;
+
+	switch (t->kind)
+	{
+		case TM_K_INT2:
+		case TM_K_INT4:
+		case TM_K_INT8:
+		case TM_K_DATE:
+		case TM_K_TIMESTAMP:
+		case TM_K_NUMERIC:
+			break;
+		default:
+			return false;
+	}
+	tc = lookup_type_cache(t->pgtype, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+	if (OidIsValid(tc->lt_opr) && sortop == tc->lt_opr)
+		*desc = false;
+	else if (OidIsValid(tc->gt_opr) && sortop == tc->gt_opr)
+		*desc = true;
+	else
+		return false;
+	return true;
 }
 
 /* the max-heap (by sort order: the latest key on top) of the n earliest keys seen */
 static void
-heap_sift_down(TopNKey *h, int n, int i, SortSupport ss)
+heap_sift_down(TopNKey *h, int n, int i, const TopNCmp *ss)
 {
 	for (;;)
 	{
@@ -198,7 +252,7 @@ heap_sift_down(TopNKey *h, int n, int i, SortSupport ss)
 }
 
 static void
-heap_sift_up(TopNKey *h, int i, SortSupport ss)
+heap_sift_up(TopNKey *h, int i, const TopNCmp *ss)
 {
 	while (i > 0)
 	{
@@ -215,10 +269,11 @@ heap_sift_up(TopNKey *h, int i, SortSupport ss)
 }
 
 static void
-key_of(const TmResultSet *rs, int col, int64 row, TopNKey *k)
+key_of(const TmResultSet *rs, int col, int64 row, const TopNCmp *cmp, TopNKey *k)
 {
 	k->isnull = rs->nulls[col][row];
-	k->d = k->isnull ? (Datum) 0 : tm_value_to_datum(&rs->values[col][row], &rs->types[col]);
+	k->v = rs->values[col][row];
+	k->d = (k->isnull || cmp->native) ? (Datum) 0 : tm_value_to_datum(&k->v, &rs->types[col]);
 }
 
 /*
@@ -230,7 +285,7 @@ void
 themis_topn_select(ThemisScanState *ts, const ThemisTopN *t)
 {
 	TmResultSet *rs = ts->result;
-	SortSupportData ssd;
+	TopNCmp		cmp;
 	MemoryContext tmp,
 				old;
 	TopNKey    *heap;
@@ -246,11 +301,16 @@ themis_topn_select(ThemisScanState *ts, const ThemisTopN *t)
 		return;
 	get_typlenbyval(rs->types[t->col].pgtype, &typlen, &typbyval);
 
-	memset(&ssd, 0, sizeof(ssd));
-	ssd.ssup_cxt = CurrentMemoryContext;
-	ssd.ssup_collation = t->collation;
-	ssd.ssup_nulls_first = t->nulls_first;
-	PrepareSortSupportFromOrderingOp(t->sortop, &ssd);
+	memset(&cmp, 0, sizeof(cmp));
+	cmp.ssd.ssup_cxt = CurrentMemoryContext;
+	cmp.ssd.ssup_collation = t->collation;
+	cmp.ssd.ssup_nulls_first = t->nulls_first;
+	cmp.native = native_order(&rs->types[t->col], t->sortop, &cmp.desc);
+	cmp.wide = rs->types[t->col].kind == TM_K_NUMERIC;
+	if (!cmp.native)
+		PrepareSortSupportFromOrderingOp(t->sortop, &cmp.ssd);
+	else
+		typbyval = true;		/* nothing to copy: the keys are the TmValues */
 
 	tmp = AllocSetContextCreate(CurrentMemoryContext, "themis top-N", ALLOCSET_DEFAULT_SIZES);
 	heap = (TopNKey *) palloc(sizeof(TopNKey) * t->n);
@@ -266,23 +326,23 @@ themis_topn_select(ThemisScanState *ts, const ThemisTopN *t)
 			MemoryContextReset(tmp);
 		}
 		old = MemoryContextSwitchTo(tmp);
-		key_of(rs, t->col, row, &k);
+		key_of(rs, t->col, row, &cmp, &k);
 		MemoryContextSwitchTo(old);
 		if (nh < t->n)
 		{
 			if (!k.isnull)
 				k.d = datumCopy(k.d, typbyval, typlen);
 			heap[nh++] = k;
-			heap_sift_up(heap, nh - 1, &ssd);
+			heap_sift_up(heap, nh - 1, &cmp);
 		}
-		else if (key_cmp(&k, &heap[0], &ssd) < 0)
+		else if (key_cmp(&k, &heap[0], &cmp) < 0)
 		{
 			if (!heap[0].isnull && !typbyval)
 				pfree(DatumGetPointer(heap[0].d));
 			if (!k.isnull)
 				k.d = datumCopy(k.d, typbyval, typlen);
 			heap[0] = k;
-			heap_sift_down(heap, nh, 0, &ssd);
+			heap_sift_down(heap, nh, 0, &cmp);
 		}
 	}
 
@@ -300,8 +360,8 @@ themis_topn_select(ThemisScanState *ts, const ThemisTopN *t)
 			MemoryContextReset(tmp);
 		}
 		old = MemoryContextSwitchTo(tmp);
-		key_of(rs, t->col, row, &k);
-		c = key_cmp(&k, &heap[0], &ssd);
+		key_of(rs, t->col, row, &cmp, &k);
+		c = key_cmp(&k, &heap[0], &cmp);
 		MemoryContextSwitchTo(old);
 		if (c <= 0)
 		{
