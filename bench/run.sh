@@ -22,6 +22,8 @@
 #   * EXPLAIN (ANALYZE, FORMAT JSON) with themis on and fallback on: whether a Themis node ran,
 #     a "Fallback" line and its reason, and the share of base-table rows read by Themis nodes
 #     (bench/lib/report.py documents the definition);
+#   * where a GPU is usable: each table loaded into the GPU column cache alone (themis.cache_drop(), then
+#     themis.cache_table(t), timed): the cold path's load throughput (rows/s, GB/s) in the report;
 #   * DuckDB (bench/duckdb_runner.c via libduckdb.so: --duckdb PATH, $DUCKDB_LIB,
 #     bench/duckdb/libduckdb.so from bench/fetch-duckdb.sh, or a system libduckdb) loads the same
 #     files and runs the same queries: cold (first) and warm (median of N).
@@ -317,6 +319,29 @@ for q in "${QS[@]}"; do
 	echo "$same" >"$RAW/q$q.result"
 	log "q$q: off $(paste -sd ' ' "$RAW/q$q.off.times") ms | on $(paste -sd ' ' "$RAW/q$q.on.times") ms | $same$(grep -m1 -o 'ERROR: .*' "$RAW/q$q.on.err" | sed 's/^/ | on: /')"
 done
+
+# ---- cold path: loading each table's columns into the GPU column cache ----
+# (issue 6: load throughput) one session per table: drop the cache, then themis.cache_table(t), timed;
+# only where a GPU is usable (else the daemon has no cache)
+: >"$RAW/load_throughput.tsv"
+if [ -n "$DROP_FN" ] && [ "$(sql -c "SELECT usable FROM themis.gpu_status()" 2>/dev/null)" = t ]; then
+	log "cold path: loading each table into the GPU column cache"
+	for t in lineitem orders partsupp part customer supplier nation region; do
+		wait_ready
+		out="$({ echo "SET statement_timeout = '${TIMEOUT}s';"; echo "SELECT themis.$DROP_FN();"; echo "\\timing on"
+				 echo "SELECT themis.cache_table('$t');"; } | "${PSQL[@]}" -At -f - 2>&1)"
+		bytes="$(grep -B1 '^Time: ' <<<"$out" | head -n 1)"
+		ms="$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out" | tail -n 1)"
+		rows="$(sql -c "SELECT reltuples::bigint FROM pg_class WHERE oid = '$t'::regclass" 2>/dev/null)"
+		if [[ "$bytes" =~ ^[0-9]+$ ]] && [ -n "$ms" ]; then
+			printf '%s\t%s\t%s\t%s\n' "$t" "$rows" "$bytes" "$ms" >>"$RAW/load_throughput.tsv"
+			log "cold path: $t: $rows rows, $bytes bytes in $ms ms"
+		else
+			log "cold path: $t: $(tr '\n' ' ' <<<"$out" | cut -c1-200)"
+		fi
+	done
+	sql -c "SELECT themis.$DROP_FN()" >/dev/null 2>&1
+fi
 
 # ---- DuckDB ----
 find_duckdb() {

@@ -265,6 +265,18 @@ def header_lines(h):
     ]
 
 
+def load_throughput(path):
+    """(table, rows, bytes, ms) per line of bench/run.sh's raw/load_throughput.tsv"""
+    out = []
+    for line in read(path).splitlines():
+        f = line.split("\t")
+        try:
+            out.append((f[0], int(f[1]), int(f[2]), float(f[3])))
+        except (IndexError, ValueError):
+            pass
+    return out
+
+
 def write_md(outdir, h, rows):
     lines = ["# TPC-H: PostgreSQL with themis off / on" + (" / DuckDB" if h.get("duckdb", "none") != "none" else ""), ""]
     lines += [f"- {x}" for x in header_lines(h)]
@@ -292,6 +304,15 @@ def write_md(outdir, h, rows):
               f"(on the GPU in {ngpu}); "
               f"fallback in {nfb}; geometric mean speedup (warm, where measured): {fmt(gm, 2) or '–'}x"
               + (f"; DuckDB vs PostgreSQL (warm, geometric mean): {fmt(gd, 2)}x" if gd else "") + "."]
+    lt = load_throughput(os.path.join(outdir, "raw", "load_throughput.tsv"))
+    if lt:
+        lines += ["", "Cold path: each table's columns read from PostgreSQL (parallel workers) and loaded into the GPU "
+                  "column cache by `themis.cache_table()`, after `themis.cache_drop()`, psql wall time:", "",
+                  "| table | rows | bytes cached | time | rows/s | GB/s |", "|---|---:|---:|---:|---:|---:|"]
+        for t, n, b, ms in lt:
+            s = ms / 1000.0
+            lines.append(f"| {t} | {n} | {b} | {ms:.0f} ms | {fmt(n / s, 0) if s > 0 else '–'} | "
+                         f"{fmt(b / s / 1e9, 2) if s > 0 else '–'} |")
     if any(r["result"] == "DIFFERENT" for r in rows):
         lines.append("")
         lines.append("**Results DIFFER for: " + ", ".join(r["query"] for r in rows if r["result"] == "DIFFERENT")
