@@ -265,6 +265,39 @@ def header_lines(h):
     ]
 
 
+def stages(path):
+    """where an EXPLAIN ANALYZE's time went: dict of planning, execution, gpu (the daemon's execution),
+    upload (sources sent with the request), themis_other (the rest of the outermost Themis nodes' time:
+    reading sources, waiting, the result's transfer and conversion), postgres (the rest of the execution);
+    None if the file has no plan"""
+    txt = read(path).strip()
+    i = txt.find("[")
+    if i < 0:
+        return None
+    try:
+        top = json.loads(txt[i:])[0]
+        plan = top["Plan"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None
+    gpu = upload = node = 0.0
+
+    def visit(n, inside):
+        nonlocal gpu, upload, node
+        if is_themis(n):
+            gpu += float(n.get("GPU Time", 0) or 0)
+            upload += float(n.get("GPU Upload Time", 0) or 0)
+            if not inside:
+                node += float(n.get("Actual Total Time", 0) or 0) * float(n.get("Actual Loops", 1) or 0)
+            inside = True
+        for c in n.get("Plans", []) or []:
+            visit(c, inside)
+
+    visit(plan, False)
+    ex = float(top.get("Execution Time", 0) or 0)
+    return {"planning": float(top.get("Planning Time", 0) or 0), "execution": ex, "gpu": gpu, "upload": upload,
+            "themis_other": max(node - gpu - upload, 0.0), "postgres": max(ex - node, 0.0)}
+
+
 def load_throughput(path):
     """(table, rows, bytes, ms) per line of bench/run.sh's raw/load_throughput.tsv"""
     out = []
@@ -304,6 +337,21 @@ def write_md(outdir, h, rows):
               f"(on the GPU in {ngpu}); "
               f"fallback in {nfb}; geometric mean speedup (warm, where measured): {fmt(gm, 2) or '–'}x"
               + (f"; DuckDB vs PostgreSQL (warm, geometric mean): {fmt(gd, 2)}x" if gd else "") + "."]
+    st = [(r["query"], stages(os.path.join(outdir, "raw", r["query"] + ".analyze.json"))) for r in rows]
+    st = [(q, x) for q, x in st if x is not None]
+    if st:
+        lines += ["", "Where the time goes with themis on (EXPLAIN ANALYZE after the timed runs, ms; its own timing "
+                  "adds some): planning; GPU = the daemon's execution of the Themis nodes; upload = sources sent "
+                  "with the request; themis other = the rest of the Themis nodes' time (reading sources, waiting, "
+                  "the result's transfer and conversion); PostgreSQL = the plan's nodes above and beside them.", "",
+                  "| query | planning | GPU | upload | themis other | PostgreSQL | execution | largest |",
+                  "|---|---:|---:|---:|---:|---:|---:|---|"]
+        for q, x in st:
+            parts = {"planning": x["planning"], "GPU": x["gpu"], "upload": x["upload"],
+                     "themis other": x["themis_other"], "PostgreSQL": x["postgres"]}
+            big = max(parts, key=parts.get)
+            lines.append(f"| {q} | {fmt(x['planning'])} | {fmt(x['gpu'])} | {fmt(x['upload'])} | "
+                         f"{fmt(x['themis_other'])} | {fmt(x['postgres'])} | {fmt(x['execution'])} | {big} |")
     lt = load_throughput(os.path.join(outdir, "raw", "load_throughput.tsv"))
     if lt:
         lines += ["", "Cold path: each table's columns read from PostgreSQL (parallel workers) and loaded into the GPU "
