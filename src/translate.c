@@ -1448,11 +1448,16 @@ group_index_for_input(AggCollect *ac, int attno)
 		fail(ac->ts, "unexpected aggregate input column");
 		return -1;
 	}
-	/* a key that is the column under a coercion keeping its equality: the column's value */
+	/*
+	 * A key that is the column under a coercion keeping its equality (varchar -> text): the column's
+	 * value, that key itself where the types agree, else grouping by the column too splits nothing.
+	 */
 	i = 0;
 	foreach(lc, ac->groups)
 	{
-		if (equal(strip_same_equality((Node *) lfirst(lc)), e))
+		Node	   *k = (Node *) lfirst(lc);
+
+		if (equal(strip_same_equality(k), e) && exprType(k) == exprType((Node *) e))
 			return i;
 		i++;
 	}
@@ -1464,7 +1469,9 @@ group_index_for_input(AggCollect *ac, int attno)
 	 */
 	foreach(lc, ac->groups)
 	{
-		if (mentions_expr((Node *) lfirst(lc), e))
+		Node	   *k = (Node *) lfirst(lc);
+
+		if (!equal(strip_same_equality(k), e) && mentions_expr(k, e))
 		{
 			fail(ac->ts, "an aggregate output column whose group key is an expression of it (any value of the group)");
 			return -1;
