@@ -59,6 +59,11 @@ SELECT * FROM tt.check($$SELECT g, sum(n2) AS s FROM types GROUP BY g HAVING sum
 EXPLAIN (COSTS OFF)
 SELECT g, max(t) AS m FROM types GROUP BY g HAVING upper(max(t)) <> 'ZZ' ORDER BY m LIMIT 2;
 SELECT * FROM tt.check_ordered($$SELECT g, max(t) AS m FROM types GROUP BY g HAVING upper(max(t)) <> 'ZZ' ORDER BY m, g LIMIT 2$$);
+-- empty input; errors in a HAVING evaluated in the node (division by zero, overflow) as PostgreSQL raises them
+SELECT * FROM tt.check_ordered($$SELECT id, i4 FROM empty_types ORDER BY i4 DESC, id LIMIT 3$$);
+SELECT * FROM tt.check($$SELECT g, count(*) AS n FROM empty_types GROUP BY g HAVING count(*) > (SELECT count(*) / 20 FROM types)$$);
+SELECT * FROM tt.check_error($$SELECT g, count(*) AS n FROM types GROUP BY g HAVING count(*) / ((SELECT count(*) FROM types) - 1011) > 1$$);
+SELECT * FROM tt.check_error($$SELECT g, sum(i4) AS s FROM types GROUP BY g HAVING sum(i4)::int4 * (SELECT 2147483647) > 0$$);
 RESET themis.min_rows;
 RESET themis.fallback;
 RESET themis.device;
