@@ -53,9 +53,6 @@ CU_SRCS := $(sort $(wildcard cuda/*.cu))
 ifeq ($(and $(wildcard include/themis/tm_expr_eval.h),$(wildcard include/themis/tm_hash.h)),)
 CU_SRCS := $(filter-out cuda/tm_eval_kernel.cu,$(CU_SRCS))
 endif
-# cuda/tm_pjoin.cu (the partitioned hash join, issue 8) is not part of the daemon yet: it is built by
-# its own test (make pjointest) and benchmark (bench/join/run.sh) only
-CU_SRCS := $(filter-out cuda/tm_pjoin.cu,$(CU_SRCS))
 CU_OBJS = $(CU_SRCS:.cu=.o)
 
 TM_HEADERS := $(wildcard include/themis/*.h)
@@ -99,7 +96,7 @@ REGRESS = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
 REGRESS_OPTS = --temp-instance=./tmp_check --temp-config=$(CURDIR)/test/themis.conf \
 	--no-locale --encoding=UTF8
 
-EXTRA_CLEAN = test/unit/bin cuda/*.o src/gpud/*.o themis-gpud .build-config
+EXTRA_CLEAN = test/unit/bin bench/join/bin/xover cuda/*.o src/gpud/*.o themis-gpud .build-config
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -159,10 +156,16 @@ test/unit/bin/probe_gpu: test/unit/harness/gpu_probe.c cuda/tm_device.o
 	@mkdir -p test/unit/bin
 	$(UNIT_CC) $(UNIT_CFLAGS) -Iinclude -Icuda -o $@ $^ $(CUDA_LIBS)
 
-# the partitioned hash join's randomized test (not in `make unittest` while the join is not wired in)
-test/unit/bin/gpu_pjoin: test/unit/gpu_pjoin.cu cuda/tm_pjoin.cu cuda/tm_pjoin.h test/unit/tm_unit.h
+# the partitioned hash join's own randomized test (long: `make pjointest`, not in `make unittest`; the
+# join inside the executor is tested by gpu_pipeline)
+test/unit/bin/gpu_pjoin: test/unit/gpu_pjoin.cu cuda/tm_pjoin.o cuda/tm_pjoin.h test/unit/tm_unit.h
 	@mkdir -p test/unit/bin
-	$(NVCC) $(NVCC_ALLFLAGS) -Icuda -Itest/unit -o $@ test/unit/gpu_pjoin.cu cuda/tm_pjoin.cu -lm
+	$(NVCC) $(NVCC_ALLFLAGS) -Icuda -Itest/unit -o $@ test/unit/gpu_pjoin.cu cuda/tm_pjoin.o -lm
+
+# where the partitioned join overtakes the probe in the kernel, through the executor (bench/join/xover.cu)
+bench/join/bin/xover: bench/join/xover.cu test/unit/bin/libtmcuda.a $(TM_HEADERS) $(wildcard cuda/*.h)
+	@mkdir -p bench/join/bin
+	$(NVCC) $(NVCC_ALLFLAGS) -Icuda -o $@ $< test/unit/bin/libtmcuda.a -lm
 
 pjointest: test/unit/bin/gpu_pjoin
 	test/unit/bin/gpu_pjoin

@@ -87,12 +87,16 @@
 #include "themis/tm_hash.h"
 #include "themis/tm_hashtable.h"
 #include "tm_gpu_exec.h"
+#include "tm_pjoin.h"
 
 #define TPB					256			/* threads per block */
 #define POOL_ALIGN			256			/* alignment of pool allocations */
 #define AGG_INITIAL_CAP		65536		/* groups of the first try of an AGG table */
 #define DISTINCT_INITIAL_CAP	262144	/* (group, value) pairs of the first try of a DISTINCT set */
 #define FMT_VALUE			100			/* device column of TmValues (results, build rows) */
+#define FMT_PARTS			101			/* a TmValue split in two arrays (the partitioned join's output):
+										 * bytes 0..w0-1 in data, bytes 8..8+w1-1 in offsets; DCol.pad =
+										 * w0 | w1 << 8 | (sign-extend a 4-byte part 0) << 16 */
 
 /* internal status of a thread's walk: the group table or a DISTINCT set overflowed, the pass is redone */
 #define ST_ABORT			0x1000
@@ -392,6 +396,23 @@ load_col(const DCol *c, int64_t r, TmValue *v, bool *isnull)
 			break;
 		case FMT_VALUE:
 			*v = ((const TmValue *) c->data)[r];
+			break;
+		case FMT_PARTS:
+			{
+				int			w0 = c->pad & 0xff;
+				int			w1 = (c->pad >> 8) & 0xff;
+
+				if (w0 == 8)
+					v->i = ((const int64_t *) c->data)[r];
+				else if (c->pad & 0x10000)
+					v->i = ((const int32_t *) c->data)[r];
+				else
+					v->i = (int64_t) ((const uint32_t *) c->data)[r];
+				if (w1 == 8)
+					((int64_t *) v)[1] = ((const int64_t *) c->offsets)[r];
+				else if (w1 == 4)
+					((int32_t *) v)[2] = ((const int32_t *) c->offsets)[r];
+			}
 			break;
 		default:
 			break;
@@ -2576,6 +2597,8 @@ struct TmGpuPool
 	int			lb;				/* TmGpuLoadBalance */
 	int			coop;			/* the device can launch cooperative kernels (AWS needs it) */
 	int			smem_optin;		/* shared memory per block at most (opt-in) */
+	int			l2_bytes;		/* the device's L2 cache */
+	int			join_algo;		/* TmGpuJoinAlgo */
 };
 
 /* a device result: TmValue columns */
@@ -2596,6 +2619,8 @@ struct HHash
 	bool		repeated;		/* some key has several build rows */
 	int64_t		nrows;
 	const DJoin *d;				/* device */
+	TmValue   **cols;			/* host array of its nkeys + npayload device columns (rows in d's order) */
+	uint8_t   **paynulls;		/* host array of the payload columns' NULL arrays (npayload) */
 };
 
 /* one tm_gpu_execute */
@@ -3262,6 +3287,24 @@ expr_slots(const TmExpr *e, bool *want, int nslots)
 			want[code[i].a] = true;
 }
 
+/* the slots that the sink's expressions read */
+static void
+sink_slots(const TmSink *sk, bool *want, int nslots)
+{
+	for (int i = 0; i < sk->nkeys; i++)
+		expr_slots(sk->keys[i], want, nslots);
+	if (sk->kind != TM_SINK_AGG)
+		for (int i = 0; i < sk->nvals; i++)
+			expr_slots(sk->vals[i], want, nslots);
+	else
+		for (int a = 0; a < sk->naggs; a++)
+		{
+			if (sk->aggs[a].kind != TM_AGG_COUNT_STAR)
+				expr_slots(sk->aggs[a].arg, want, nslots);
+			expr_slots(sk->aggs[a].filter, want, nslots);
+		}
+}
+
 /*
  * NIFS: the slots that the work on a tuple of level j reads (see lb_visit): the residual of the INNER /
  * LEFT probe that made it (op j - 1), then op j's qual or keys (and the residual that SEMI / ANTI / LEFT
@@ -3288,20 +3331,7 @@ lb_load_lists(const TmPipeline *pl, DLRef *refs, int32_t *off)
 				expr_slots(pop->qual, want, pl->nslots);
 		}
 		if (j == pl->nops)
-		{
-			for (int i = 0; i < sk->nkeys; i++)
-				expr_slots(sk->keys[i], want, pl->nslots);
-			if (sk->kind != TM_SINK_AGG)
-				for (int i = 0; i < sk->nvals; i++)
-					expr_slots(sk->vals[i], want, pl->nslots);
-			else
-				for (int a = 0; a < sk->naggs; a++)
-				{
-					if (sk->aggs[a].kind != TM_AGG_COUNT_STAR)
-						expr_slots(sk->aggs[a].arg, want, pl->nslots);
-					expr_slots(sk->aggs[a].filter, want, pl->nslots);
-				}
-		}
+			sink_slots(sk, want, pl->nslots);
 		else
 		{
 			const TmOp *op = &pl->ops[j];
@@ -4741,6 +4771,22 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 				J.paynulls = nv > 0 ? upload(c, (const uint8_t *const *) hfinnulls + nk, (size_t) nv) : NULL;
 				if (J.keys != NULL && (nv == 0 || (J.pay != NULL && J.paynulls != NULL)))
 				{
+					HHash	   *H = &c->hts[sk->target];
+
+					/* the partitioned join reads the columns as they are (join_partitioned) */
+					H->cols = (TmValue **) xmalloc0(c, sizeof(TmValue *) * Max1(ncols));
+					H->paynulls = (uint8_t **) xmalloc0(c, sizeof(uint8_t *) * Max1(nv));
+					if (H->cols != NULL && H->paynulls != NULL)
+					{
+						memcpy(H->cols, hfin, sizeof(TmValue *) * ncols);
+						if (nv > 0)
+							memcpy(H->paynulls, hfinnulls + nk, sizeof(uint8_t *) * nv);
+					}
+					else
+						J.keys = NULL;
+				}
+				if (J.keys != NULL && (nv == 0 || (J.pay != NULL && J.paynulls != NULL)))
+				{
 					c->hts[sk->target].d = upload(c, &J, 1);
 					if (c->hts[sk->target].d != NULL)
 					{
@@ -5391,6 +5437,564 @@ auto_scheduler(const Ctx *c, const TmPipeline *pl)
 	return TM_GPU_LB_NONE;
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * The partitioned join (tm_gpu_pool_set_join_algorithm; the join itself is cuda/tm_pjoin.cu)
+ * ------------------------------------------------------------------------------------------------
+ */
+
+/*
+ * TM_GPU_JOIN_AUTO's threshold in L2 sizes of the built table (bench/join/xover.cu measures where the
+ * partitioned join overtakes the probe in the pipeline's kernel)
+ */
+#define PJOIN_L2_FACTOR_DEFAULT 4.0
+
+static double g_pjoin_l2_factor = PJOIN_L2_FACTOR_DEFAULT;
+
+/* bytes [off, off + w) of each TmValue into a w-byte array (w = 4 or 8) */
+__global__ void
+pj_split_kernel(const TmValue *v, long long n, int off, int w, void *out)
+{
+	for (long long r = blockIdx.x * (long long) blockDim.x + threadIdx.x; r < n;
+		 r += (long long) gridDim.x * blockDim.x)
+	{
+		const char *b = (const char *) &v[r] + off;
+
+		if (w == 8)
+			((int64_t *) out)[r] = *(const int64_t *) b;
+		else
+			((int32_t *) out)[r] = *(const int32_t *) b;
+	}
+}
+
+/*
+ * How a value of kind `kind` travels through the join: part 0 = bytes 0..w0-1 of its TmValue, part 1 =
+ * bytes 8..8+w1-1 (w1 = 0: none); load_col's FMT_PARTS puts them back.  Keys are compared bitwise, so
+ * floats and text cannot be keys.
+ */
+struct PjLayout
+{
+	int			w0;
+	int			w1;
+	bool		sext;
+};
+
+static bool
+pj_layout(int kind, bool key, PjLayout *l)
+{
+	l->w0 = l->w1 = 0;
+	l->sext = false;
+	switch (kind)
+	{
+		case TM_K_BOOL:
+		case TM_K_INT2:
+		case TM_K_INT4:
+		case TM_K_DATE:
+			l->w0 = 4;
+			l->sext = true;
+			return true;
+		case TM_K_INT8:
+		case TM_K_TIMESTAMP:
+			l->w0 = 8;
+			return true;
+		case TM_K_FLOAT4:
+		case TM_K_FLOAT8:
+			if (key)
+				return false;	/* -0 = 0 and NaN = NaN in PostgreSQL: not bitwise */
+			l->w0 = 8;
+			return true;
+		case TM_K_NUMERIC:
+			l->w0 = 8;
+			l->w1 = 8;
+			return true;
+		case TM_K_TEXT:
+		case TM_K_BPCHAR:
+			if (key)
+				return false;
+			l->w0 = 8;			/* the pointer (into a source column or the build side's rows) */
+			l->w1 = 4;			/* the length */
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* what the partitioned join of one pipeline takes and gives (pj_choose) */
+struct PjPlan
+{
+	int			k;				/* the probe op it replaces */
+	int			ht;
+	int			ns;				/* S columns: source columns read after the probe */
+	int			nr;				/* R columns: payload columns read after the probe */
+	int16_t		scol[TM_GPU_MAX_SLOTS];		/* source column of S column i */
+	int16_t		sslot[TM_GPU_MAX_SLOTS];	/* a level-0 slot that reads it */
+	int16_t		rcol[TM_GPU_MAX_SLOTS];		/* payload column of R column i */
+	int16_t		rslot[TM_GPU_MAX_SLOTS];
+	bool		want[TM_GPU_MAX_SLOTS];		/* slots read after the probe */
+};
+
+/* the slots that the ops after op k (and its residual) and the sink read */
+static void
+pj_wanted(const TmPipeline *pl, int k, bool *want)
+{
+	const TmSink *sk = &pl->sink;
+
+	memset(want, 0, sizeof(bool) * TM_GPU_MAX_SLOTS);
+	expr_slots(pl->ops[k].qual, want, pl->nslots);
+	for (int j = k + 1; j < pl->nops; j++)
+	{
+		for (int i = 0; pl->ops[j].kind == TM_OP_PROBE && i < pl->ops[j].nkeys; i++)
+			expr_slots(pl->ops[j].keys[i], want, pl->nslots);
+		expr_slots(pl->ops[j].qual, want, pl->nslots);
+	}
+	sink_slots(sk, want, pl->nslots);
+}
+
+/* the built table's bytes as the probe in the kernel reads them: key and payload TmValues, directory */
+static double
+pj_table_bytes(const Ctx *c, int ht)
+{
+	const TmHashTable *def = &c->plan->hashtables[ht];
+
+	return (double) c->hts[ht].nrows * (16.0 * (def->nkeys + def->npayload) + def->npayload + 32.0);
+}
+
+/*
+ * Does pipeline pl (nrows source rows) run with the partitioned join, and which (*algo: TM_PJOIN_GFTR /
+ * _GFUR)?  Its first op that is not a FILTER must be an INNER probe; keys of at most TM_PJOIN_MAX_KEYS
+ * parts, none float or text; the columns read after the probe within the payload limits.
+ */
+static bool
+pj_choose(const Ctx *c, const TmPipeline *pl, int64_t nrows, PjPlan *J, int *algo)
+{
+	int			mode = c->pool->join_algo;
+	const TmOp *op = NULL;
+	const TmHashTable *def;
+	const HHash *H;
+	int			parts = 0;
+	int			sparts = 0;
+	int			rparts = 0;
+
+	if (mode == TM_GPU_JOIN_PIPELINED)
+		return false;
+	J->k = -1;
+	for (int j = 0; j < pl->nops; j++)
+	{
+		if (pl->ops[j].kind == TM_OP_FILTER)
+			continue;
+		if (pl->ops[j].kind == TM_OP_PROBE && pl->ops[j].jointype == TM_JOIN_INNER)
+			J->k = j;
+		break;
+	}
+	if (J->k < 0)
+		return false;
+	op = &pl->ops[J->k];
+	J->ht = op->ht;
+	def = &c->plan->hashtables[op->ht];
+	H = &c->hts[op->ht];
+	if (!H->built || H->cols == NULL || H->nrows <= 0 || nrows <= 0 || H->nrows >= INT32_MAX)
+		return false;
+	for (int i = 0; i < op->nkeys; i++)
+	{
+		PjLayout	l;
+
+		if (op->keys[i]->result.kind != def->keytypes[i].kind ||
+			op->keys[i]->result.scale != def->keytypes[i].scale || !pj_layout(def->keytypes[i].kind, true, &l))
+			return false;
+		parts += l.w1 ? 2 : 1;
+	}
+	if (parts > TM_PJOIN_MAX_KEYS)
+		return false;
+
+	pj_wanted(pl, J->k, J->want);
+	J->ns = J->nr = 0;
+	for (int s = 0; s < pl->nslots; s++)
+	{
+		const TmSlot *sl = &pl->slots[s];
+		PjLayout	l;
+		int			i;
+
+		if (!J->want[s] || sl->level == -1 || sl->level > J->k + 1)
+			continue;
+		if (sl->level != 0 && sl->level != J->k + 1)
+			return false;		/* a level of a FILTER: never read (check_pipeline) */
+		if (!pj_layout(sl->type.kind, false, &l))
+			return false;
+		if (sl->level == 0)
+		{
+			for (i = 0; i < J->ns && J->scol[i] != sl->col; i++)
+				;
+			if (i == J->ns)
+			{
+				J->scol[J->ns] = sl->col;
+				J->sslot[J->ns++] = (int16_t) s;
+				sparts += l.w1 ? 2 : 1;
+			}
+		}
+		else
+		{
+			for (i = 0; i < J->nr && J->rcol[i] != sl->col; i++)
+				;
+			if (i == J->nr)
+			{
+				J->rcol[J->nr] = sl->col;
+				J->rslot[J->nr++] = (int16_t) s;
+				rparts += l.w1 ? 2 : 1;
+			}
+		}
+	}
+	if (sparts > TM_PJOIN_MAX_PAYLOAD || rparts > TM_PJOIN_MAX_PAYLOAD)
+		return false;
+
+	if (mode == TM_GPU_JOIN_AUTO &&
+		(pj_table_bytes(c, J->ht) <= g_pjoin_l2_factor * (double) c->pool->l2_bytes || nrows < H->nrows))
+		return false;
+	*algo = (mode == TM_GPU_JOIN_PARTITIONED_GFUR) ? TM_PJOIN_GFUR : TM_PJOIN_GFTR;
+	return true;
+}
+
+/* a compiled expression that reads slot s (one instruction) */
+static TmExpr *
+pj_slot_expr(Ctx *c, int s, TmType type)
+{
+	size_t		io = align_up(sizeof(TmExpr), 16);
+	size_t		total = align_up(io + sizeof(TmInstr), 16);
+	TmExpr	   *e = (TmExpr *) xmalloc0(c, total);
+	TmInstr    *in;
+
+	if (e == NULL)
+		return NULL;
+	e->total_size = (int32_t) total;
+	e->ninstr = 1;
+	e->instr_off = (int32_t) io;
+	e->const_off = (int32_t) total;
+	e->pool_off = (int32_t) total;
+	e->max_stack = 1;
+	e->result = type;
+	in = (TmInstr *) ((char *) e + io);
+	in->op = TMI_PUSH_SLOT;
+	in->a = s;
+	return e;
+}
+
+/*
+ * column v (n TmValues, nulls or NULL) of kind `kind` as join columns at *out (one or two), at the top of
+ * the pool; copy_nulls: the NULL array is copied there too (it lives in memory given back before the join)
+ */
+static bool
+pj_parts(Ctx *c, const TmValue *v, const uint8_t *nulls, int64_t n, int kind, bool key, bool copy_nulls,
+		 TmPjoinColumn *out, int *nout)
+{
+	PjLayout	l;
+
+	if (!pj_layout(kind, key, &l))
+		return fail(c, TM_GPU_ERR_BAD_PLAN, "partitioned join: kind %d", kind);
+	if (copy_nulls && nulls != NULL)
+	{
+		uint8_t    *d = (uint8_t *) pool_alloc_hi(c, Max1(n));
+		cudaError_t e;
+
+		if (d == NULL)
+			return false;
+		if (n > 0 && (e = cudaMemcpyAsync(d, nulls, (size_t) n, cudaMemcpyDeviceToDevice, c->stream)) != cudaSuccess)
+			return fail_cuda(c, "cudaMemcpyAsync (partitioned join NULLs)", e);
+		nulls = d;
+	}
+	for (int p = 0; p < (l.w1 ? 2 : 1); p++)
+	{
+		int			w = p == 0 ? l.w0 : l.w1;
+		void	   *d = pool_alloc_hi(c, (size_t) w * Max1(n));
+
+		if (d == NULL)
+			return false;
+		if (n > 0)
+		{
+			pj_split_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(v, n, p == 0 ? 0 : 8, w, d);
+			if (cudaPeekAtLastError() != cudaSuccess)
+				return fail_cuda(c, "pj_split_kernel", cudaGetLastError());
+		}
+		memset(&out[*nout], 0, sizeof(TmPjoinColumn));
+		out[*nout].width = w;
+		out[*nout].data = d;
+		out[*nout].nulls = p == 0 ? nulls : NULL;
+		(*nout)++;
+	}
+	return true;
+}
+
+/* a FMT_PARTS source column over join output columns cols[0] (and cols[1]) */
+static void
+pj_dcol(const TmPjoinOutColumn *cols, int kind, DCol *dc)
+{
+	PjLayout	l;
+
+	(void) pj_layout(kind, false, &l);
+	memset(dc, 0, sizeof(DCol));
+	dc->fmt = FMT_PARTS;
+	dc->pad = l.w0 | (l.w1 << 8) | (l.sext ? 0x10000 : 0);
+	dc->data = (const char *) cols[0].data;
+	dc->offsets = l.w1 ? (const int64_t *) cols[1].data : NULL;
+	dc->nulls = cols[0].nulls;
+}
+
+static void
+pj_low(const void *p, uintptr_t *low)
+{
+	if (p != NULL && (uintptr_t) p < *low)
+		*low = (uintptr_t) p;
+}
+
+/*
+ * Pipeline pl with its INNER probe J->k run as the partitioned join (see tm_gpu_exec.h); lb: the
+ * execution's scheduler setting.  On failure the pool's top end is as before; the caller resets its
+ * bottom end if it runs the pipeline again.
+ */
+static bool
+run_partitioned(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, bool host, const PjPlan *J, int algo,
+				int lb, const TmValue *params, const bool *paramnulls, TmGpuPipelineStats *st)
+{
+	const TmPlan *plan = c->plan;
+	const TmOp *op = &pl->ops[J->k];
+	const TmHashTable *def = &plan->hashtables[J->ht];
+	HHash	   *H = &c->hts[J->ht];
+	HResult    *SR = &c->results[plan->nresults];
+	TmGpuPool  *pool = c->pool;
+	size_t		hi0 = pool->hi;
+	size_t		mark = pool->used;
+	double		t0 = now_ms();
+	TmPipeline	pre;
+	TmPipeline	post;
+	TmGpuPipelineStats pst;
+	TmExpr	   *vals[TM_GPU_MAX_KEYS + TM_GPU_MAX_SLOTS];
+	TmSlot	   *slots = NULL;
+	TmOp	   *ops = NULL;
+	TmPjoinRelation R;
+	TmPjoinRelation S;
+	TmPjoinOptions o;
+	TmPjoinResult res;
+	TmPjoinStats ps;
+	int			spart0[TM_GPU_MAX_SLOTS];
+	int			rpart0[TM_GPU_MAX_SLOTS];
+	int			nk = op->nkeys;
+	int64_t		ns_rows;
+	DCol		cols[2 * TM_GPU_MAX_SLOTS];
+	bool		ok = false;
+	int			nv = 0;
+
+	memset(vals, 0, sizeof(vals));
+	memset(&res, 0, sizeof(res));
+	memset(&o, 0, sizeof(o));
+
+	/* 1. the probe side: the source through the FILTERs, its keys and the columns read later */
+	free(SR->vals);
+	free(SR->nulls);
+	memset(SR, 0, sizeof(HResult));
+	for (int i = 0; i < nk; i++)
+		vals[nv++] = op->keys[i];
+	for (int i = 0; i < J->ns; i++)
+		if ((vals[nv++] = pj_slot_expr(c, J->sslot[i], pl->slots[J->sslot[i]].type)) == NULL)
+			goto out;
+	pre = *pl;
+	pre.nops = J->k;
+	memset(&pre.sink, 0, sizeof(TmSink));
+	pre.sink.kind = TM_SINK_EMIT;
+	pre.sink.target = plan->nresults;
+	pre.sink.nvals = nv;
+	pre.sink.vals = vals;
+	c->lb = (lb == TM_GPU_LB_AUTO) ? TM_GPU_LB_NONE : lb;
+	c->lb_nops = pre.nops;
+	memset(&pst, 0, sizeof(pst));
+	if (!run_whole(c, &pre, input, params, paramnulls, &pst))
+		goto out;
+	st->source_rows = pst.source_rows;
+	ns_rows = SR->nrows;
+
+	/* 2. the join's inputs, split into the parts it carries, at the top of the pool */
+	memset(&R, 0, sizeof(R));
+	memset(&S, 0, sizeof(S));
+	R.nrows = H->nrows;
+	S.nrows = ns_rows;
+	for (int i = 0; i < nk; i++)
+		if (!pj_parts(c, H->cols[i], NULL, R.nrows, def->keytypes[i].kind, true, false, R.keys, &R.nkeys) ||
+			!pj_parts(c, SR->vals[i], SR->nulls[i], S.nrows, def->keytypes[i].kind, true, !host, S.keys,
+					  &S.nkeys))
+			goto out;
+	for (int i = 0; i < J->ns; i++)
+	{
+		spart0[i] = S.npayload;
+		if (!pj_parts(c, SR->vals[nk + i], SR->nulls[nk + i], S.nrows, pl->slots[J->sslot[i]].type.kind, false,
+					  !host, S.payload, &S.npayload))
+			goto out;
+	}
+	for (int i = 0; i < J->nr; i++)
+	{
+		rpart0[i] = R.npayload;
+		if (!pj_parts(c, H->cols[def->nkeys + J->rcol[i]], H->paynulls[J->rcol[i]], R.nrows,
+					  pl->slots[J->rslot[i]].type.kind, false, false, R.payload, &R.npayload))
+			goto out;
+	}
+	/*
+	 * The probe side's result is read only by the splits and copies queued above: its memory (and the
+	 * pipeline's descriptor) can go, unless a host input was uploaded there (text parts point into it).
+	 */
+	free(SR->vals);
+	free(SR->nulls);
+	memset(SR, 0, sizeof(HResult));
+	if (!host)
+		pool->used = mark;
+
+	/* 3. the join, in the pool's free middle as its workspace (its result ends up at the top) */
+	{
+		size_t		off = align_up(pool->used, POOL_ALIGN);
+		char		perr[256];
+		int			rc;
+		uintptr_t	low = (uintptr_t) (pool->base + pool->hi);
+
+		if (off >= pool->hi || pool->hi - off < 4096)
+		{
+			fail(c, TM_GPU_ERR_NOMEM, "device pool exhausted before the partitioned join");
+			goto out;
+		}
+		o.algo = algo;
+		o.kind = TM_PJOIN_INNER;
+		o.emit_keys = 0;
+		o.stream = (void *) c->stream;
+		o.workspace = pool->base + off;
+		o.workspace_bytes = pool->hi - off;
+		memset(&ps, 0, sizeof(ps));
+		/* no probe row passed the FILTERs: nothing to join (the sink still runs: one group of an AGG) */
+		rc = S.nrows == 0 ? TM_PJOIN_OK : tm_pjoin(&R, &S, &o, &res, &ps, perr, sizeof(perr));
+		if (rc != TM_PJOIN_OK)
+		{
+			fail(c, rc == TM_PJOIN_ERR_NOMEM ? TM_GPU_ERR_NOMEM :
+				 rc == TM_PJOIN_ERR_HOST_NOMEM ? TM_GPU_ERR_HOST_NOMEM :
+				 rc == TM_PJOIN_ERR_UNSUPPORTED ? TM_GPU_ERR_UNSUPPORTED :
+				 rc == TM_PJOIN_ERR_BAD_ARG ? TM_GPU_ERR_BAD_PLAN : TM_GPU_ERR_CUDA,
+				 "partitioned join: %s", perr);
+			goto out;
+		}
+		if (pool->used + ps.workspace_peak + (pool->size - pool->hi) > pool->peak)
+			pool->peak = pool->used + ps.workspace_peak + (pool->size - pool->hi);
+		for (int i = 0; i < res.nr; i++)
+		{
+			pj_low(res.r[i].data, &low);
+			pj_low(res.r[i].nulls, &low);
+		}
+		for (int i = 0; i < res.ns; i++)
+		{
+			pj_low(res.s[i].data, &low);
+			pj_low(res.s[i].nulls, &low);
+		}
+		/* the result's arrays stay (the bottom of the workspace is free again) */
+		pool->hi = ((size_t) (low - (uintptr_t) pool->base)) & ~(size_t) (POOL_ALIGN - 1);
+		if (pool->hi < off)
+		{
+			fail(c, TM_GPU_ERR_BAD_PLAN, "partitioned join: result below its workspace");
+			goto out;
+		}
+		if (res.nrows >= INT32_MAX)
+		{
+			fail(c, TM_GPU_ERR_UNSUPPORTED, "partitioned join of %lld rows", (long long) res.nrows);
+			goto out;
+		}
+	}
+	st->join_algo = algo == TM_PJOIN_GFUR ? TM_GPU_JOIN_PARTITIONED_GFUR : TM_GPU_JOIN_PARTITIONED;
+	st->join_op = J->k;
+	st->join_rows = res.nrows;
+	st->join_ms = now_ms() - t0;
+
+	/* 4. the rest of the pipeline over the joined rows: S columns, then R columns */
+	for (int i = 0; i < J->ns; i++)
+		pj_dcol(&res.s[spart0[i]], pl->slots[J->sslot[i]].type.kind, &cols[i]);
+	for (int i = 0; i < J->nr; i++)
+		pj_dcol(&res.r[rpart0[i]], pl->slots[J->rslot[i]].type.kind, &cols[J->ns + i]);
+	{
+		int			shift = op->qual != NULL ? J->k : J->k + 1;
+		int			nops = pl->nops - (J->k + 1) + (op->qual != NULL ? 1 : 0);
+		const DPipe *P;
+		Src			Sx;
+
+		slots = (TmSlot *) xmalloc0(c, sizeof(TmSlot) * Max1(pl->nslots));
+		ops = (TmOp *) xmalloc0(c, sizeof(TmOp) * Max1(nops));
+		if (slots == NULL || ops == NULL)
+			goto out;
+		post = *pl;
+		post.nops = nops;
+		post.ops = ops;
+		post.slots = slots;
+		post.nsrccols = J->ns + J->nr;
+		if (op->qual != NULL)
+		{
+			ops[0].kind = TM_OP_FILTER;
+			ops[0].qual = op->qual;
+			ops[0].label = op->label;
+			ops[0].est_rows = op->est_rows;
+		}
+		for (int j = J->k + 1; j < pl->nops; j++)
+			ops[j - shift] = pl->ops[j];
+		for (int s = 0; s < pl->nslots; s++)
+		{
+			const TmSlot *sl = &pl->slots[s];
+			int			i;
+
+			slots[s] = *sl;
+			if (sl->level == 0 || sl->level == J->k + 1)
+			{
+				/* a column read after the probe, else a slot nobody reads (above every level) */
+				slots[s].level = (int16_t) (nops + 1);
+				if (!J->want[s])
+					continue;
+				if (sl->level == 0)
+				{
+					for (i = 0; i < J->ns && J->scol[i] != sl->col; i++)
+						;
+				}
+				else
+				{
+					for (i = 0; i < J->nr && J->rcol[i] != sl->col; i++)
+						;
+					i += J->ns;
+				}
+				slots[s].level = 0;
+				slots[s].col = (int16_t) i;
+			}
+			else if (sl->level > J->k + 1)
+				slots[s].level = (int16_t) (sl->level - shift);
+		}
+		c->lb = (lb == TM_GPU_LB_AUTO) ? auto_scheduler(c, &post) : lb;
+		c->lb_nops = post.nops;
+		P = upload_pipeline(c, &post, cols, post.nsrccols, res.nrows, params, paramnulls);
+		if (P == NULL)
+			goto out;
+		memset(&pst, 0, sizeof(pst));
+		memset(&Sx, 0, sizeof(Sx));
+		Sx.P = P;
+		Sx.nrows = res.nrows;
+		switch (post.sink.kind)
+		{
+			case TM_SINK_EMIT:
+				ok = sink_emit(c, &post, P, res.nrows, &pst);
+				break;
+			case TM_SINK_HASH_BUILD:
+				ok = sink_hash_build(c, &post, &Sx, &pst);
+				break;
+			default:
+				ok = sink_agg(c, &post, &Sx, &pst);
+				break;
+		}
+		st->sink_rows = pst.sink_rows;
+		st->out_rows = pst.out_rows;
+	}
+
+out:
+	/* the rest's kernels are queued before anything that reuses the top end */
+	pool->hi = hi0;
+	for (int i = nk; i < nv; i++)
+		free(vals[i]);
+	free(slots);
+	free(ops);
+	return ok;
+}
+
 static bool
 execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *params, const bool *paramnulls,
 			 TmGpuTable *out, TmGpuPipelineStats *stats)
@@ -5411,6 +6015,9 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		int64_t		nrows;
 		bool		host;
 		bool		chunk = false;
+		bool		partitioned = false;
+		PjPlan		pj;
+		int			pj_algo;
 		double		t0 = now_ms();
 
 		size_t		used0 = c->pool->used;
@@ -5437,7 +6044,33 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 			res0 = c->results[pl->sink.target];
 		if (host && nrows > 0 && !want_chunks(c, pl, input, &chunk))
 			return false;
-		if (!chunk)
+		if (!chunk && pj_choose(c, pl, nrows, &pj, &pj_algo))
+		{
+			if (run_partitioned(c, pl, input, host, &pj, pj_algo, lb, params, paramnulls, &st))
+				partitioned = true;
+			else
+			{
+				/*
+				 * Out of pool memory: the probe in the pipeline's kernel instead, unless the sink has
+				 * already put something into its target
+				 */
+				if (c->rc != TM_GPU_ERR_NOMEM ||
+					(pl->sink.kind == TM_SINK_EMIT &&
+					 memcmp(&res0, &c->results[pl->sink.target], sizeof(res0)) != 0) ||
+					(pl->sink.kind == TM_SINK_AGG && c->results[pl->sink.target].made) ||
+					(pl->sink.kind == TM_SINK_HASH_BUILD && c->hts[pl->sink.target].built))
+					return false;
+				clear_failure(c);
+				c->pool->used = used0;
+				memset(&st, 0, sizeof(st));
+				c->lb = lb == TM_GPU_LB_AUTO ? auto_scheduler(c, pl) : lb;
+				c->lb_nops = pl->nops;
+				c->lb_passes = 0;
+				c->lb_iters = c->lb_idle = c->lb_handoffs = 0;
+				c->lb_max_sum = c->lb_avg_sum = 0;
+			}
+		}
+		if (!partitioned && !chunk)
 		{
 			if (!run_whole(c, pl, input, params, paramnulls, &st))
 			{
@@ -5450,7 +6083,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 				chunk = true;
 			}
 		}
-		if (chunk && !run_chunked(c, pl, input, params, paramnulls, &st))
+		if (!partitioned && chunk && !run_chunked(c, pl, input, params, paramnulls, &st))
 		{
 			/*
 			 * Not even one row fits beside the AWS scratch (what earlier pipelines left in the pool takes
@@ -5471,6 +6104,11 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		}
 		CK(cudaStreamSynchronize(c->stream));
 		st.time_ms = now_ms() - t0;
+		if (!partitioned)
+		{
+			st.join_algo = TM_GPU_JOIN_PIPELINED;
+			st.join_op = -1;
+		}
 		if (c->lb_passes > 0)
 		{
 			st.idle_ratio = c->lb_iters > 0 ? (double) c->lb_idle / (32.0 * (double) c->lb_iters) : 0;
@@ -5531,7 +6169,8 @@ tm_gpu_execute(TmGpuPool *pool, const TmPlan *plan, const TmGpuTable *inputs, in
 	pool->used = 0;
 	pool->hi = pool->size;
 	pool->peak = 0;
-	c->results = (HResult *) xmalloc0(c, sizeof(HResult) * Max1(plan->nresults));
+	/* one more result: the partitioned join's probe side (join_partitioned) */
+	c->results = (HResult *) xmalloc0(c, sizeof(HResult) * (size_t) (plan->nresults + 1));
 	c->hts = (HHash *) xmalloc0(c, sizeof(HHash) * Max1(plan->nhashtables));
 
 	if (c->results != NULL && c->hts != NULL)
@@ -5544,12 +6183,18 @@ tm_gpu_execute(TmGpuPool *pool, const TmPlan *plan, const TmGpuTable *inputs, in
 		(void) cudaGetLastError();
 	}
 	if (c->results != NULL)
-		for (int i = 0; i < plan->nresults; i++)
+		for (int i = 0; i <= plan->nresults; i++)
 		{
 			free(c->results[i].vals);
 			free(c->results[i].nulls);
 		}
 	free(c->results);
+	if (c->hts != NULL)
+		for (int i = 0; i < plan->nhashtables; i++)
+		{
+			free(c->hts[i].cols);
+			free(c->hts[i].paynulls);
+		}
 	free(c->hts);
 	return c->rc;
 }
@@ -5584,7 +6229,8 @@ tm_gpu_pool_create(int dev, size_t bytes, TmGpuPool **poolp, char *err, int errl
 		fail_cuda(c, "cudaSetDevice", e);
 	else if ((e = cudaDeviceGetAttribute(&pool->nsm, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
 			 (e = cudaDeviceGetAttribute(&pool->coop, cudaDevAttrCooperativeLaunch, dev)) != cudaSuccess ||
-			 (e = cudaDeviceGetAttribute(&pool->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess)
+			 (e = cudaDeviceGetAttribute(&pool->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess ||
+			 (e = cudaDeviceGetAttribute(&pool->l2_bytes, cudaDevAttrL2CacheSize, dev)) != cudaSuccess)
 		fail_cuda(c, "cudaDeviceGetAttribute", e);
 	else if ((e = cudaMalloc((void **) &pool->base, bytes)) != cudaSuccess)
 		fail(c, (e == cudaErrorMemoryAllocation) ? TM_GPU_ERR_NOMEM : TM_GPU_ERR_CUDA,
@@ -5667,6 +6313,31 @@ extern "C" int
 tm_gpu_pool_get_load_balance(const TmGpuPool *pool)
 {
 	return pool ? pool->lb : TM_GPU_LB_NONE;
+}
+
+extern "C" void
+tm_gpu_pool_set_join_algorithm(TmGpuPool *pool, int algo)
+{
+	if (pool != NULL && algo >= TM_GPU_JOIN_AUTO && algo <= TM_GPU_JOIN_PIPELINED)
+		pool->join_algo = algo;
+}
+
+extern "C" int
+tm_gpu_pool_get_join_algorithm(const TmGpuPool *pool)
+{
+	return pool != NULL ? pool->join_algo : TM_GPU_JOIN_AUTO;
+}
+
+extern "C" void
+tm_gpu_set_pjoin_l2_factor(double f)
+{
+	g_pjoin_l2_factor = f > 0 ? f : PJOIN_L2_FACTOR_DEFAULT;
+}
+
+extern "C" double
+tm_gpu_pjoin_l2_factor(void)
+{
+	return g_pjoin_l2_factor;
 }
 
 extern "C" void

@@ -156,6 +156,13 @@ typedef struct TmGpuPipelineStats
 								 * passes: sum of the maxima / sum of the averages; >= 1 */
 	int64_t		warp_iterations;	/* warp iterations (each takes up to 32 tuples of one level) */
 	int64_t		handoffs;		/* work hand-offs from a busy warp to an idle one (NIFS_AWS) */
+	/* the partitioned join (tm_gpu_pool_set_join_algorithm): which ran for this pipeline's first probe */
+	int32_t		join_algo;		/* TmGpuJoinAlgo of the join that ran: TM_GPU_JOIN_PIPELINED (the probe in
+								 * the pipeline's kernel), TM_GPU_JOIN_PARTITIONED (GFTR) or
+								 * TM_GPU_JOIN_PARTITIONED_GFUR */
+	int32_t		join_op;		/* the probe op it replaced (partitioned only; else -1) */
+	int64_t		join_rows;		/* rows the partitioned join produced */
+	double		join_ms;		/* its time: the materialized probe side, the join, the gathers */
 } TmGpuPipelineStats;
 
 /* where and why a tm_gpu_execute failed */
@@ -231,6 +238,47 @@ typedef enum TmGpuLoadBalance
 
 extern void tm_gpu_pool_set_load_balance(TmGpuPool *pool, int mode);
 extern int	tm_gpu_pool_get_load_balance(const TmGpuPool *pool);	/* TM_GPU_LB_NONE for NULL */
+
+/*
+ * How an INNER probe is run (themis.join_algorithm).  The partitioned join (cuda/tm_pjoin.cu) replaces
+ * the first op of a pipeline that is an INNER probe after nothing but FILTERs, where the keys are 1 to 4
+ * integer-like / numeric values and the columns read after it fit its payload limits: the pipeline runs
+ * in three steps instead of one kernel:
+ *   1. the source, its FILTERs and the probe's key expressions, into a device result S (probe keys and
+ *      the source columns that are read after the probe);
+ *   2. tm_pjoin of the built hash table's rows (keys, the payload columns read after the probe) with S:
+ *      radix-partitioned on both sides, joined per co-partition in shared memory, further payload
+ *      columns transformed and gathered (GFTR) or gathered by row id (GFUR);
+ *   3. the rest of the pipeline (the probe's residual as a FILTER, later ops, the sink) over the joined
+ *      rows.
+ * The results are the same (rows in another order, as with TM_GPU_LB_NIFS*).
+ *   TM_GPU_JOIN_AUTO              partitioned (GFTR) where the built table is larger than
+ *                                 tm_gpu_pjoin_l2_factor() times the device's L2 cache and the probe side
+ *                                 has at least as many rows; the probe in the kernel otherwise
+ *   TM_GPU_JOIN_PARTITIONED       GFTR wherever it applies
+ *   TM_GPU_JOIN_PARTITIONED_GFUR  GFUR wherever it applies
+ *   TM_GPU_JOIN_PIPELINED         never: every probe runs in the pipeline's kernel
+ * Where the partitioned join runs out of pool memory, the pipeline runs with the probe in its kernel.
+ * A new pool's is TM_GPU_JOIN_AUTO.  Set it while no tm_gpu_execute of the pool runs.
+ */
+typedef enum TmGpuJoinAlgo
+{
+	TM_GPU_JOIN_AUTO = 0,
+	TM_GPU_JOIN_PARTITIONED = 1,
+	TM_GPU_JOIN_PARTITIONED_GFUR = 2,
+	TM_GPU_JOIN_PIPELINED = 3
+} TmGpuJoinAlgo;
+
+extern void tm_gpu_pool_set_join_algorithm(TmGpuPool *pool, int algo);
+extern int	tm_gpu_pool_get_join_algorithm(const TmGpuPool *pool);
+
+/*
+ * TM_GPU_JOIN_AUTO's threshold: the partitioned join where the built table's bytes exceed this many
+ * times the L2 cache (measured by bench/join/xover.cu; see its report).  Process-wide (the benchmark
+ * sets it); <= 0 restores the default.
+ */
+extern void tm_gpu_set_pjoin_l2_factor(double f);
+extern double tm_gpu_pjoin_l2_factor(void);
 
 /* Free the arrays of a table made by tm_gpu_execute and zero it (NULL or an empty table is fine). */
 extern void tm_gpu_table_free(TmGpuTable *t);

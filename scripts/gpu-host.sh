@@ -31,6 +31,10 @@
 #      BENCH_ARGS: more bench/run.sh options (e.g. "--set themis.load_balance=nifs_aws")
 #
 #   (regress_nifs, regress_nifs_aws) the regression tests on the GPU with themis.load_balance = nifs / nifs_aws
+#   (regress_join_partitioned, regress_join_partitioned_gfur, regress_join_pipelined) the same with
+#      themis.join_algorithm forced to that value (issue 8)
+#   (xover) bench/join/bin/xover: where the partitioned join overtakes the probe in the kernel, through the
+#      executor (the threshold of themis.join_algorithm = auto); XOVER_ARGS, XOVER_TIMEOUT (240 s)
 #
 # Environment: CUDA_ARCHS (default 90), PGDEBS, PG_PORTABLE, KEEP_BUILD=1 (no make clean first); STEPS (default
 # "unit regress regress_gpu faults isolation status": the build always runs; one 10-minute device
@@ -78,6 +82,7 @@ regress_gpu_state="not run"
 bench_state="not run"
 fuzz_state="not run"
 pjoin_state="not run"
+xover_state="not run"
 load_state="not run"
 faults_state="not run"
 isolation_state="not run"
@@ -164,6 +169,16 @@ if [ "$build_state" != FAILED ]; then
         fi
     done
 
+    # the partitioned join (issue 8): the same suite with themis.join_algorithm forced to each value
+    for ja in partitioned partitioned_gfur pipelined; do
+        if want "regress_join_$ja"; then
+            { cat "$ROOT/test/themis.conf"; echo "themis.device = gpu"; echo "tt.device = 'gpu'";
+              echo "themis.join_algorithm = $ja"; } >"$WORK/gpu-join-$ja.conf"
+            run_regress "gpu-join-$ja" "$WORK/gpu-join-$ja.conf"
+            regress_gpu_state="$regress_gpu_state; join_algorithm=$ja: $REG_STATE"
+        fi
+    done
+
     # ---- 4. faults ----
     eval "$(pp env)"
     PGBIN_P="$(dirname "$PG_CONFIG")"
@@ -213,6 +228,14 @@ if [ "$build_state" != FAILED ]; then
     fi
 
     # ---- the partitioned hash join (issue 8): its test and microbenchmark ----
+    if want xover; then
+        # where themis.join_algorithm = auto switches to the partitioned join (bench/join/xover.cu)
+        log "bench/join/bin/xover"
+        make PG_CONFIG="$PG_CONFIG" CUDA=yes CUDA_ARCHS="$CUDA_ARCHS" bench/join/bin/xover >"$WORK/xover-build.log" 2>&1 \
+            && timeout "${XOVER_TIMEOUT:-240}" bench/join/bin/xover ${XOVER_ARGS:-} 2>&1 | tee "$WORK/xover.log"
+        xl="$(grep -E '^crossover: ' "$WORK/xover.log" | tail -n 1)"
+        xover_state="${xl:-did not finish (see $WORK/xover.log)}"
+    fi
     if want pjoin; then
         log "make pjointest; bench/join/run.sh"
         timeout "${PJOIN_TIMEOUT:-300}" make PG_CONFIG="$PG_CONFIG" CUDA=yes CUDA_ARCHS="$CUDA_ARCHS" pjointest 2>&1 | tee "$WORK/pjoin.log" | tail -n 5
@@ -272,6 +295,7 @@ printf '  %-18s %s\n' "faults" "$faults_state"
 printf '  %-18s %s\n' "isolation (gpu)" "$isolation_state"
 printf '  %-18s %s\n' "fuzz (gpu)" "$fuzz_state"
 printf '  %-18s %s\n' "partitioned join" "$pjoin_state"
+printf '  %-18s %s\n' "join crossover" "$xover_state"
 printf '  %-18s %s\n' "load test" "$load_state"
 printf '  %-18s %s\n' "benchmark" "$bench_state"
 printf '  %-18s %s\n' "gpu_status()" "$status_line"

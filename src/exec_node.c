@@ -303,6 +303,12 @@ themis_compute(ThemisScanState *ts)
 					flags |= TMX_FLAG_LB_NIFS_AWS;
 				else if (themis_load_balance == THEMIS_LB_AUTO)
 					flags |= TMX_FLAG_LB_AUTO;
+				if (themis_join_algorithm == THEMIS_JOIN_PARTITIONED)
+					flags |= TMX_FLAG_JOIN_PARTITIONED;
+				else if (themis_join_algorithm == THEMIS_JOIN_PARTITIONED_GFUR)
+					flags |= TMX_FLAG_JOIN_GFUR;
+				else if (themis_join_algorithm == THEMIS_JOIN_PIPELINED)
+					flags |= TMX_FLAG_JOIN_PIPELINED;
 				themis_rescan_inputs(ts);
 				rs = tm_gpu_run(ts->plan, DatumGetByteaPP(blob->constvalue), estate, params, paramnulls,
 								ts->inputs, ts->ninputs, flags, stats, &info, &reason, &error);
@@ -351,6 +357,10 @@ themis_compute(ThemisScanState *ts)
 					ts->stats[p].imbalance = stats[p].imbalance;
 					ts->stats[p].warp_iterations = stats[p].warp_iterations;
 					ts->stats[p].handoffs = stats[p].handoffs;
+					ts->stats[p].join_algo = stats[p].join_algo;
+					ts->stats[p].join_op = stats[p].join_op;
+					ts->stats[p].join_rows = stats[p].join_rows;
+					ts->stats[p].join_ms = stats[p].join_ms;
 				}
 				ts->nruns++;
 			}

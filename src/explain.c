@@ -125,6 +125,17 @@ explain_pipeline_text(ThemisScanState *ts, int p, ExplainState *es)
 		if (ts->nruns > 1)
 			appendStringInfo(es->str, " runs=%d", ts->nruns);
 		appendStringInfoChar(es->str, '\n');
+		if (st->join_algo == THEMIS_JOIN_PARTITIONED || st->join_algo == THEMIS_JOIN_PARTITIONED_GFUR)
+		{
+			text_line(es, 1, "Partitioned Join:");
+			appendStringInfo(es->str, " %s in place of \"%s\", rows=" INT64_FORMAT,
+							 st->join_algo == THEMIS_JOIN_PARTITIONED ? "GFTR" : "GFUR",
+							 (st->join_op >= 0 && st->join_op < pl->nops) ? op_text(&pl->ops[st->join_op]) : "?",
+							 st->join_rows);
+			if (es->timing)
+				appendStringInfo(es->str, " time=%.3f ms", st->join_ms);
+			appendStringInfoChar(es->str, '\n');
+		}
 		if (st->warp_iterations > 0)
 		{
 			text_line(es, 1, "Load Balance:");
@@ -172,6 +183,16 @@ explain_pipeline_structured(ThemisScanState *ts, int p, ExplainState *es)
 		if (es->timing)
 			ExplainPropertyFloat("Actual Time", "ms", st->time_ms, 3, es);
 		ExplainPropertyInteger("Runs", NULL, ts->nruns, es);
+		if (st->join_algo == THEMIS_JOIN_PARTITIONED || st->join_algo == THEMIS_JOIN_PARTITIONED_GFUR)
+		{
+			ExplainPropertyText("Join Algorithm",
+								st->join_algo == THEMIS_JOIN_PARTITIONED ? "partitioned (GFTR)" : "partitioned (GFUR)", es);
+			ExplainPropertyText("Partitioned Join Operator",
+								(st->join_op >= 0 && st->join_op < pl->nops) ? op_text(&pl->ops[st->join_op]) : "?", es);
+			ExplainPropertyInteger("Partitioned Join Rows", NULL, st->join_rows, es);
+			if (es->timing)
+				ExplainPropertyFloat("Partitioned Join Time", "ms", st->join_ms, 3, es);
+		}
 		if (st->warp_iterations > 0)
 		{
 			ExplainPropertyFloat("Intra-Warp Idle Ratio", NULL, st->idle_ratio, 3, es);

@@ -373,6 +373,10 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				stats[p].imbalance = ps[p].imbalance;
 				stats[p].warp_iterations = ps[p].warp_iterations;
 				stats[p].handoffs = ps[p].handoffs;
+				stats[p].join_algo = ps[p].join_algo;
+				stats[p].join_op = ps[p].join_op;
+				stats[p].join_rows = ps[p].join_rows;
+				stats[p].join_ms = ps[p].join_ms;
 				info->use[p] = ps[p].use;
 			}
 			info->gpu_ms = res->gpu_ms;

@@ -28,6 +28,15 @@ int			themis_cache_size = 0;
 int			themis_gpu_device = 0;
 int			themis_debug_fault = THEMIS_FAULT_NONE;
 int			themis_load_balance = THEMIS_LB_AUTO;
+int			themis_join_algorithm = THEMIS_JOIN_AUTO;
+
+static const struct config_enum_entry join_algorithm_options[] = {
+	{"auto", THEMIS_JOIN_AUTO, false},
+	{"partitioned", THEMIS_JOIN_PARTITIONED, false},
+	{"partitioned_gfur", THEMIS_JOIN_PARTITIONED_GFUR, false},
+	{"pipelined", THEMIS_JOIN_PIPELINED, false},
+	{NULL, 0, false}
+};
 
 static const struct config_enum_entry load_balance_options[] = {
 	{"none", THEMIS_LB_NONE, false},
@@ -151,6 +160,16 @@ _PG_init(void)
 							 &themis_load_balance,
 							 THEMIS_LB_AUTO,
 							 load_balance_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("themis.join_algorithm",
+							 "GPU inner joins: auto, partitioned (radix-partitioned hash join, Gather-From-Transformed-Relations), partitioned_gfur (the same, gathering from the untransformed columns) or pipelined (the probe inside the pipeline's kernel).",
+							 "auto: partitioned where the built hash table is several times the GPU's L2 cache and the probe side is at least as large, else pipelined.  The CPU executor always runs pipelined.",
+							 &themis_join_algorithm,
+							 THEMIS_JOIN_AUTO,
+							 join_algorithm_options,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

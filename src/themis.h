@@ -61,6 +61,16 @@ extern int	themis_cache_size;		/* MB, 0 = half of the limit */
 extern int	themis_gpu_device;
 extern int	themis_debug_fault;		/* ThemisFault */
 extern int	themis_load_balance;	/* ThemisLoadBalance */
+extern int	themis_join_algorithm;	/* ThemisJoinAlgorithm */
+
+/* the same order as TmGpuJoinAlgo (cuda/tm_gpu_exec.h) */
+typedef enum ThemisJoinAlgorithm
+{
+	THEMIS_JOIN_AUTO,
+	THEMIS_JOIN_PARTITIONED,
+	THEMIS_JOIN_PARTITIONED_GFUR,
+	THEMIS_JOIN_PIPELINED
+} ThemisJoinAlgorithm;
 
 typedef enum ThemisLoadBalance
 {
@@ -196,6 +206,11 @@ typedef struct TmPipelineStats
 	double		imbalance;			/* busiest warp's busy cycles / the average warp's */
 	int64		warp_iterations;
 	int64		handoffs;			/* work hand-offs between warps */
+	/* GPU runs: the partitioned join (themis.join_algorithm) of the last run, join_op -1: none */
+	int32		join_algo;			/* ThemisJoinAlgorithm: PARTITIONED (GFTR) or PARTITIONED_GFUR */
+	int32		join_op;			/* the INNER probe it ran */
+	int64		join_rows;
+	double		join_ms;
 } TmPipelineStats;
 
 /*

@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #define TM_GPUD_MAGIC			0x44505447u		/* "TGPD" */
-#define TM_GPUD_PROTO_VERSION	3
+#define TM_GPUD_PROTO_VERSION	4
 #define TM_GPUD_SOCKET			"themis-gpud.sock"
 #define TM_GPUD_MAX_FDS			4
 #define TM_GPUD_MAX_PAYLOAD		(INT64_C(1) << 32)	/* sanity limit of one message's payload */
@@ -130,6 +130,10 @@ typedef struct TmxStatus
 #define TMX_FLAG_LB_NIFS		0x10	/* NIFS within warps */
 #define TMX_FLAG_LB_NIFS_AWS	0x20	/* NIFS and Adaptive Work Sharing */
 #define TMX_FLAG_LB_AUTO		0x40	/* per pipeline: NIFS_AWS where a probe can fan out, else plain */
+/* TmxExec.flags: themis.join_algorithm; none of these bits: auto */
+#define TMX_FLAG_JOIN_PARTITIONED	0x80	/* the partitioned join (GFTR) wherever it applies */
+#define TMX_FLAG_JOIN_GFUR			0x100	/* the partitioned join, gathers from the original columns */
+#define TMX_FLAG_JOIN_PIPELINED		0x200	/* every probe in the pipeline's kernel */
 
 typedef struct TmxExec
 {
@@ -215,6 +219,10 @@ typedef struct TmxPipeStats
 	double		imbalance;
 	int64_t		warp_iterations;
 	int64_t		handoffs;
+	int32_t		join_algo;		/* TmGpuJoinAlgo that ran for the first INNER probe (tm_gpu_exec.h) */
+	int32_t		join_op;		/* the probe the partitioned join replaced, -1: none */
+	int64_t		join_rows;
+	double		join_ms;
 } TmxPipeStats;
 
 /* LOAD_OK payload */

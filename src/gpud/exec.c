@@ -651,6 +651,11 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 									 (x->flags & TMX_FLAG_LB_AUTO) ? TM_GPU_LB_AUTO :
 									 (x->flags & TMX_FLAG_LB_NIFS_AWS) ? TM_GPU_LB_NIFS_AWS :
 									 (x->flags & TMX_FLAG_LB_NIFS) ? TM_GPU_LB_NIFS : TM_GPU_LB_NONE);
+		tm_gpu_pool_set_join_algorithm(gpud.pool,
+									   (x->flags & TMX_FLAG_JOIN_PARTITIONED) ? TM_GPU_JOIN_PARTITIONED :
+									   (x->flags & TMX_FLAG_JOIN_GFUR) ? TM_GPU_JOIN_PARTITIONED_GFUR :
+									   (x->flags & TMX_FLAG_JOIN_PIPELINED) ? TM_GPU_JOIN_PIPELINED :
+									   TM_GPU_JOIN_AUTO);
 		rc = tm_gpu_execute(gpud.pool, plan, inputs, x->npipes, params, paramnulls, &out, stats, &fail,
 							err, sizeof(err));
 		t2 = gpud_now();
@@ -703,6 +708,10 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 			ps[i].imbalance = stats[i].imbalance;
 			ps[i].warp_iterations = stats[i].warp_iterations;
 			ps[i].handoffs = stats[i].handoffs;
+			ps[i].join_algo = stats[i].join_algo;
+			ps[i].join_op = stats[i].join_op;
+			ps[i].join_rows = stats[i].join_rows;
+			ps[i].join_ms = stats[i].join_ms;
 		}
 		memcpy(reply + sizeof(TmxResult) + sizeof(TmxPipeStats) * plan->npipelines, ocols,
 			   sizeof(TmxCol) * out.ncols);

@@ -24,8 +24,10 @@
  * skewed join whose chunk is redone with fewer rows.
  *
  * The whole list runs once per scheduler (tm_gpu_pool_set_load_balance): TM_GPU_LB_NONE, then
- * TM_GPU_LB_NIFS_AWS, then TM_GPU_LB_AUTO (the environment variable TM_GPU_TEST_LB_MODES, e.g. "0,1,2,3",
- * picks others).  With
+ * TM_GPU_LB_NIFS_AWS, then TM_GPU_LB_AUTO, then twice more with the partitioned join forced wherever it
+ * applies (tm_gpu_pool_set_join_algorithm: PARTITIONED under NONE, PARTITIONED_GFUR under AUTO; rows as
+ * multisets then); the environment variable TM_GPU_TEST_LB_MODES, e.g. "0,1,2,3", picks other
+ * schedulers.  test_partitioned_join compares the partitioned join with the probe in the kernel.  With
  * NIFS / NIFS_AWS, rows are compared as multisets where NONE promises an order (EMIT in source order), and
  * the chunk test's pool-peak ratio is not checked (the scheduler's scratch is a fixed part of the peak).
  * test/unit/gpu_nifs.cu tests the Themis scheduler itself.
@@ -765,8 +767,16 @@ out_rows(const TmGpuTable &t)
 	return rows;
 }
 
-/* the scheduler of the current pass over the tests (TmGpuLoadBalance) */
+/* the scheduler and the join algorithm of the current pass over the tests (TmGpuLoadBalance, TmGpuJoinAlgo) */
 static int	g_lb_mode = TM_GPU_LB_NONE;
+static int	g_join_mode = TM_GPU_JOIN_AUTO;
+
+/* the partitioned join of the pass's join algorithm runs wherever it applies: joins promise no order */
+static bool
+forced_partitioned(void)
+{
+	return g_join_mode == TM_GPU_JOIN_PARTITIONED || g_join_mode == TM_GPU_JOIN_PARTITIONED_GFUR;
+}
 
 /*
  * one check: the rows are the expected ones (in this order if ordered, else as multisets; NIFS / AWS
@@ -777,7 +787,7 @@ check_rows(const char *what, std::vector<std::string> got, std::vector<std::stri
 {
 	size_t		i;
 
-	if (!ordered || g_lb_mode != TM_GPU_LB_NONE)
+	if (!ordered || g_lb_mode != TM_GPU_LB_NONE || forced_partitioned())
 	{
 		std::sort(got.begin(), got.end());
 		std::sort(exp.begin(), exp.end());
@@ -823,6 +833,7 @@ run_plan(const TmPlan &p, std::vector<const HTable *> inputs, const TmValue *par
 	r.err[0] = '\0';
 	r.stats.resize((size_t) p.npipelines);
 	tm_gpu_pool_set_load_balance(pl, g_lb_mode);
+	tm_gpu_pool_set_join_algorithm(pl, g_join_mode);
 	for (auto *h : inputs)
 	{
 		GpuIn	   *g = h ? new GpuIn(*h) : NULL;
@@ -2286,6 +2297,20 @@ static std::vector<int64_t> g_chunk_sizes = {1, 7, 1000};
  * order if ordered, else as multisets; float zeros / NaNs without sign) and the same stats.  Returns the
  * unchunked rows.
  */
+/* the row counts of every pipeline of r are those of ref */
+static void
+check_same_stats(const char *what, const Run &r, const Run &ref, int npipelines)
+{
+	for (int p = 0; p < npipelines; p++)
+		TM_CHECK_MSG(r.stats[p].source_rows == ref.stats[p].source_rows &&
+					 r.stats[p].sink_rows == ref.stats[p].sink_rows &&
+					 r.stats[p].out_rows == ref.stats[p].out_rows,
+					 "%s: pipeline %d stats %lld / %lld / %lld, reference %lld / %lld / %lld", what, p,
+					 (long long) r.stats[p].source_rows, (long long) r.stats[p].sink_rows,
+					 (long long) r.stats[p].out_rows, (long long) ref.stats[p].source_rows,
+					 (long long) ref.stats[p].sink_rows, (long long) ref.stats[p].out_rows);
+}
+
 static std::vector<std::string>
 check_chunked(const char *what, const TmPlan &pl, std::vector<const HTable *> inputs, bool ordered,
 			  const std::vector<int64_t> &sizes = g_chunk_sizes, const TmValue *params = NULL,
@@ -2313,14 +2338,7 @@ check_chunked(const char *what, const TmPlan &pl, std::vector<const HTable *> in
 		if (r.rc != TM_GPU_OK)
 			continue;
 		check_rows(w, norm_zero_nan(out_rows(r.out)), exp, ordered);
-		for (int p = 0; p < pl.npipelines; p++)
-			TM_CHECK_MSG(r.stats[p].source_rows == ref.stats[p].source_rows &&
-						 r.stats[p].sink_rows == ref.stats[p].sink_rows &&
-						 r.stats[p].out_rows == ref.stats[p].out_rows,
-						 "%s: pipeline %d stats %lld / %lld / %lld, unchunked %lld / %lld / %lld", w, p,
-						 (long long) r.stats[p].source_rows, (long long) r.stats[p].sink_rows,
-						 (long long) r.stats[p].out_rows, (long long) ref.stats[p].source_rows,
-						 (long long) ref.stats[p].sink_rows, (long long) ref.stats[p].out_rows);
+		check_same_stats(w, r, ref, pl.npipelines);
 		tm_gpu_table_free(&r.out);
 	}
 	tm_gpu_table_free(&ref.out);
@@ -2484,7 +2502,7 @@ test_chunk_filter(void)
 			tm_gpu_set_max_chunk_rows(0);
 			CHECK_OK(r0);
 			CHECK_OK(r1);
-			TM_CHECK_MSG(peak1 < peak0 / 4 || g_lb_mode != TM_GPU_LB_NONE,
+			TM_CHECK_MSG(peak1 < peak0 / 4 || g_lb_mode != TM_GPU_LB_NONE || forced_partitioned(),
 						 "pool peak %zu over chunks of 1000 rows, %zu unchunked", peak1, peak0);
 			tm_gpu_table_free(&r0.out);
 			tm_gpu_table_free(&r1.out);
@@ -3257,6 +3275,180 @@ test_chunk_skew(void)
 	tm_gpu_table_free(&ref.out);
 }
 
+/*
+ * The partitioned join inside the executor (tm_gpu_pool_set_join_algorithm): each plan runs with the
+ * probe in the kernel (TM_GPU_JOIN_PIPELINED, checked against references by the tests above), then with
+ * TM_GPU_JOIN_PARTITIONED and _GFUR; the rows must be the same multiset, the stats the same, and the
+ * probing pipeline's stats must say that the partitioned join ran.  Plans: a FILTER before the probe, a
+ * residual, every payload kind (int8, numeric, text, float8, date, bpchar; NULLs) on the probe side and
+ * int4 + text on the build side; a grouped aggregate over text keys; a global aggregate whose FILTER drops
+ * every probe row (one group still); a two-column key (int4, date) with duplicates on both sides and a
+ * LEFT probe after it (levels shifted); a numeric key.
+ */
+static void
+check_partitioned(const char *what, const TmPlan &pl, std::vector<const HTable *> inputs, int probe_pipe,
+				  const TmValue *params = NULL, const bool *paramnulls = NULL)
+{
+	int			saved = g_join_mode;
+	Run			ref;
+
+	g_join_mode = TM_GPU_JOIN_PIPELINED;
+	ref = run_plan(pl, inputs, params, paramnulls);
+	TM_CHECK_MSG(ref.rc == TM_GPU_OK, "%s, pipelined: rc %d: %s", what, ref.rc, ref.err);
+	TM_CHECK_MSG(ref.rc != TM_GPU_OK || ref.stats[probe_pipe].join_algo == TM_GPU_JOIN_PIPELINED,
+				 "%s, pipelined: join_algo %d", what, ref.stats[probe_pipe].join_algo);
+	for (int mode : {TM_GPU_JOIN_PARTITIONED, TM_GPU_JOIN_PARTITIONED_GFUR})
+	{
+		char		w[200];
+		Run			r;
+
+		snprintf(w, sizeof(w), "%s, %s", what, mode == TM_GPU_JOIN_PARTITIONED ? "GFTR" : "GFUR");
+		g_join_mode = mode;
+		r = run_plan(pl, inputs, params, paramnulls);
+		TM_CHECK_MSG(r.rc == TM_GPU_OK, "%s: rc %d: %s", w, r.rc, r.err);
+		if (r.rc != TM_GPU_OK || ref.rc != TM_GPU_OK)
+			continue;
+		check_rows(w, norm_zero_nan(out_rows(r.out)), norm_zero_nan(out_rows(ref.out)), false);
+		TM_CHECK_MSG(r.stats[probe_pipe].join_algo == mode && r.stats[probe_pipe].join_op >= 0,
+					 "%s: pipeline %d ran join_algo %d (op %d)", w, probe_pipe, r.stats[probe_pipe].join_algo,
+					 r.stats[probe_pipe].join_op);
+		check_same_stats(w, r, ref, pl.npipelines);
+		tm_gpu_table_free(&r.out);
+	}
+	if (ref.rc == TM_GPU_OK)
+		tm_gpu_table_free(&ref.out);
+	g_join_mode = saved;
+}
+
+static void
+test_partitioned_join(void)
+{
+	HTable		T = make_T(7000, 300);
+	HTable		B = make_B(1800, 300);
+	HTable		U = make_T(300, 3000);	/* a second build side: few matches per key */
+	TmHashTable htb = hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4), ty(TM_K_TEXT)});
+
+	/* the build of B: k -> (w, name) */
+	auto		build_b = [&](int ht) {
+		PipeB		pb(TM_SRC_TABLE, 0);
+		int			b_k = pb.slot(ty(TM_K_INT4), 0, B_K);
+		int			b_w = pb.slot(ty(TM_K_INT4), 0, B_W);
+		int			b_name = pb.slot(ty(TM_K_TEXT), 0, B_NAME);
+
+		return pb.build(ht, {x_slot(b_k, ty(TM_K_INT4))},
+						{x_slot(b_w, ty(TM_K_INT4)), x_slot(b_name, ty(TM_K_TEXT))});
+	};
+
+	/* FILTER, INNER probe with residual, EMIT of every kind */
+	{
+		PipeB		pp(TM_SRC_TABLE, 1);
+		int			t_id = pp.slot(ty(TM_K_INT8), 0, T_ID);
+		int			t_k = pp.slot(ty(TM_K_INT4), 0, T_K);
+		int			t_v = pp.slot(ty(TM_K_INT4), 0, T_V);
+		int			t_num = pp.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
+		int			t_txt = pp.slot(ty(TM_K_TEXT), 0, T_TXT);
+		int			t_f = pp.slot(ty(TM_K_FLOAT8), 0, T_F);
+		int			t_d = pp.slot(ty(TM_K_DATE), 0, T_D);
+		int			t_bp = pp.slot(ty(TM_K_BPCHAR), 0, T_BP);
+		int			m_w = pp.slot(ty(TM_K_INT4), 2, 0);		/* op 0 is the FILTER */
+		int			m_name = pp.slot(ty(TM_K_TEXT), 2, 1);
+		std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_NUMERIC, 2), ty(TM_K_TEXT), ty(TM_K_FLOAT8),
+			ty(TM_K_DATE), ty(TM_K_BPCHAR), ty(TM_K_INT4), ty(TM_K_TEXT)};
+
+		pp.filter(x_cmp_const(t_v, TM_PRED_GT, -40));
+		pp.probe(TM_JOIN_INNER, 0, {x_slot(t_k, ty(TM_K_INT4))}, x_cmp_slots(m_w, TM_PRED_LT, t_v));
+		TmPlan		pl = plan({build_b(0), pp.emit(0, {x_slot(t_id, rt[0]), x_slot(t_num, rt[1]),
+														   x_slot(t_txt, rt[2]), x_slot(t_f, rt[3]),
+														   x_slot(t_d, rt[4]), x_slot(t_bp, rt[5]),
+														   x_slot(m_w, rt[6]), x_slot(m_name, rt[7])})},
+							  {htb}, {result(rt)}, 0);
+
+		check_partitioned("partitioned: filter, residual, emit", pl, {&B, &T}, 1);
+	}
+
+	/* grouped aggregate by the build side's text; a global aggregate over no probe rows */
+	for (int none = 0; none < 2; none++)
+	{
+		PipeB		pp(TM_SRC_TABLE, 1);
+		int			t_k = pp.slot(ty(TM_K_INT4), 0, T_K);
+		int			t_v = pp.slot(ty(TM_K_INT4), 0, T_V);
+		int			t_num = pp.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
+		int			t_txt = pp.slot(ty(TM_K_TEXT), 0, T_TXT);
+		int			t_d = pp.slot(ty(TM_K_DATE), 0, T_D);
+		int			m_w = pp.slot(ty(TM_K_INT4), none ? 2 : 1, 0);	/* after the FILTER: op 1 */
+		int			m_name = pp.slot(ty(TM_K_TEXT), none ? 2 : 1, 1);
+		std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_NUMERIC, 2), ty(TM_K_TEXT), ty(TM_K_DATE), ty(TM_K_INT8)};
+		std::vector<TmExpr *> keys;
+		std::vector<TmType> cols;
+
+		if (none)
+			pp.filter(x_cmp_const(t_v, TM_PRED_GT, 1000));
+		pp.probe(TM_JOIN_INNER, 0, {x_slot(t_k, ty(TM_K_INT4))}, NULL);
+		if (!none)
+		{
+			keys = {x_slot(m_name, ty(TM_K_TEXT))};
+			cols = {ty(TM_K_TEXT)};
+		}
+		cols.insert(cols.end(), rt.begin(), rt.end());
+		TmPlan		pl = plan({build_b(0),
+							   pp.agg(0, keys, {agg(TM_AGG_COUNT_STAR, NULL, rt[0]),
+												agg(TM_AGG_SUM, x_slot(t_num, rt[1]), rt[1]),
+												agg(TM_AGG_MIN, x_slot(t_txt, rt[2]), rt[2]),
+												agg(TM_AGG_MAX, x_slot(t_d, rt[3]), rt[3]),
+												agg(TM_AGG_SUM, x_slot(m_w, ty(TM_K_INT4)), rt[4])})},
+							  {htb}, {result(cols)}, 0);
+
+		check_partitioned(none ? "partitioned: global aggregate, no probe rows" : "partitioned: grouped aggregate",
+						  pl, {&B, &T}, 1);
+	}
+
+	/* T2 -> ht0 on (k, d % 7) -> (num);  T -> PROBE ht0 inner on (k, d % 7) -> PROBE ht1 (B) left -> EMIT */
+	{
+		PipeB		p2(TM_SRC_TABLE, 0);
+		int			u_k = p2.slot(ty(TM_K_INT4), 0, T_K);
+		int			u_d = p2.slot(ty(TM_K_DATE), 0, T_D);
+		int			u_num = p2.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
+		TmPipeline	b2 = p2.build(0, {x_slot(u_k, ty(TM_K_INT4)), x_mod(u_d, 7, TM_K_INT4)},
+								  {x_slot(u_num, ty(TM_K_NUMERIC, 2))});
+		PipeB		pp(TM_SRC_TABLE, 2);
+		int			t_id = pp.slot(ty(TM_K_INT8), 0, T_ID);
+		int			t_k = pp.slot(ty(TM_K_INT4), 0, T_K);
+		int			t_d = pp.slot(ty(TM_K_DATE), 0, T_D);
+		int			m_num = pp.slot(ty(TM_K_NUMERIC, 2), 1, 0);
+		int			b_w = pp.slot(ty(TM_K_INT4), 2, 0);
+		int			b_name = pp.slot(ty(TM_K_TEXT), 2, 1);
+		std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_NUMERIC, 2), ty(TM_K_INT4), ty(TM_K_TEXT)};
+
+		pp.probe(TM_JOIN_INNER, 0, {x_slot(t_k, ty(TM_K_INT4)), x_mod(t_d, 7, TM_K_INT4)}, NULL);
+		pp.probe(TM_JOIN_LEFT, 1, {x_slot(t_k, ty(TM_K_INT4))}, x_cmp_slots(b_w, TM_PRED_GT, t_k));
+		TmPlan		pl = plan({b2, build_b(1), pp.emit(0, {x_slot(t_id, rt[0]), x_slot(m_num, rt[1]),
+															  x_slot(b_w, rt[2]), x_slot(b_name, rt[3])})},
+							  {hashtable({ty(TM_K_INT4), ty(TM_K_INT4)}, {ty(TM_K_NUMERIC, 2)}), htb},
+							  {result(rt)}, 0);
+
+		check_partitioned("partitioned: two-column key, then a left probe", pl, {&U, &B, &T}, 2);
+	}
+
+	/* a numeric key (T joined with itself on num) */
+	{
+		PipeB		p2(TM_SRC_TABLE, 0);
+		int			u_num = p2.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
+		int			u_id = p2.slot(ty(TM_K_INT8), 0, T_ID);
+		TmPipeline	b2 = p2.build(0, {x_slot(u_num, ty(TM_K_NUMERIC, 2))}, {x_slot(u_id, ty(TM_K_INT8))});
+		PipeB		pp(TM_SRC_TABLE, 1);
+		int			t_num = pp.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
+		int			t_id = pp.slot(ty(TM_K_INT8), 0, T_ID);
+		int			m_id = pp.slot(ty(TM_K_INT8), 1, 0);
+		std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_INT8)};
+
+		pp.probe(TM_JOIN_INNER, 0, {x_slot(t_num, ty(TM_K_NUMERIC, 2))}, NULL);
+		TmPlan		pl = plan({b2, pp.emit(0, {x_slot(t_id, rt[0]), x_slot(m_id, rt[1])})},
+							  {hashtable({ty(TM_K_NUMERIC, 2)}, {ty(TM_K_INT8)})}, {result(rt)}, 0);
+
+		check_partitioned("partitioned: numeric key", pl, {&T, &T}, 1);
+	}
+}
+
 int
 main(void)
 {
@@ -3276,8 +3468,14 @@ main(void)
 		return tm_unit_done();
 	}
 
-	/* the schedulers to run the list with: NONE, NIFS_AWS and AUTO, or TM_GPU_TEST_LB_MODES ("0,1,2,3") */
-	std::vector<int> modes = {TM_GPU_LB_NONE, TM_GPU_LB_NIFS_AWS, TM_GPU_LB_AUTO};
+	/*
+	 * the passes over the list: (scheduler, join algorithm) = (NONE, AUTO), (NIFS_AWS, AUTO), (AUTO, AUTO),
+	 * then the partitioned join forced wherever it applies: (NONE, PARTITIONED), (AUTO, PARTITIONED_GFUR);
+	 * or the schedulers of TM_GPU_TEST_LB_MODES ("0,1,2,3") with AUTO
+	 */
+	std::vector<std::pair<int, int>> modes = {{TM_GPU_LB_NONE, TM_GPU_JOIN_AUTO}, {TM_GPU_LB_NIFS_AWS, TM_GPU_JOIN_AUTO},
+		{TM_GPU_LB_AUTO, TM_GPU_JOIN_AUTO}, {TM_GPU_LB_NONE, TM_GPU_JOIN_PARTITIONED},
+		{TM_GPU_LB_AUTO, TM_GPU_JOIN_PARTITIONED_GFUR}};
 	const char *env = getenv("TM_GPU_TEST_LB_MODES");
 
 	if (env != NULL && *env != '\0')
@@ -3285,15 +3483,17 @@ main(void)
 		modes.clear();
 		for (const char *q = env; *q != '\0'; q++)
 			if (*q >= '0' && *q <= '3')
-				modes.push_back(*q - '0');
+				modes.push_back({*q - '0', TM_GPU_JOIN_AUTO});
 	}
-	for (int mode : modes)
+	for (auto mode : modes)
 	{
 		static const char *const names[] = {"none", "nifs", "nifs_aws", "auto"};
+		static const char *const jnames[] = {"auto", "partitioned", "partitioned_gfur", "pipelined"};
 
-		g_lb_mode = mode;
-		tm_gpu_pool_set_load_balance(g_pool, mode);
-		printf("== scheduler: %s\n", names[mode]);
+		g_lb_mode = mode.first;
+		g_join_mode = mode.second;
+		tm_gpu_pool_set_load_balance(g_pool, mode.first);
+		printf("== scheduler: %s, join algorithm: %s\n", names[mode.first], jnames[mode.second]);
 		fflush(stdout);
 		TM_RUN(test_filter_emit);
 		TM_RUN(test_joins);
@@ -3319,8 +3519,10 @@ main(void)
 		TM_RUN(test_chunk_small_pool);
 		TM_RUN(test_chunk_fallback);
 		TM_RUN(test_chunk_skew);
+		TM_RUN(test_partitioned_join);
 	}
 	g_lb_mode = TM_GPU_LB_NONE;
+	g_join_mode = TM_GPU_JOIN_AUTO;
 	tm_gpu_pool_set_load_balance(g_pool, TM_GPU_LB_NONE);
 	printf("device memory used at most: %zu bytes of %zu\n", tm_gpu_pool_peak(g_pool), tm_gpu_pool_size(g_pool));
 
