@@ -182,6 +182,106 @@ put_row(TmColSet *set, TupleTableSlot *slot, bool by_attno, MemoryContext rowcxt
 	return ok;
 }
 
+/* a present column of a table read: where its value is in the slot */
+typedef struct ReadCol
+{
+	TmColBuild *b;
+	int			idx;			/* attno - 1 */
+	int			kind;
+	int			scale;
+} ReadCol;
+
+/*
+ * put_row for a table's rows: the common kinds stored straight from the Datum (no TmValue, no memory
+ * context switch), the rest (and toasted text) through put_row's conversion.  Same bytes as put_row.
+ */
+static bool
+put_table_row(TmColSet *set, const ReadCol *rc, int nrc, TupleTableSlot *slot, MemoryContext rowcxt)
+{
+	int64		r = set->nrows;
+	const Datum *values = slot->tts_values;
+	const bool *isnull = slot->tts_isnull;
+	bool		used_cxt = false;
+	bool		ok = true;
+
+	grow(set);
+	for (int i = 0; i < nrc && ok; i++)
+	{
+		TmColBuild *b = rc[i].b;
+		Datum		d = values[rc[i].idx];
+
+		if (isnull[rc[i].idx])
+		{
+			put_value(set, b, r, NULL, true);
+			continue;
+		}
+		if (b->nulls)
+			b->nulls[r] = 0;
+		switch (rc[i].kind)
+		{
+			case TM_K_INT4:
+			case TM_K_DATE:
+				((int32 *) b->data)[r] = DatumGetInt32(d);
+				break;
+			case TM_K_INT8:
+			case TM_K_TIMESTAMP:
+				((int64 *) b->data)[r] = DatumGetInt64(d);
+				break;
+			case TM_K_NUMERIC:
+				{
+					tm_int128	n;
+
+					if (!tm_numeric_to_scaled(d, rc[i].scale, &n))
+						ok = false;
+					else
+						memcpy(b->data + (Size) 16 * r, &n, 16);
+				}
+				break;
+			case TM_K_TEXT:
+			case TM_K_BPCHAR:
+				{
+					struct varlena *vl = (struct varlena *) DatumGetPointer(d);
+
+					if (!VARATT_IS_COMPRESSED(vl) && !VARATT_IS_EXTERNAL(vl))
+					{
+						int32		len = VARSIZE_ANY_EXHDR(vl);
+
+						if (b->dlen + len > b->dcap)
+						{
+							int64		ncap = Max(b->dcap * 2, b->dlen + len + 65536);
+
+							b->data = b->data ? repalloc_huge(b->data, ncap) :
+								MemoryContextAllocHuge(CurrentMemoryContext, ncap);
+							b->dcap = ncap;
+						}
+						memcpy(b->data + b->dlen, VARDATA_ANY(vl), len);
+						b->dlen += len;
+						b->offsets[r + 1] = b->dlen;
+						break;
+					}
+				}
+				/* FALLTHROUGH */
+			default:
+				{
+					TmValue		v;
+					MemoryContext old = MemoryContextSwitchTo(rowcxt);
+
+					used_cxt = true;
+					ok = tm_datum_to_value(d, &b->type, &v);
+					MemoryContextSwitchTo(old);
+					if (ok)
+						put_value(set, b, r, &v, false);
+				}
+				break;
+		}
+	}
+	if (used_cxt)
+		MemoryContextReset(rowcxt);
+	if (ok)
+		set->nrows++;
+	return ok;
+}
+
 TmReadResult
 tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot snap, BlockNumber start, BlockNumber nblocks,
 					  pg_atomic_uint32 *stop)
@@ -191,6 +291,8 @@ tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot snap, BlockNumber st
 	MemoryContext rowcxt;
 	int			maxattno = 0;
 	TmReadResult result = TM_READ_OK;
+	ReadCol    *rc = palloc(sizeof(ReadCol) * Max(set->ncols, 1));
+	int			nrc = 0;
 
 	for (int c = 0; c < set->ncols; c++)
 		if (set->cols[c].present)
@@ -199,6 +301,11 @@ tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot snap, BlockNumber st
 				elog(ERROR, "themis: attribute %d of \"%s\" cannot be read into a column",
 					 set->cols[c].attno, RelationGetRelationName(rel));
 			maxattno = Max(maxattno, set->cols[c].attno);
+			rc[nrc].b = &set->cols[c];
+			rc[nrc].idx = set->cols[c].attno - 1;
+			rc[nrc].kind = set->cols[c].type.kind;
+			rc[nrc].scale = set->cols[c].type.scale;
+			nrc++;
 		}
 	if (nblocks != InvalidBlockNumber && rel->rd_tableam != GetHeapamTableAmRoutine())
 		elog(ERROR, "themis: a block range of \"%s\" cannot be read: not a heap table",
@@ -221,7 +328,7 @@ tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot snap, BlockNumber st
 		}
 		if (maxattno > 0)
 			slot_getsomeattrs(slot, maxattno);
-		if (!put_row(set, slot, true, rowcxt))
+		if (!put_table_row(set, rc, nrc, slot, rowcxt))
 		{
 			result = TM_READ_UNREPRESENTABLE;
 			break;
@@ -230,6 +337,7 @@ tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot snap, BlockNumber st
 	ExecDropSingleTupleTableSlot(slot);
 	table_endscan(scan);
 	MemoryContextDelete(rowcxt);
+	pfree(rc);
 	return result;
 }
 

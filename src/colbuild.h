@@ -82,6 +82,9 @@ extern TmReadResult tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot 
  */
 extern bool tm_colset_read_table_parallel(TmColSet *set, Relation rel, Snapshot snap, const char **why);
 
+/* datum_conv.c: a numeric Datum scaled to scale (10^scale units); false where tm_datum_to_value fails */
+extern bool tm_numeric_to_scaled(Datum d, int scale, tm_int128 *out);
+
 /* read the present columns (by position) of every row of a subplan */
 extern bool tm_colset_read_plan(TmColSet *set, PlanState *ps, EState *estate, const char **why);
 extern int64 tm_colset_bytes(const TmColSet *set);

@@ -40,6 +40,7 @@
  */
 #include "postgres.h"
 
+#include <sys/resource.h>
 #ifdef __linux__
 #include <sys/statvfs.h>
 #endif
@@ -798,6 +799,14 @@ tm_colset_read_table_parallel(TmColSet *set, Relation rel, Snapshot snap, const 
 
 /* ---------------------------------------------------------------- themis.debug_colset_checksum */
 
+/* CPU time (user + system) of this process between a and b, ms */
+static double
+ru_ms(const struct rusage *a, const struct rusage *b)
+{
+	return (b->ru_utime.tv_sec - a->ru_utime.tv_sec + b->ru_stime.tv_sec - a->ru_stime.tv_sec) * 1000.0 +
+		(b->ru_utime.tv_usec - a->ru_utime.tv_usec + b->ru_stime.tv_usec - a->ru_stime.tv_usec) / 1000.0;
+}
+
 /*
  * themis.debug_colset_checksum(rel regclass, parallel bool) -> (rows int8, checksum text, workers int4):
  * every column of rel that themis can represent, read as the GPU loader reads it (parallel: through
@@ -828,6 +837,9 @@ themis_debug_colset_checksum(PG_FUNCTION_ARGS)
 	instr_time	start;
 	instr_time	loaded;
 	instr_time	packed;
+	struct rusage ru0;
+	struct rusage ru1;
+	struct rusage ru2;
 
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		ereport(ERROR,
@@ -855,12 +867,14 @@ themis_debug_colset_checksum(PG_FUNCTION_ARGS)
 											  &set.cols[i].type, &tw);
 	}
 	memset(&info, 0, sizeof(info));
+	getrusage(RUSAGE_SELF, &ru0);
 	INSTR_TIME_SET_CURRENT(start);
 	if (parallel)
 		ok = read_table_parallel(&set, rel, GetActiveSnapshot(), &info, &why);
 	else
 		ok = tm_colset_read_table(&set, rel, GetActiveSnapshot(), &why);
 	INSTR_TIME_SET_CURRENT(loaded);
+	getrusage(RUSAGE_SELF, &ru1);
 	if (!ok)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -872,10 +886,12 @@ themis_debug_colset_checksum(PG_FUNCTION_ARGS)
 	xcols = palloc0(sizeof(TmxCol) * Max(set.ncols, 1));
 	tm_colset_pack(&set, buf, &off, xcols);
 	INSTR_TIME_SET_CURRENT(packed);
+	getrusage(RUSAGE_SELF, &ru2);
 	INSTR_TIME_SUBTRACT(packed, loaded);
 	INSTR_TIME_SUBTRACT(loaded, start);
-	elog(DEBUG1, "themis: \"%s\" read in %.1f ms (%s), packed in %.1f ms", RelationGetRelationName(rel),
-		 INSTR_TIME_GET_MILLISEC(loaded), parallel ? "parallel" : "serial", INSTR_TIME_GET_MILLISEC(packed));
+	elog(DEBUG1, "themis: \"%s\" read in %.1f ms (%s; leader CPU %.1f ms), packed in %.1f ms (CPU %.1f ms), %lld bytes",
+		 RelationGetRelationName(rel), INSTR_TIME_GET_MILLISEC(loaded), parallel ? "parallel" : "serial",
+		 ru_ms(&ru0, &ru1), INSTR_TIME_GET_MILLISEC(packed), ru_ms(&ru1, &ru2), (long long) total);
 	md5 = pg_cryptohash_create(PG_MD5);
 	if (md5 == NULL || pg_cryptohash_init(md5) < 0 ||
 		pg_cryptohash_update(md5, (const uint8 *) &set.nrows, sizeof(set.nrows)) < 0 ||
