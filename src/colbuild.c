@@ -51,6 +51,11 @@ tm_colset_init(TmColSet *set, int ncols)
 	set->cols = palloc0(sizeof(TmColBuild) * Max(ncols, 1));
 	set->nparts = 0;
 	set->parts = NULL;
+	set->packed = false;
+	set->packed_fd = -1;
+	set->packed_map = NULL;
+	set->packed_len = 0;
+	set->packed_cols = NULL;
 }
 
 /* make room for one more row in every present column */
@@ -61,7 +66,7 @@ grow(TmColSet *set)
 
 	if (set->nrows < set->cap)
 		return;
-	if (set->nparts > 0)
+	if (set->nparts > 0 || set->packed)
 		elog(ERROR, "themis: rows cannot be added to a column set read in parts");
 	ncap = set->cap ? set->cap * 2 : 4096;
 	for (int c = 0; c < set->ncols; c++)
@@ -456,9 +461,22 @@ tm_colset_bytes(const TmColSet *set)
 {
 	int64		total = 0;
 
+	if (set->packed)
+		return set->packed_len;
 	for (int c = 0; c < set->ncols; c++)
 		total += col_packed_size(set, c);
 	return total;
+}
+
+bool
+tm_colset_packed_fd(const TmColSet *set, int *fd, int64 *fdlen, TmxCol *out)
+{
+	if (!set->packed)
+		return false;
+	*fd = set->packed_fd;
+	*fdlen = Max(set->packed_len, 8);
+	memcpy(out, set->packed_cols, sizeof(TmxCol) * set->ncols);
+	return true;
 }
 
 void
@@ -466,6 +484,27 @@ tm_colset_pack(const TmColSet *set, char *map, int64 *off, TmxCol *out)
 {
 	int64		n = set->nrows;
 
+	if (set->packed)
+	{
+		/* one copy of the whole layout, its offsets moved by *off */
+		if (set->packed_len > 0)
+			memcpy(map + *off, set->packed_map, set->packed_len);
+		for (int c = 0; c < set->ncols; c++)
+		{
+			TmxCol	   *x = &out[c];
+
+			*x = set->packed_cols[c];
+			if (!x->present)
+				continue;
+			x->data_off += *off;
+			if (x->kind == TM_K_TEXT || x->kind == TM_K_BPCHAR)
+				x->offsets_off += *off;
+			if (x->nulls_off >= 0)
+				x->nulls_off += *off;
+		}
+		*off += set->packed_len;
+		return;
+	}
 	for (int c = 0; c < set->ncols; c++)
 	{
 		const TmColBuild *b = &set->cols[c];
