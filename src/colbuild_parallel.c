@@ -564,6 +564,25 @@ check_workers(ParallelContext *pcxt, Relation rel)
 					RelationGetRelationName(rel))));
 }
 
+/* give back the arrays of a chunk the leader has written into the memfd */
+static void
+free_chunk(TmColSet *cs)
+{
+	for (int k = 0; k < cs->ncols; k++)
+	{
+		TmColBuild *b = &cs->cols[k];
+
+		if (b->data)
+			pfree(b->data);
+		if (b->offsets)
+			pfree(b->offsets);
+		if (b->nulls)
+			pfree(b->nulls);
+	}
+	pfree(cs->cols);
+	pfree(cs);
+}
+
 /* wait until *counter (under sh->mutex) is 0 */
 static void
 wait_for_zero(TmParShared *sh, int *counter, ParallelContext *pcxt, Relation rel)
@@ -822,7 +841,8 @@ read_parallel(TmColSet *set, Relation rel, Snapshot snap, int nworkers, BlockNum
 			{
 				CHECK_FOR_INTERRUPTS();
 				copy_chunk(m->map, fcols, set->ncols, chunks, ccols, c, local[c]);
-				local[c] = NULL;	/* its memory goes with the context; not needed any more */
+				free_chunk(local[c]);
+				local[c] = NULL;
 			}
 		wait_for_zero(sh, &sh->ncopying, pcxt, rel);
 
@@ -837,6 +857,8 @@ read_parallel(TmColSet *set, Relation rel, Snapshot snap, int nworkers, BlockNum
 					local[c]->nrows != nrows)
 					elog(ERROR, "themis: chunk %d of \"%s\" read again differs", c, RelationGetRelationName(rel));
 				copy_chunk(m->map, fcols, set->ncols, chunks, ccols, c, local[c]);
+				free_chunk(local[c]);
+				local[c] = NULL;
 				info->retried_chunks++;
 			}
 			else if (chunks[c].state != TM_CHUNK_COPIED && chunks[c].state != TM_CHUNK_LOCAL)
