@@ -66,6 +66,8 @@ themis_cache_table(PG_FUNCTION_ARGS)
 	int64		total;
 	int64		off = 0;
 	int			fd;
+	int64		fdlen;
+	bool		own_fd;
 	char	   *map = NULL;
 	void	   *reply;
 	Size		rlen;
@@ -133,22 +135,28 @@ themis_cache_table(PG_FUNCTION_ARGS)
 	strlcpy(src.relname, RelationGetRelationName(rel), sizeof(src.relname));
 	table_close(rel, AccessShareLock);
 
-	total = tm_colset_bytes(&set);
-	fd = memfd_create("themis-cache", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, Max(total, 8)) < 0 ||
-		(map = mmap(NULL, Max(total, 8), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
-	{
-		if (fd >= 0)
-			close(fd);
-		elog(ERROR, "themis: cannot make a %lld-byte transfer buffer: %m", (long long) total);
-	}
 	cols = palloc0(sizeof(TmxCol) * Max(set.ncols, 1));
-	tm_colset_pack(&set, map, &off, cols);
-	munmap(map, Max(total, 8));
+	/* read in parallel: the columns are in a memfd already (the set's), sent as it is */
+	own_fd = !tm_colset_packed_fd(&set, &fd, &fdlen, cols);
+	if (own_fd)
+	{
+		total = tm_colset_bytes(&set);
+		fdlen = Max(total, 8);
+		fd = memfd_create("themis-cache", MFD_CLOEXEC);
+		if (fd < 0 || ftruncate(fd, fdlen) < 0 ||
+			(map = mmap(NULL, fdlen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+		{
+			if (fd >= 0)
+				close(fd);
+			elog(ERROR, "themis: cannot make a %lld-byte transfer buffer: %m", (long long) total);
+		}
+		tm_colset_pack(&set, map, &off, cols);
+		munmap(map, fdlen);
+	}
 
 	memset(&x, 0, sizeof(x));
 	x.npipes = 1;
-	x.fd_len = Max(total, 8);
+	x.fd_len = fdlen;
 	initStringInfo(&buf);
 	appendBinaryStringInfo(&buf, (char *) &x, sizeof(x));
 	appendBinaryStringInfo(&buf, (char *) &src, sizeof(src));
@@ -159,7 +167,8 @@ themis_cache_table(PG_FUNCTION_ARGS)
 	}
 	PG_FINALLY();
 	{
-		close(fd);
+		if (own_fd)
+			close(fd);
 	}
 	PG_END_TRY();
 	if (t < 0)

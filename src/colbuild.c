@@ -51,6 +51,11 @@ tm_colset_init(TmColSet *set, int ncols)
 	set->cols = palloc0(sizeof(TmColBuild) * Max(ncols, 1));
 	set->nparts = 0;
 	set->parts = NULL;
+	set->packed = false;
+	set->packed_fd = -1;
+	set->packed_map = NULL;
+	set->packed_len = 0;
+	set->packed_cols = NULL;
 }
 
 /* make room for one more row in every present column */
@@ -61,7 +66,7 @@ grow(TmColSet *set)
 
 	if (set->nrows < set->cap)
 		return;
-	if (set->nparts > 0)
+	if (set->nparts > 0 || set->packed)
 		elog(ERROR, "themis: rows cannot be added to a column set read in parts");
 	ncap = set->cap ? set->cap * 2 : 4096;
 	for (int c = 0; c < set->ncols; c++)
@@ -182,6 +187,106 @@ put_row(TmColSet *set, TupleTableSlot *slot, bool by_attno, MemoryContext rowcxt
 	return ok;
 }
 
+/* a present column of a table read: where its value is in the slot */
+typedef struct ReadCol
+{
+	TmColBuild *b;
+	int			idx;			/* attno - 1 */
+	int			kind;
+	int			scale;
+} ReadCol;
+
+/*
+ * put_row for a table's rows: the common kinds stored straight from the Datum (no TmValue, no memory
+ * context switch), the rest (and toasted text) through put_row's conversion.  Same bytes as put_row.
+ */
+static bool
+put_table_row(TmColSet *set, const ReadCol *rc, int nrc, TupleTableSlot *slot, MemoryContext rowcxt)
+{
+	int64		r = set->nrows;
+	const Datum *values = slot->tts_values;
+	const bool *isnull = slot->tts_isnull;
+	bool		used_cxt = false;
+	bool		ok = true;
+
+	grow(set);
+	for (int i = 0; i < nrc && ok; i++)
+	{
+		TmColBuild *b = rc[i].b;
+		Datum		d = values[rc[i].idx];
+
+		if (isnull[rc[i].idx])
+		{
+			put_value(set, b, r, NULL, true);
+			continue;
+		}
+		if (b->nulls)
+			b->nulls[r] = 0;
+		switch (rc[i].kind)
+		{
+			case TM_K_INT4:
+			case TM_K_DATE:
+				((int32 *) b->data)[r] = DatumGetInt32(d);
+				break;
+			case TM_K_INT8:
+			case TM_K_TIMESTAMP:
+				((int64 *) b->data)[r] = DatumGetInt64(d);
+				break;
+			case TM_K_NUMERIC:
+				{
+					tm_int128	n;
+
+					if (!tm_numeric_to_scaled(d, rc[i].scale, &n))
+						ok = false;
+					else
+						memcpy(b->data + (Size) 16 * r, &n, 16);
+				}
+				break;
+			case TM_K_TEXT:
+			case TM_K_BPCHAR:
+				{
+					struct varlena *vl = (struct varlena *) DatumGetPointer(d);
+
+					if (!VARATT_IS_COMPRESSED(vl) && !VARATT_IS_EXTERNAL(vl))
+					{
+						int32		len = VARSIZE_ANY_EXHDR(vl);
+
+						if (b->dlen + len > b->dcap)
+						{
+							int64		ncap = Max(b->dcap * 2, b->dlen + len + 65536);
+
+							b->data = b->data ? repalloc_huge(b->data, ncap) :
+								MemoryContextAllocHuge(CurrentMemoryContext, ncap);
+							b->dcap = ncap;
+						}
+						memcpy(b->data + b->dlen, VARDATA_ANY(vl), len);
+						b->dlen += len;
+						b->offsets[r + 1] = b->dlen;
+						break;
+					}
+				}
+				/* FALLTHROUGH */
+			default:
+				{
+					TmValue		v;
+					MemoryContext old = MemoryContextSwitchTo(rowcxt);
+
+					used_cxt = true;
+					ok = tm_datum_to_value(d, &b->type, &v);
+					MemoryContextSwitchTo(old);
+					if (ok)
+						put_value(set, b, r, &v, false);
+				}
+				break;
+		}
+	}
+	if (used_cxt)
+		MemoryContextReset(rowcxt);
+	if (ok)
+		set->nrows++;
+	return ok;
+}
+
 TmReadResult
 tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot snap, BlockNumber start, BlockNumber nblocks,
 					  pg_atomic_uint32 *stop)
@@ -191,6 +296,8 @@ tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot snap, BlockNumber st
 	MemoryContext rowcxt;
 	int			maxattno = 0;
 	TmReadResult result = TM_READ_OK;
+	ReadCol    *rc = palloc(sizeof(ReadCol) * Max(set->ncols, 1));
+	int			nrc = 0;
 
 	for (int c = 0; c < set->ncols; c++)
 		if (set->cols[c].present)
@@ -199,6 +306,11 @@ tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot snap, BlockNumber st
 				elog(ERROR, "themis: attribute %d of \"%s\" cannot be read into a column",
 					 set->cols[c].attno, RelationGetRelationName(rel));
 			maxattno = Max(maxattno, set->cols[c].attno);
+			rc[nrc].b = &set->cols[c];
+			rc[nrc].idx = set->cols[c].attno - 1;
+			rc[nrc].kind = set->cols[c].type.kind;
+			rc[nrc].scale = set->cols[c].type.scale;
+			nrc++;
 		}
 	if (nblocks != InvalidBlockNumber && rel->rd_tableam != GetHeapamTableAmRoutine())
 		elog(ERROR, "themis: a block range of \"%s\" cannot be read: not a heap table",
@@ -221,7 +333,7 @@ tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot snap, BlockNumber st
 		}
 		if (maxattno > 0)
 			slot_getsomeattrs(slot, maxattno);
-		if (!put_row(set, slot, true, rowcxt))
+		if (!put_table_row(set, rc, nrc, slot, rowcxt))
 		{
 			result = TM_READ_UNREPRESENTABLE;
 			break;
@@ -230,6 +342,7 @@ tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot snap, BlockNumber st
 	ExecDropSingleTupleTableSlot(slot);
 	table_endscan(scan);
 	MemoryContextDelete(rowcxt);
+	pfree(rc);
 	return result;
 }
 
@@ -348,9 +461,22 @@ tm_colset_bytes(const TmColSet *set)
 {
 	int64		total = 0;
 
+	if (set->packed)
+		return set->packed_len;
 	for (int c = 0; c < set->ncols; c++)
 		total += col_packed_size(set, c);
 	return total;
+}
+
+bool
+tm_colset_packed_fd(const TmColSet *set, int *fd, int64 *fdlen, TmxCol *out)
+{
+	if (!set->packed)
+		return false;
+	*fd = set->packed_fd;
+	*fdlen = Max(set->packed_len, 8);
+	memcpy(out, set->packed_cols, sizeof(TmxCol) * set->ncols);
+	return true;
 }
 
 void
@@ -358,6 +484,27 @@ tm_colset_pack(const TmColSet *set, char *map, int64 *off, TmxCol *out)
 {
 	int64		n = set->nrows;
 
+	if (set->packed)
+	{
+		/* one copy of the whole layout, its offsets moved by *off */
+		if (set->packed_len > 0)
+			memcpy(map + *off, set->packed_map, set->packed_len);
+		for (int c = 0; c < set->ncols; c++)
+		{
+			TmxCol	   *x = &out[c];
+
+			*x = set->packed_cols[c];
+			if (!x->present)
+				continue;
+			x->data_off += *off;
+			if (x->kind == TM_K_TEXT || x->kind == TM_K_BPCHAR)
+				x->offsets_off += *off;
+			if (x->nulls_off >= 0)
+				x->nulls_off += *off;
+		}
+		*off += set->packed_len;
+		return;
+	}
 	for (int c = 0; c < set->ncols; c++)
 	{
 		const TmColBuild *b = &set->cols[c];

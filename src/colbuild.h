@@ -41,8 +41,10 @@ typedef struct TmColPart
 } TmColPart;
 
 /*
- * A set is read in one piece (its rows in the columns' arrays), or in parts: then its rows are those of
- * parts[0..nparts-1] in order, the columns' arrays are unused and no row can be added.  Either way
+ * A set is read in one piece (its rows in the columns' arrays), in parts: then its rows are those of
+ * parts[0..nparts-1] in order, or packed (colbuild_parallel.c): then its rows are already in
+ * tm_colset_pack's layout (at offset 0) in a memfd, packed_fd, mapped at packed_map, and described by
+ * packed_cols.  In parts or packed, the columns' arrays are unused and no row can be added.  Either way
  * tm_colset_bytes and tm_colset_pack see the same layout.
  */
 typedef struct TmColSet
@@ -53,6 +55,11 @@ typedef struct TmColSet
 	TmColBuild *cols;
 	int			nparts;
 	TmColPart  *parts;
+	bool		packed;
+	int			packed_fd;		/* owned by the memory context the set was read in */
+	char	   *packed_map;
+	int64		packed_len;		/* bytes of columns (the memfd may be longer) */
+	TmxCol	   *packed_cols;	/* ncols */
 } TmColSet;
 
 extern void tm_colset_init(TmColSet *set, int ncols);
@@ -78,15 +85,23 @@ extern TmReadResult tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot 
 /*
  * colbuild_parallel.c: tm_colset_read_table with parallel workers where PostgreSQL gives them and the table
  * is big enough (else it is tm_colset_read_table).  Same rows in the same order, packed alike; the set may
- * come back in parts, whose memory (shared memory mappings included) CurrentMemoryContext owns.
+ * come back packed, whose memfd and mapping CurrentMemoryContext owns (tm_colset_packed_fd).
  */
 extern bool tm_colset_read_table_parallel(TmColSet *set, Relation rel, Snapshot snap, const char **why);
+
+/* datum_conv.c: a numeric Datum scaled to scale (10^scale units); false where tm_datum_to_value fails */
+extern bool tm_numeric_to_scaled(Datum d, int scale, tm_int128 *out);
 
 /* read the present columns (by position) of every row of a subplan */
 extern bool tm_colset_read_plan(TmColSet *set, PlanState *ps, EState *estate, const char **why);
 extern int64 tm_colset_bytes(const TmColSet *set);
 /* copy the columns to map + *off (advanced), describing them in out[ncols] */
 extern void tm_colset_pack(const TmColSet *set, char *map, int64 *off, TmxCol *out);
+/*
+ * A packed set's memfd, to be sent as it is instead of packed again: *fd, its length *fdlen (at least 8)
+ * and the columns at offset 0 in out[ncols]; false if the set is not packed.
+ */
+extern bool tm_colset_packed_fd(const TmColSet *set, int *fd, int64 *fdlen, TmxCol *out);
 /* a result set over a result memfd (mapped until CurrentMemoryContext is reset) */
 extern TmResultSet *tm_result_from_memfd(int fd, int64 fdlen, int64 nrows, int ncols, const TmxCol *cols,
 										 const TmType *types);

@@ -10,21 +10,21 @@
  *     no synchronized scan) under the caller's snapshot, which the DSM carries (serialized as a parallel
  *     seq scan's is; it is also the workers' active snapshot), into columns with the same present
  *     columns and TmTypes as the caller's set;
- *   - when no chunk is left, a worker copies the chunks it read into one DSM segment of its own
- *     (dsm_create; per chunk a head, then tm_colset_pack's layout) and records where each is.  It stays
- *     attached until the leader has attached every worker's segment, then detaches and exits.  No
- *     segment is ever pinned: each lives exactly as long as a process is attached to it, so an ERROR
- *     anywhere (the parallel context's cleanup at abort ends the workers; the leader's mappings go with
- *     the memory context, or its resource owner before they are handed to it) or a crash (crash
- *     restart) leaves nothing behind;
- *   - the caller's set comes back in parts (colbuild.h): the chunks in block order, the leader's in its
- *     own memory, the workers' in their segments, mapped as long as CurrentMemoryContext lives.
- *     tm_colset_pack concatenates them (text offsets rebased) as it copies the columns out: the rows come
- *     out in exactly the order of one sequential scan, which the GPU column cache relies on when it adds
- *     columns to an entry, and no extra copy is made;
+ *   - when no chunk is left, each participant records the size of each of its chunks (rows; per column
+ *     bytes of values and whether it has NULLs) in the DSM and keeps the columns in its own memory.  Once
+ *     every chunk is read, the leader lays out the whole set in tm_colset_pack's layout (colbuild.c) from
+ *     those sizes, makes a memfd of that size and publishes its descriptor; every participant then writes
+ *     its own chunks at their places in it, at the same time (a worker opens the leader's memfd through
+ *     /proc/<leader pid>/fd/<fd>, as the same user): rows in block order, text offsets rebased.  The set
+ *     comes back packed (colbuild.h), and the request to the GPU daemon sends that memfd as it is, so the
+ *     leader copies nothing but its own chunks.  A worker that cannot open or map the memfd leaves its
+ *     chunks for the leader to read again and write.  The workers exit when the leader says so; an ERROR
+ *     anywhere (the parallel context's cleanup at abort ends the workers; the memfd goes with the leader's
+ *     memory context) leaves nothing behind;
+ *   - the rows come out in exactly the order of one sequential scan, which the GPU column cache relies on
+ *     when it adds columns to an entry;
  *   - a value that is not representable stops every participant; the result is false with *why, as in
- *     the serial read.  A worker that cannot get a DSM segment (all slots taken) leaves its chunks for
- *     the leader to read again.
+ *     the serial read.
  *
  * Parallel mode: the executor enters parallel mode only for plans with parallelModeNeeded, and a
  * Themis node runs in plans of every kind (and themis.cache_table() outside any such plan).  The load
@@ -35,14 +35,15 @@
  * snapshots the workers need are those of this moment (InitializeParallelDSM).  What stays serial: a
  * parallel worker (no nested parallelism), single-user mode, temporary tables (workers cannot see the
  * leader's local buffers), table AMs other than heap, non-MVCC snapshots, no interrupts allowed, no
- * workers allowed (max_parallel_workers_per_gather, the table's parallel_workers), small tables, and
- * (posix DSM) too little room in /dev/shm for the estimated columns.
+ * workers allowed (max_parallel_workers_per_gather, the table's parallel_workers) and small tables.
+ * The columns never go through /dev/shm (DSM): only the chunks' sizes do.
  */
 #include "postgres.h"
 
-#ifdef __linux__
-#include <sys/statvfs.h>
-#endif
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "access/heapam.h"
 #include "access/htup_details.h"
@@ -63,7 +64,6 @@
 #include "storage/bufmgr.h"
 #include "storage/condition_variable.h"
 #include "storage/dsm.h"
-#include "storage/dsm_impl.h"
 #include "storage/proc.h"
 #include "storage/procarray.h"
 #include "storage/shm_toc.h"
@@ -99,22 +99,25 @@ extern PGDLLEXPORT void themis_colbuild_parallel_main(dsm_segment *seg, shm_toc 
 #define TM_PKEY_SNAPSHOT	UINT64CONST(0x7E3D5C0100000004)
 #define TM_PKEY_BUFUSAGE	UINT64CONST(0x7E3D5C0100000005)
 #define TM_PKEY_WALUSAGE	UINT64CONST(0x7E3D5C0100000006)
+#define TM_PKEY_CHUNKCOLS	UINT64CONST(0x7E3D5C0100000007)
+#define TM_PKEY_FINAL		UINT64CONST(0x7E3D5C0100000008)
 
 typedef enum TmChunkState
 {
 	TM_CHUNK_FREE,				/* nobody has claimed it */
 	TM_CHUNK_CLAIMED,			/* being read */
-	TM_CHUNK_STORED,			/* a worker read it: at `offset` in its DSM segment `handle` (none if no rows) */
+	TM_CHUNK_READ,				/* a worker read it and holds it: its sizes are in the chunk's TmParChunkCols */
 	TM_CHUNK_LOCAL,				/* the leader read it */
-	TM_CHUNK_RETRY,				/* a worker read it but got no DSM segment: the leader reads it */
+	TM_CHUNK_COPIED,			/* its worker wrote it into the memfd */
+	TM_CHUNK_RETRY,				/* its worker could not write it into the memfd: the leader reads it */
 	TM_CHUNK_UNREPRESENTABLE,	/* a value is not representable: the load fails */
 	TM_CHUNK_STOPPED			/* abandoned: the load fails */
 } TmChunkState;
 
 /*
  * One chunk.  start and nblocks are fixed when the load starts; claiming sets state and owner under
- * TmParShared.mutex, then only the owner writes the entry until it decrements nbusy (under the mutex);
- * the leader reads the entries once nbusy is 0.
+ * TmParShared.mutex, then only the owner writes the entry (and its TmParChunkCols) until it decrements
+ * nbusy (or, for the copy, ncopying) under the mutex; the leader reads the entries once that is 0.
  */
 typedef struct TmParChunk
 {
@@ -122,10 +125,15 @@ typedef struct TmParChunk
 	BlockNumber nblocks;
 	int			state;			/* TmChunkState */
 	int			owner;			/* ParallelWorkerNumber of its reader, -1: the leader */
-	dsm_handle	handle;
-	Size		offset;
 	int64		nrows;
 } TmParChunk;
+
+/* the size of a column of a chunk read (chunk c, column k: entry c * ncols + k) */
+typedef struct TmParChunkCol
+{
+	int64		dlen;			/* bytes of values */
+	bool		nulls;			/* has NULLs */
+} TmParChunkCol;
 
 /* a column of the set, as the workers rebuild it */
 typedef struct TmParCol
@@ -135,32 +143,33 @@ typedef struct TmParCol
 	bool		present;
 } TmParCol;
 
+typedef enum TmFinalState
+{
+	TM_FINAL_WAIT,				/* the leader has not made the memfd yet */
+	TM_FINAL_MEMFD,				/* copy your chunks into it */
+	TM_FINAL_ABORT				/* the load fails: copy nothing */
+} TmFinalState;
+
 typedef struct TmParShared
 {
 	Oid			relid;
 	PGPROC	   *leader_proc;	/* for the workers' xmin (see the worker) */
+	int			leader_pid;		/* the memfd is /proc/<leader_pid>/fd/<final_fd> */
 	int			ncols;
 	int			nchunks;
 	pg_atomic_uint32 stop;		/* nonzero: a chunk failed, every participant stops reading */
-	ConditionVariable chunk_done;	/* a worker finished its chunks */
-	ConditionVariable released; /* the leader has attached every worker's segment */
+	ConditionVariable chunk_done;	/* a worker finished reading, or copying, its chunks */
+	ConditionVariable final_ready;	/* final_state left TM_FINAL_WAIT */
+	ConditionVariable released; /* the leader is done with the workers */
 	slock_t		mutex;
 	int			next_chunk;		/* the next chunk to claim */
-	int			nbusy;			/* chunks claimed and not finished */
-	bool		all_attached;	/* workers may detach from their segments and exit */
+	int			nbusy;			/* chunks claimed and not read */
+	int			ncopying;		/* chunks READ and not yet copied (or given up) by their worker */
+	int			final_state;	/* TmFinalState */
+	int			final_fd;
+	int64		final_len;		/* the memfd's size */
+	bool		all_attached;	/* workers may exit */
 } TmParShared;
-
-/* a chunk in a worker's segment: this head, then its columns in tm_colset_pack's layout at data_off */
-typedef struct TmParChunkHead
-{
-	int64		nrows;
-	int32		ncols;
-	int32		pad;
-	int64		data_off;		/* from the head */
-	TmxCol		cols[FLEXIBLE_ARRAY_MEMBER];
-} TmParChunkHead;
-
-#define CHUNK_HEAD_SIZE(ncols) MAXALIGN(offsetof(TmParChunkHead, cols) + sizeof(TmxCol) * (ncols))
 
 /* what a load did (themis.debug_colset_checksum, DEBUG1) */
 typedef struct TmParInfo
@@ -169,6 +178,7 @@ typedef struct TmParInfo
 	int			workers_launched;
 	int			nchunks;
 	int			leader_chunks;
+	int			retried_chunks;
 } TmParInfo;
 
 /* an empty set with the columns (types, attnos, present) of cols */
@@ -182,6 +192,12 @@ set_from_cols(TmColSet *set, const TmParCol *cols, int ncols)
 		set->cols[c].attno = cols[c].attno;
 		set->cols[c].present = cols[c].present;
 	}
+}
+
+static inline bool
+kind_is_text(int kind)
+{
+	return kind == TM_K_TEXT || kind == TM_K_BPCHAR;
 }
 
 /* claim the next chunk for owner; -1 when none is left or the load stops */
@@ -216,64 +232,155 @@ finish_chunks(TmParShared *sh, int n, bool unrepresentable)
 	ConditionVariableBroadcast(&sh->chunk_done);
 }
 
+/* chunk c, read into cs: its row count and column sizes into the shared entries */
+static void
+record_chunk(TmParChunk *chunks, TmParChunkCol *ccols, int ncols, int c, const TmColSet *cs)
+{
+	chunks[c].nrows = cs->nrows;
+	for (int k = 0; k < ncols; k++)
+	{
+		const TmColBuild *b = &cs->cols[k];
+		TmParChunkCol *cc = &ccols[(Size) c * ncols + k];
+
+		cc->dlen = !b->present ? 0 : kind_is_text(b->type.kind) ? b->dlen :
+			(int64) Max(tm_kind_width(b->type.kind), 0) * cs->nrows;
+		cc->nulls = b->present && b->nulls != NULL;
+	}
+}
+
+/*
+ * The memfd layout of the whole set (tm_colset_pack's, colbuild.c: per present column its values, 8-aligned,
+ * then text offsets (nrows + 1), then NULL bytes, 8-aligned, where any chunk has NULLs) from the chunks'
+ * sizes: the descriptors into fcols[ncols]; returns the bytes.
+ */
+static int64
+final_layout(const TmParCol *cols, int ncols, const TmParChunk *chunks, const TmParChunkCol *ccols,
+			 int nchunks, TmxCol *fcols)
+{
+	int64		n = 0;
+	int64		off = 0;
+
+	for (int c = 0; c < nchunks; c++)
+		n += chunks[c].nrows;
+	for (int k = 0; k < ncols; k++)
+	{
+		TmxCol	   *x = &fcols[k];
+		int64		dlen = 0;
+		bool		nulls = false;
+
+		memset(x, 0, sizeof(TmxCol));
+		x->kind = cols[k].type.kind;
+		x->scale = cols[k].type.kind == TM_K_NUMERIC ? cols[k].type.scale : 0;
+		x->attno = cols[k].attno;
+		x->nulls_off = -1;
+		if (!cols[k].present)
+			continue;
+		x->present = 1;
+		for (int c = 0; c < nchunks; c++)
+		{
+			dlen += ccols[(Size) c * ncols + k].dlen;
+			nulls |= ccols[(Size) c * ncols + k].nulls;
+		}
+		x->data_off = off;
+		x->data_len = dlen;
+		off += TYPEALIGN(8, dlen);
+		if (kind_is_text(x->kind))
+		{
+			x->offsets_off = off;
+			off += 8 * (n + 1);
+		}
+		if (nulls)
+		{
+			x->nulls_off = off;
+			off += TYPEALIGN(8, n);
+		}
+	}
+	return off;
+}
+
+/*
+ * Write chunk c, read into cs, at its place in the memfd mapped at map (zeroed where nothing is written):
+ * its rows follow those of the chunks before it, and its text offsets count the bytes of those chunks.
+ */
+static void
+copy_chunk(char *map, const TmxCol *fcols, int ncols, const TmParChunk *chunks, const TmParChunkCol *ccols,
+		   int c, const TmColSet *cs)
+{
+	int64		row0 = 0;
+
+	if (cs->nrows == 0)
+		return;
+	for (int p = 0; p < c; p++)
+		row0 += chunks[p].nrows;
+	for (int k = 0; k < ncols; k++)
+	{
+		const TmColBuild *b = &cs->cols[k];
+		const TmxCol *x = &fcols[k];
+		int64		n = cs->nrows;
+
+		if (!x->present)
+			continue;
+		if (kind_is_text(x->kind))
+		{
+			int64		byte0 = 0;
+			int64	   *o = (int64 *) (map + x->offsets_off) + row0;
+
+			for (int p = 0; p < c; p++)
+				byte0 += ccols[(Size) p * ncols + k].dlen;
+			if (b->dlen > 0)
+				memcpy(map + x->data_off + byte0, b->data, b->dlen);
+			if (byte0 == 0 && b->offsets[0] == 0)
+				memcpy(o, b->offsets, 8 * (n + 1));
+			else
+				for (int64 r = 0; r <= n; r++)
+					o[r] = byte0 + (b->offsets[r] - b->offsets[0]);
+		}
+		else
+		{
+			int			w = Max(tm_kind_width(x->kind), 0);
+
+			memcpy(map + x->data_off + (Size) w * row0, b->data, (Size) w * n);
+		}
+		if (x->nulls_off >= 0 && b->nulls != NULL)
+			memcpy(map + x->nulls_off + row0, b->nulls, n);
+	}
+}
+
 /* ---------------------------------------------------------------- the workers */
 
 /*
- * Put the chunks this worker read (mine[c]) into one DSM segment and record them; failed: the chunk whose
- * read did not succeed (r), or -1.  Returns the segment (NULL: none made).
+ * Write the chunks this worker read (mine[c], sizes recorded) into the leader's memfd; false if it cannot
+ * be opened or mapped (then the leader reads them again).
  */
-static dsm_segment *
-store_chunks(TmParShared *sh, TmParChunk *chunks, TmColSet **mine, int failed, TmReadResult r)
+static bool
+copy_mine(TmParShared *sh, TmParChunk *chunks, TmParChunkCol *ccols, TmColSet **mine, const TmxCol *fcols)
 {
-	Size	   *offs = palloc0(sizeof(Size) * sh->nchunks);
-	Size		total = 0;
-	dsm_segment *seg = NULL;
-	int			n = 0;
+	char		path[64];
+	int			fd;
+	char	   *map;
 
-	if (failed < 0)
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", sh->leader_pid, sh->final_fd);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
 	{
-		for (int c = 0; c < sh->nchunks; c++)
-			if (mine[c] != NULL && mine[c]->nrows > 0)
-			{
-				offs[c] = total;
-				total += CHUNK_HEAD_SIZE(sh->ncols) + MAXALIGN(tm_colset_bytes(mine[c]));
-			}
-		if (total > 0)
-			seg = dsm_create(total, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+		elog(DEBUG1, "themis: parallel worker cannot open the leader's column buffer %s: %m", path);
+		return false;
+	}
+	map = mmap(NULL, sh->final_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+	{
+		elog(DEBUG1, "themis: parallel worker cannot map the leader's column buffer: %m");
+		return false;
 	}
 	for (int c = 0; c < sh->nchunks; c++)
-	{
-		TmParChunk *ch = &chunks[c];
-
-		if (mine[c] == NULL)
-			continue;
-		n++;
-		ch->nrows = mine[c]->nrows;
-		ch->handle = DSM_HANDLE_INVALID;
-		ch->offset = 0;
-		if (failed >= 0)
-			ch->state = c == failed && r == TM_READ_UNREPRESENTABLE ? TM_CHUNK_UNREPRESENTABLE : TM_CHUNK_STOPPED;
-		else if (mine[c]->nrows == 0)
-			ch->state = TM_CHUNK_STORED;
-		else if (seg == NULL)
-			ch->state = TM_CHUNK_RETRY;
-		else
+		if (mine[c] != NULL)
 		{
-			TmParChunkHead *h = (TmParChunkHead *) ((char *) dsm_segment_address(seg) + offs[c]);
-			int64		off = 0;
-
-			h->nrows = mine[c]->nrows;
-			h->ncols = mine[c]->ncols;
-			h->pad = 0;
-			h->data_off = CHUNK_HEAD_SIZE(sh->ncols);
-			tm_colset_pack(mine[c], (char *) h + h->data_off, &off, h->cols);
-			ch->state = TM_CHUNK_STORED;
-			ch->handle = dsm_segment_handle(seg);
-			ch->offset = offs[c];
+			CHECK_FOR_INTERRUPTS();
+			copy_chunk(map, fcols, sh->ncols, chunks, ccols, c, mine[c]);
 		}
-	}
-	finish_chunks(sh, n, failed >= 0 && r == TM_READ_UNREPRESENTABLE);
-	return seg;
+	munmap(map, sh->final_len);
+	return true;
 }
 
 void
@@ -282,15 +389,16 @@ themis_colbuild_parallel_main(dsm_segment *seg, shm_toc *toc)
 	TmParShared *sh = shm_toc_lookup(toc, TM_PKEY_SHARED, false);
 	TmParCol   *cols = shm_toc_lookup(toc, TM_PKEY_COLS, false);
 	TmParChunk *chunks = shm_toc_lookup(toc, TM_PKEY_CHUNKS, false);
+	TmParChunkCol *ccols = shm_toc_lookup(toc, TM_PKEY_CHUNKCOLS, false);
+	TmxCol	   *fcols = shm_toc_lookup(toc, TM_PKEY_FINAL, false);
 	BufferUsage *bufusage = shm_toc_lookup(toc, TM_PKEY_BUFUSAGE, false);
 	WalUsage   *walusage = shm_toc_lookup(toc, TM_PKEY_WALUSAGE, false);
 	Snapshot	snap;
 	Relation	rel;
 	TmColSet  **mine;
-	bool		any = false;
+	int			nmine = 0;
 	int			failed = -1;
 	TmReadResult r = TM_READ_OK;
-	dsm_segment *store = NULL;
 	MemoryContext cxt;
 
 	snap = RestoreSnapshot(shm_toc_lookup(toc, TM_PKEY_SNAPSHOT, false));
@@ -316,7 +424,7 @@ themis_colbuild_parallel_main(dsm_segment *seg, shm_toc *toc)
 
 		if (c < 0)
 			break;
-		any = true;
+		nmine++;
 		old = MemoryContextSwitchTo(cxt);
 		mine[c] = palloc(sizeof(TmColSet));
 		set_from_cols(mine[c], cols, sh->ncols);
@@ -328,11 +436,52 @@ themis_colbuild_parallel_main(dsm_segment *seg, shm_toc *toc)
 			break;
 		}
 	}
-	if (any)
-		store = store_chunks(sh, chunks, mine, failed, r);
+	for (int c = 0; c < sh->nchunks; c++)
+	{
+		if (mine[c] == NULL)
+			continue;
+		record_chunk(chunks, ccols, sh->ncols, c, mine[c]);
+		if (failed >= 0)
+			chunks[c].state = c == failed && r == TM_READ_UNREPRESENTABLE ? TM_CHUNK_UNREPRESENTABLE :
+				TM_CHUNK_STOPPED;
+		else
+			chunks[c].state = TM_CHUNK_READ;
+	}
+	if (nmine > 0)
+		finish_chunks(sh, nmine, failed >= 0 && r == TM_READ_UNREPRESENTABLE);
+
+	/* wait for the leader's memfd, then write my chunks at their places in it */
+	if (nmine > 0 && failed < 0)
+	{
+		int			state;
+
+		ConditionVariablePrepareToSleep(&sh->final_ready);
+		for (;;)
+		{
+			SpinLockAcquire(&sh->mutex);
+			state = sh->final_state;
+			SpinLockRelease(&sh->mutex);
+			if (state != TM_FINAL_WAIT)
+				break;
+			ConditionVariableSleep(&sh->final_ready, PG_WAIT_EXTENSION);
+		}
+		ConditionVariableCancelSleep();
+		if (state == TM_FINAL_MEMFD)
+		{
+			bool		ok = copy_mine(sh, chunks, ccols, mine, fcols);
+
+			for (int c = 0; c < sh->nchunks; c++)
+				if (mine[c] != NULL)
+					chunks[c].state = ok ? TM_CHUNK_COPIED : TM_CHUNK_RETRY;
+			SpinLockAcquire(&sh->mutex);
+			sh->ncopying -= nmine;
+			SpinLockRelease(&sh->mutex);
+			ConditionVariableBroadcast(&sh->chunk_done);
+		}
+	}
 	MemoryContextDelete(cxt);
 
-	/* keep the segment until the leader holds it */
+	/* stay until the leader is done with the workers (it may still look at the chunks' entries) */
 	ConditionVariablePrepareToSleep(&sh->released);
 	for (;;)
 	{
@@ -347,44 +496,12 @@ themis_colbuild_parallel_main(dsm_segment *seg, shm_toc *toc)
 	}
 	ConditionVariableCancelSleep();
 
-	if (store != NULL)
-		dsm_detach(store);
 	table_close(rel, AccessShareLock);
 	UnregisterSnapshot(snap);
 	InstrEndParallelQuery(&bufusage[ParallelWorkerNumber], &walusage[ParallelWorkerNumber]);
 }
 
 /* ---------------------------------------------------------------- the leader */
-
-/* bytes the loaded columns may take (for the room check): rows from the statistics, text at most the heap */
-static double
-estimate_bytes(Relation rel, const TmColSet *set, BlockNumber nblocks)
-{
-	double		rows;
-	double		per_row = 0;
-	bool		text = false;
-
-	if (rel->rd_rel->reltuples >= 0 && rel->rd_rel->relpages > 0)
-		rows = rel->rd_rel->reltuples / rel->rd_rel->relpages * nblocks;
-	else
-		rows = (double) nblocks * (BLCKSZ / 40);	/* unknown: narrow tuples */
-	for (int c = 0; c < set->ncols; c++)
-	{
-		const TmColBuild *b = &set->cols[c];
-
-		if (!b->present)
-			continue;
-		if (b->type.kind == TM_K_TEXT || b->type.kind == TM_K_BPCHAR)
-		{
-			per_row += 8;
-			text = true;
-		}
-		else
-			per_row += Max(tm_kind_width(b->type.kind), 0);
-		per_row += 1;			/* NULL bytes */
-	}
-	return rows * per_row + (text ? (double) nblocks * BLCKSZ : 0);
-}
 
 /* workers to ask for (0: read serially); *nblocks: the table's size now */
 static int
@@ -412,25 +529,10 @@ plan_workers(Relation rel, Snapshot snap, const TmColSet *set, BlockNumber *nblo
 	n = Min(n, max_parallel_workers_per_gather);
 	if (n <= 0)
 		return 0;
-#ifdef __linux__
-	if (dynamic_shared_memory_type == DSM_IMPL_POSIX)
-	{
-		struct statvfs fs;
-
-		/* the workers' columns go to /dev/shm: a full one would fail the query, not slow it */
-		if (statvfs("/dev/shm", &fs) == 0 &&
-			(double) fs.f_bavail * fs.f_frsize < estimate_bytes(rel, set, *nblocks))
-		{
-			elog(DEBUG1, "themis: \"%s\" is read serially: too little room in /dev/shm for its columns",
-				 RelationGetRelationName(rel));
-			return 0;
-		}
-	}
-#endif
 	return n;
 }
 
-/* the leader reads chunk c into a set of its own, in CurrentMemoryContext (it becomes a part) */
+/* the leader reads chunk c into a set of its own, in CurrentMemoryContext */
 static TmReadResult
 leader_read_chunk(int c, TmParShared *sh, TmParChunk *chunks, TmColSet **local, const TmParCol *cols,
 				  Relation rel, Snapshot snap)
@@ -462,85 +564,90 @@ check_workers(ParallelContext *pcxt, Relation rel)
 					RelationGetRelationName(rel))));
 }
 
-/* a worker's segment, mapped as long as the memory context that holds the set's parts */
-typedef struct SegMapping
+/* give back the arrays of a chunk the leader has written into the memfd */
+static void
+free_chunk(TmColSet *cs)
+{
+	for (int k = 0; k < cs->ncols; k++)
+	{
+		TmColBuild *b = &cs->cols[k];
+
+		if (b->data)
+			pfree(b->data);
+		if (b->offsets)
+			pfree(b->offsets);
+		if (b->nulls)
+			pfree(b->nulls);
+	}
+	pfree(cs->cols);
+	pfree(cs);
+}
+
+/* wait until *counter (under sh->mutex) is 0 */
+static void
+wait_for_zero(TmParShared *sh, int *counter, ParallelContext *pcxt, Relation rel)
+{
+	ConditionVariablePrepareToSleep(&sh->chunk_done);
+	for (;;)
+	{
+		int			n;
+
+		SpinLockAcquire(&sh->mutex);
+		n = *counter;
+		SpinLockRelease(&sh->mutex);
+		if (n == 0)
+			break;
+		if (ConditionVariableTimedSleep(&sh->chunk_done, 1000, PG_WAIT_EXTENSION))
+			check_workers(pcxt, rel);
+	}
+	ConditionVariableCancelSleep();
+}
+
+/* the memfd of a packed set, closed and unmapped with the memory context that holds the set */
+typedef struct PackedRelease
 {
 	MemoryContextCallback cb;
-	dsm_handle	handle;
-	dsm_segment *seg;
-} SegMapping;
+	int			fd;
+	char	   *map;
+	Size		len;
+} PackedRelease;
 
 static void
-release_mapping(void *arg)
+release_packed(void *arg)
 {
-	SegMapping *m = (SegMapping *) arg;
+	PackedRelease *m = (PackedRelease *) arg;
 
-	if (m->seg != NULL)
-		dsm_detach(m->seg);
-	m->seg = NULL;
+	if (m->map != NULL)
+		munmap(m->map, m->len);
+	if (m->fd >= 0)
+		close(m->fd);
+	m->map = NULL;
+	m->fd = -1;
 }
 
-/* the mapping of segment h in CurrentMemoryContext (maps[0..*nmaps-1]: those made so far) */
-static char *
-map_segment(dsm_handle h, SegMapping **maps, int *nmaps, Relation rel)
+/* a zeroed memfd of len bytes (at least 8), mapped read-write until CurrentMemoryContext goes */
+static PackedRelease *
+make_memfd(int64 len, Relation rel)
 {
-	SegMapping *m;
+	PackedRelease *m = palloc0(sizeof(PackedRelease));
 
-	for (int i = 0; i < *nmaps; i++)
-		if (maps[i]->handle == h)
-			return dsm_segment_address(maps[i]->seg);
-	m = palloc0(sizeof(SegMapping));
-	m->handle = h;
-	m->seg = dsm_attach(h);
-	if (m->seg == NULL)
-		elog(ERROR, "themis: cannot attach the columns a parallel worker read from \"%s\"",
-			 RelationGetRelationName(rel));
-	/* from the resource owner to the memory context: the set may outlive the current resource owner */
-	dsm_pin_mapping(m->seg);
-	m->cb.func = release_mapping;
+	m->fd = -1;
+	m->len = Max(len, 8);
+	m->cb.func = release_packed;
 	m->cb.arg = m;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &m->cb);
-	maps[(*nmaps)++] = m;
-	return dsm_segment_address(m->seg);
-}
-
-/* a part of set: nrows rows read by the leader (local) or in a worker's segment (the chunk head at base) */
-static void
-make_part(TmColSet *set, TmColPart *part, const TmColSet *local, const char *base, int64 nrows)
-{
-	part->nrows = nrows;
-	part->cols = palloc0(sizeof(TmColPartCol) * Max(set->ncols, 1));
-	for (int c = 0; c < set->ncols; c++)
+	m->fd = memfd_create("themis-columns", MFD_CLOEXEC);
+	if (m->fd < 0 || ftruncate(m->fd, m->len) < 0)
+		elog(ERROR, "themis: cannot make a %lld-byte buffer for the columns of \"%s\": %m",
+			 (long long) m->len, RelationGetRelationName(rel));
+	m->map = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
+	if (m->map == MAP_FAILED)
 	{
-		TmColPartCol *pc = &part->cols[c];
-		int			kind = set->cols[c].type.kind;
-		bool		text = kind == TM_K_TEXT || kind == TM_K_BPCHAR;
-
-		if (!set->cols[c].present || nrows == 0)
-			continue;
-		if (local != NULL)
-		{
-			const TmColBuild *b = &local->cols[c];
-
-			pc->data = b->data;
-			pc->dlen = text ? b->dlen : (int64) Max(tm_kind_width(kind), 0) * nrows;
-			pc->offsets = b->offsets;
-			pc->nulls = b->nulls;
-		}
-		else
-		{
-			const TmParChunkHead *h = (const TmParChunkHead *) base;
-			const char *data = base + h->data_off;
-			const TmxCol *x = &h->cols[c];
-
-			if (h->nrows != nrows || h->ncols != set->ncols || !x->present || x->kind != kind)
-				elog(ERROR, "themis: malformed columns from a parallel worker");
-			pc->data = data + x->data_off;
-			pc->dlen = x->data_len;
-			pc->offsets = text ? (const int64 *) (data + x->offsets_off) : NULL;
-			pc->nulls = x->nulls_off >= 0 ? (const uint8 *) (data + x->nulls_off) : NULL;
-		}
+		m->map = NULL;
+		elog(ERROR, "themis: cannot map a %lld-byte buffer for the columns of \"%s\": %m",
+			 (long long) m->len, RelationGetRelationName(rel));
 	}
+	return m;
 }
 
 /* no workers after all: the serial read with our registered snapshot, which is then released */
@@ -561,6 +668,8 @@ read_parallel(TmColSet *set, Relation rel, Snapshot snap, int nworkers, BlockNum
 	TmParShared *sh;
 	TmParCol   *cols;
 	TmParChunk *chunks;
+	TmParChunkCol *ccols;
+	TmxCol	   *fcols;
 	BufferUsage *bufusage;
 	WalUsage   *walusage;
 	Snapshot	psnap;
@@ -569,8 +678,6 @@ read_parallel(TmColSet *set, Relation rel, Snapshot snap, int nworkers, BlockNum
 	bool		pushed = false;
 	int			nchunks;
 	TmColSet  **local;
-	SegMapping **maps;
-	int			nmaps = 0;
 	bool		failed;
 
 	nchunks = Min((BlockNumber) (nworkers + 1) * TM_PAR_CHUNKS_PER_PARTICIPANT,
@@ -588,10 +695,12 @@ read_parallel(TmColSet *set, Relation rel, Snapshot snap, int nworkers, BlockNum
 	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(TmParShared));
 	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(TmParCol) * set->ncols);
 	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(TmParChunk) * nchunks);
+	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(sizeof(TmParChunkCol), mul_size(nchunks, set->ncols)));
+	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(sizeof(TmxCol), Max(set->ncols, 1)));
 	shm_toc_estimate_chunk(&pcxt->estimator, snaplen);
 	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(sizeof(BufferUsage), nworkers));
 	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(sizeof(WalUsage), nworkers));
-	shm_toc_estimate_keys(&pcxt->estimator, 6);
+	shm_toc_estimate_keys(&pcxt->estimator, 8);
 
 	/* the workers' active snapshot is the leader's now: make it the one we read with */
 	if (!ActiveSnapshotSet() || GetActiveSnapshot() != psnap)
@@ -614,14 +723,19 @@ read_parallel(TmColSet *set, Relation rel, Snapshot snap, int nworkers, BlockNum
 	memset(sh, 0, sizeof(TmParShared));
 	sh->relid = RelationGetRelid(rel);
 	sh->leader_proc = MyProc;
+	sh->leader_pid = MyProcPid;
 	sh->ncols = set->ncols;
 	sh->nchunks = nchunks;
 	pg_atomic_init_u32(&sh->stop, 0);
 	ConditionVariableInit(&sh->chunk_done);
+	ConditionVariableInit(&sh->final_ready);
 	ConditionVariableInit(&sh->released);
 	SpinLockInit(&sh->mutex);
 	sh->next_chunk = 0;
 	sh->nbusy = 0;
+	sh->ncopying = 0;
+	sh->final_state = TM_FINAL_WAIT;
+	sh->final_fd = -1;
 	sh->all_attached = false;
 	shm_toc_insert(pcxt->toc, TM_PKEY_SHARED, sh);
 
@@ -646,9 +760,14 @@ read_parallel(TmColSet *set, Relation rel, Snapshot snap, int nworkers, BlockNum
 		chunks[c].nblocks = to - from;
 		chunks[c].state = TM_CHUNK_FREE;
 		chunks[c].owner = -1;
-		chunks[c].handle = DSM_HANDLE_INVALID;
 	}
 	shm_toc_insert(pcxt->toc, TM_PKEY_CHUNKS, chunks);
+	ccols = shm_toc_allocate(pcxt->toc, mul_size(sizeof(TmParChunkCol), mul_size(nchunks, set->ncols)));
+	memset(ccols, 0, mul_size(sizeof(TmParChunkCol), mul_size(nchunks, set->ncols)));
+	shm_toc_insert(pcxt->toc, TM_PKEY_CHUNKCOLS, ccols);
+	fcols = shm_toc_allocate(pcxt->toc, mul_size(sizeof(TmxCol), Max(set->ncols, 1)));
+	memset(fcols, 0, mul_size(sizeof(TmxCol), Max(set->ncols, 1)));
+	shm_toc_insert(pcxt->toc, TM_PKEY_FINAL, fcols);
 
 	snapspace = shm_toc_allocate(pcxt->toc, snaplen);
 	SerializeSnapshot(psnap, snapspace);
@@ -670,7 +789,6 @@ read_parallel(TmColSet *set, Relation rel, Snapshot snap, int nworkers, BlockNum
 	}
 
 	local = palloc0(sizeof(TmColSet *) * nchunks);
-	maps = palloc0(sizeof(SegMapping *) * nchunks);
 
 	/* the leader reads chunks too, until none is left */
 	for (;;)
@@ -682,71 +800,88 @@ read_parallel(TmColSet *set, Relation rel, Snapshot snap, int nworkers, BlockNum
 			break;
 		r = leader_read_chunk(c, sh, chunks, local, cols, rel, psnap);
 		info->leader_chunks++;
+		record_chunk(chunks, ccols, set->ncols, c, local[c]);
 		chunks[c].state = r == TM_READ_OK ? TM_CHUNK_LOCAL :
 			r == TM_READ_UNREPRESENTABLE ? TM_CHUNK_UNREPRESENTABLE : TM_CHUNK_STOPPED;
-		chunks[c].nrows = local[c]->nrows;
 		finish_chunks(sh, 1, r == TM_READ_UNREPRESENTABLE);
 		if (r != TM_READ_OK)
 			break;
 	}
 
 	/* wait for the workers' chunks */
-	ConditionVariablePrepareToSleep(&sh->chunk_done);
-	for (;;)
-	{
-		int			nbusy;
+	wait_for_zero(sh, &sh->nbusy, pcxt, rel);
 
-		SpinLockAcquire(&sh->mutex);
-		nbusy = sh->nbusy;
-		SpinLockRelease(&sh->mutex);
-		if (nbusy == 0)
-			break;
-		if (ConditionVariableTimedSleep(&sh->chunk_done, 1000, PG_WAIT_EXTENSION))
-			check_workers(pcxt, rel);
-	}
-	ConditionVariableCancelSleep();
-
-	/* every entry is final: the parts, in block order */
+	/* every entry is final: lay the columns out in one memfd, where each participant writes its chunks */
 	failed = pg_atomic_read_u32(&sh->stop) != 0;
 	if (!failed)
 	{
-		TmColPart  *parts = palloc0(sizeof(TmColPart) * nchunks);
-		int64		total = 0;
+		int64		total;
+		PackedRelease *m;
+		int			ncopying = 0;
 
+		for (int c = 0; c < nchunks; c++)
+		{
+			if (chunks[c].state == TM_CHUNK_READ)
+				ncopying++;
+			else if (chunks[c].state != TM_CHUNK_LOCAL)
+				elog(ERROR, "themis: chunk %d of a parallel read is in state %d", c, chunks[c].state);
+		}
+		total = final_layout(cols, set->ncols, chunks, ccols, nchunks, fcols);
+		m = make_memfd(total, rel);
+		SpinLockAcquire(&sh->mutex);
+		sh->final_fd = m->fd;
+		sh->final_len = m->len;
+		sh->ncopying = ncopying;
+		sh->final_state = TM_FINAL_MEMFD;
+		SpinLockRelease(&sh->mutex);
+		ConditionVariableBroadcast(&sh->final_ready);
+
+		for (int c = 0; c < nchunks; c++)
+			if (chunks[c].state == TM_CHUNK_LOCAL)
+			{
+				CHECK_FOR_INTERRUPTS();
+				copy_chunk(m->map, fcols, set->ncols, chunks, ccols, c, local[c]);
+				free_chunk(local[c]);
+				local[c] = NULL;
+			}
+		wait_for_zero(sh, &sh->ncopying, pcxt, rel);
+
+		/* the chunks a worker could not write: read again (same snapshot, same rows) and write here */
 		for (int c = 0; c < nchunks && !failed; c++)
 		{
-			TmParChunk *ch = &chunks[c];
-
-			if (ch->state == TM_CHUNK_RETRY)
+			if (chunks[c].state == TM_CHUNK_RETRY)
 			{
-				/* its worker got no DSM segment */
-				if (leader_read_chunk(c, sh, chunks, local, cols, rel, psnap) != TM_READ_OK)
-					failed = true;
-				ch->state = TM_CHUNK_LOCAL;
-				ch->nrows = local[c]->nrows;
-				info->leader_chunks++;
+				int64		nrows = chunks[c].nrows;
+
+				if (leader_read_chunk(c, sh, chunks, local, cols, rel, psnap) != TM_READ_OK ||
+					local[c]->nrows != nrows)
+					elog(ERROR, "themis: chunk %d of \"%s\" read again differs", c, RelationGetRelationName(rel));
+				copy_chunk(m->map, fcols, set->ncols, chunks, ccols, c, local[c]);
+				free_chunk(local[c]);
+				local[c] = NULL;
+				info->retried_chunks++;
 			}
-			if (ch->state == TM_CHUNK_LOCAL)
-				make_part(set, &parts[c], local[c], NULL, ch->nrows);
-			else if (ch->state == TM_CHUNK_STORED && ch->nrows > 0)
-				make_part(set, &parts[c], NULL, map_segment(ch->handle, maps, &nmaps, rel) + ch->offset,
-						  ch->nrows);
-			else if (ch->state == TM_CHUNK_STORED)
-				make_part(set, &parts[c], NULL, NULL, 0);
-			else
-				elog(ERROR, "themis: chunk %d of a parallel read is in state %d", c, ch->state);
-			total += ch->nrows;
+			else if (chunks[c].state != TM_CHUNK_COPIED && chunks[c].state != TM_CHUNK_LOCAL)
+				elog(ERROR, "themis: chunk %d of a parallel read is in state %d", c, chunks[c].state);
+			set->nrows += chunks[c].nrows;
 		}
-		if (!failed)
-		{
-			set->parts = parts;
-			set->nparts = nchunks;
-			set->nrows = total;
-			set->cap = total;
-		}
+		set->cap = set->nrows;
+		set->packed = true;
+		set->packed_fd = m->fd;
+		set->packed_map = m->map;
+		set->packed_len = total;
+		set->packed_cols = palloc(sizeof(TmxCol) * Max(set->ncols, 1));
+		memcpy(set->packed_cols, fcols, sizeof(TmxCol) * set->ncols);
+	}
+	else
+	{
+		SpinLockAcquire(&sh->mutex);
+		sh->final_state = TM_FINAL_ABORT;
+		SpinLockRelease(&sh->mutex);
+		ConditionVariableBroadcast(&sh->final_ready);
 	}
 
-	/* the workers may let go of their segments and exit */
+	/* the workers may exit */
 	SpinLockAcquire(&sh->mutex);
 	sh->all_attached = true;
 	SpinLockRelease(&sh->mutex);
@@ -763,9 +898,10 @@ read_parallel(TmColSet *set, Relation rel, Snapshot snap, int nworkers, BlockNum
 		*why = psprintf("a value of \"%s\" is not representable by themis", RelationGetRelationName(rel));
 		return false;
 	}
-	elog(DEBUG1, "themis: read \"%s\" (%u blocks, %lld rows) with %d of %d parallel workers, %d chunks (%d by the leader)",
-		 RelationGetRelationName(rel), nblocks, (long long) set->nrows, info->workers_launched,
-		 info->workers_planned, info->nchunks, info->leader_chunks);
+	elog(DEBUG1, "themis: read \"%s\" (%u blocks, %lld rows, %lld bytes) with %d of %d parallel workers, %d chunks (%d by the leader, %d read again)",
+		 RelationGetRelationName(rel), nblocks, (long long) set->nrows, (long long) set->packed_len,
+		 info->workers_launched, info->workers_planned, info->nchunks, info->leader_chunks,
+		 info->retried_chunks);
 	return true;
 }
 
@@ -798,6 +934,14 @@ tm_colset_read_table_parallel(TmColSet *set, Relation rel, Snapshot snap, const 
 
 /* ---------------------------------------------------------------- themis.debug_colset_checksum */
 
+/* CPU time (user + system) of this process between a and b, ms */
+static double
+ru_ms(const struct rusage *a, const struct rusage *b)
+{
+	return (b->ru_utime.tv_sec - a->ru_utime.tv_sec + b->ru_stime.tv_sec - a->ru_stime.tv_sec) * 1000.0 +
+		(b->ru_utime.tv_usec - a->ru_utime.tv_usec + b->ru_stime.tv_usec - a->ru_stime.tv_usec) / 1000.0;
+}
+
 /*
  * themis.debug_colset_checksum(rel regclass, parallel bool) -> (rows int8, checksum text, workers int4):
  * every column of rel that themis can represent, read as the GPU loader reads it (parallel: through
@@ -828,6 +972,9 @@ themis_debug_colset_checksum(PG_FUNCTION_ARGS)
 	instr_time	start;
 	instr_time	loaded;
 	instr_time	packed;
+	struct rusage ru0;
+	struct rusage ru1;
+	struct rusage ru2;
 
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		ereport(ERROR,
@@ -855,12 +1002,14 @@ themis_debug_colset_checksum(PG_FUNCTION_ARGS)
 											  &set.cols[i].type, &tw);
 	}
 	memset(&info, 0, sizeof(info));
+	getrusage(RUSAGE_SELF, &ru0);
 	INSTR_TIME_SET_CURRENT(start);
 	if (parallel)
 		ok = read_table_parallel(&set, rel, GetActiveSnapshot(), &info, &why);
 	else
 		ok = tm_colset_read_table(&set, rel, GetActiveSnapshot(), &why);
 	INSTR_TIME_SET_CURRENT(loaded);
+	getrusage(RUSAGE_SELF, &ru1);
 	if (!ok)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -872,10 +1021,12 @@ themis_debug_colset_checksum(PG_FUNCTION_ARGS)
 	xcols = palloc0(sizeof(TmxCol) * Max(set.ncols, 1));
 	tm_colset_pack(&set, buf, &off, xcols);
 	INSTR_TIME_SET_CURRENT(packed);
+	getrusage(RUSAGE_SELF, &ru2);
 	INSTR_TIME_SUBTRACT(packed, loaded);
 	INSTR_TIME_SUBTRACT(loaded, start);
-	elog(DEBUG1, "themis: \"%s\" read in %.1f ms (%s), packed in %.1f ms", RelationGetRelationName(rel),
-		 INSTR_TIME_GET_MILLISEC(loaded), parallel ? "parallel" : "serial", INSTR_TIME_GET_MILLISEC(packed));
+	elog(DEBUG1, "themis: \"%s\" read in %.1f ms (%s; leader CPU %.1f ms), packed in %.1f ms (CPU %.1f ms), %lld bytes",
+		 RelationGetRelationName(rel), INSTR_TIME_GET_MILLISEC(loaded), parallel ? "parallel" : "serial",
+		 ru_ms(&ru0, &ru1), INSTR_TIME_GET_MILLISEC(packed), ru_ms(&ru1, &ru2), (long long) total);
 	md5 = pg_cryptohash_create(PG_MD5);
 	if (md5 == NULL || pg_cryptohash_init(md5) < 0 ||
 		pg_cryptohash_update(md5, (const uint8 *) &set.nrows, sizeof(set.nrows)) < 0 ||

@@ -19,6 +19,7 @@
 
 #include "themis.h"
 #include "themis/tm_expr_eval.h"
+#include "colbuild.h"
 
 /* Numeric header layout (numeric.c) */
 #define TMN_SIGN_MASK			0xC000
@@ -120,6 +121,15 @@ tm_type_from_pg(Oid typid, int32 typmod, Oid collid, TmType *out, const char **w
 	return true;
 }
 
+static const uint64 pow10_u64[20] = {
+	UINT64CONST(1), UINT64CONST(10), UINT64CONST(100), UINT64CONST(1000), UINT64CONST(10000),
+	UINT64CONST(100000), UINT64CONST(1000000), UINT64CONST(10000000), UINT64CONST(100000000),
+	UINT64CONST(1000000000), UINT64CONST(10000000000), UINT64CONST(100000000000),
+	UINT64CONST(1000000000000), UINT64CONST(10000000000000), UINT64CONST(100000000000000),
+	UINT64CONST(1000000000000000), UINT64CONST(10000000000000000), UINT64CONST(100000000000000000),
+	UINT64CONST(1000000000000000000), UINT64CONST(10000000000000000000)
+};
+
 /*
  * Numeric Datum -> value * 10^scale.  False for NaN / infinities, for values with more fractional
  * digits than scale, and for values beyond int128.  *dscale (if not NULL) receives the display scale.
@@ -127,9 +137,8 @@ tm_type_from_pg(Oid typid, int32 typmod, Oid collid, TmType *out, const char **w
 static bool
 numeric_datum_to_int128(Datum d, int scale, tm_int128 *out, int *dscale)
 {
-	struct varlena *vl = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
-	const char *data = VARDATA_ANY(vl);
-	int			len = VARSIZE_ANY_EXHDR(vl);
+	struct varlena *vl = (struct varlena *) DatumGetPointer(d);
+	const char *data;
 	uint16		header;
 	bool		neg;
 	int			weight;
@@ -139,7 +148,13 @@ numeric_datum_to_int128(Datum d, int scale, tm_int128 *out, int *dscale)
 	int			last_exp;
 	int			i;
 	tm_int128	acc;
+	int			len;
 
+	/* values in a heap page are plain (short or 4-byte header): detoast only what is not */
+	if (VARATT_IS_COMPRESSED(vl) || VARATT_IS_EXTERNAL(vl))
+		vl = pg_detoast_datum_packed(vl);
+	data = VARDATA_ANY(vl);
+	len = VARSIZE_ANY_EXHDR(vl);
 	if (len < (int) sizeof(uint16))
 		return false;
 	memcpy(&header, data, sizeof(uint16));
@@ -187,6 +202,29 @@ numeric_datum_to_int128(Datum d, int scale, tm_int128 *out, int *dscale)
 
 			memcpy(&dg, digits + i * sizeof(int16), sizeof(int16));
 			u = u * TMN_NBASE + (uint64) dg;
+		}
+		/*
+		 * The common case (at most 16 significant digits, at most 19 decimal places to drop): 64-bit
+		 * arithmetic, no 128-bit division.  u < 10^16, so u * 10^k fits for k <= 2.
+		 */
+		if (last_exp <= 0 && last_exp >= -19)
+		{
+			if (last_exp < 0)
+			{
+				uint64		p = pow10_u64[-last_exp];
+
+				if (u % p != 0)
+					return false;	/* more fractional digits than the scale */
+				u /= p;
+			}
+			*out = neg ? -(tm_int128) u : (tm_int128) u;
+			return true;
+		}
+		if (last_exp > 0 && last_exp <= 2)
+		{
+			u *= pow10_u64[last_exp];
+			*out = neg ? -(tm_int128) u : (tm_int128) u;
+			return true;
 		}
 		acc = (tm_int128) u;
 	}
@@ -306,6 +344,13 @@ int128_to_numeric_datum(tm_int128 x, int scale)
 			memcpy(VARDATA(result) + sizeof(uint16) + sizeof(int16), digits, n * sizeof(int16));
 	}
 	return NumericGetDatum(result);
+}
+
+/* for the column loader (colbuild.h): a numeric Datum scaled to scale, as tm_datum_to_value converts it */
+bool
+tm_numeric_to_scaled(Datum d, int scale, tm_int128 *out)
+{
+	return numeric_datum_to_int128(d, scale, out, NULL);
 }
 
 bool

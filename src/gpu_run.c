@@ -204,6 +204,7 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		Size		rlen;
 		int			rfd = -1;
 		FdRelease  *rfdr;
+		int			direct;		/* the source whose memfd is sent, or < 0 */
 
 		/* read what must go inline (first attempt: INLINE sources; after NEED: those too) */
 		for (int p = 0; p < np; p++)
@@ -216,7 +217,25 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 			else if (srcs[p].hdr.mode == TMX_SRC_INLINE)
 				total += tm_colset_bytes(&srcs[p].set);
 
-		if (total > 0)
+		/* one inline source read in parallel: its memfd holds the request's data as it is */
+		direct = -1;
+		for (int p = 0; p < np; p++)
+			if (srcs[p].hdr.mode == TMX_SRC_INLINE)
+			{
+				if (direct == -1 && srcs[p].set.packed && tm_colset_bytes(&srcs[p].set) == total)
+					direct = p;
+				else
+				{
+					direct = -2;
+					break;
+				}
+			}
+		if (direct >= 0)
+		{
+			map = NULL;
+			total = Max(total, 8);
+		}
+		else if (total > 0)
 		{
 			fd = memfd_create("themis-input", MFD_CLOEXEC);
 			if (fd < 0)
@@ -276,7 +295,12 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 			SrcState   *s = &srcs[p];
 			TmxCol	   *cols = palloc0(sizeof(TmxCol) * Max(s->hdr.ncols, 1));
 
-			if (s->hdr.mode == TMX_SRC_INLINE)
+			if (s->hdr.mode == TMX_SRC_INLINE && p == direct)
+			{
+				if (!tm_colset_packed_fd(&s->set, &fd, &total, cols))
+					elog(ERROR, "themis: a source read in parallel is not packed");
+			}
+			else if (s->hdr.mode == TMX_SRC_INLINE)
 				tm_colset_pack(&s->set, map, &off, cols);
 			else if (s->hdr.mode == TMX_SRC_CACHED)
 			{
