@@ -142,9 +142,10 @@ GPU_UNIT_BINS =
 GPU_PROBE =
 endif
 
-test/unit/bin/test_%: test/unit/test_%.c test/unit/tm_unit.h $(TM_HEADERS)
+# (test_gpud_cancel.c includes src/gpud/cancel.c: the daemon's headers are needed too)
+test/unit/bin/test_%: test/unit/test_%.c test/unit/tm_unit.h $(TM_HEADERS) src/gpud/gpud.h src/gpud/cancel.c cuda/tm_gpu_exec.h
 	@mkdir -p test/unit/bin
-	$(UNIT_CC) $(UNIT_CFLAGS) -Iinclude -Itest/unit -o $@ $< -lm
+	$(UNIT_CC) $(UNIT_CFLAGS) -pthread -Iinclude -Icuda -Itest/unit -o $@ $< -lm
 
 # GPU tests link the CUDA objects of themis (through an archive: only what a test uses is pulled in)
 test/unit/bin/libtmcuda.a: $(CU_OBJS)
