@@ -154,7 +154,7 @@ test/unit/bin/libtmcuda.a: $(CU_OBJS)
 	ar rcs $@ $^
 
 test/unit/bin/gpu_%: test/unit/gpu_%.cu test/unit/tm_unit.h test/unit/bin/libtmcuda.a $(TM_HEADERS) $(wildcard cuda/*.h)
-	$(NVCC) $(NVCC_ALLFLAGS) -Icuda -Itest/unit -o $@ $< test/unit/bin/libtmcuda.a -lm
+	$(NVCC) $(NVCC_ALLFLAGS) -Icuda -Itest/unit -o $@ $< test/unit/bin/libtmcuda.a -lm -lpthread
 
 test/unit/bin/probe_gpu: test/unit/harness/gpu_probe.c cuda/tm_device.o
 	@mkdir -p test/unit/bin

@@ -1934,6 +1934,9 @@ test_cancel(void)
 {
 	HTable		F = make_fact(1000000, 1, 0, 0, 0);
 	HTable		D = make_dim(1, [](int) { return 1000000; }, 1000);
+	GpuIn		gD(D);
+	GpuIn		gF(F);
+	TmGpuTable	tabs[2] = {gD.t, gF.t};
 	const int	variants[] = {0, 1, 2, 6};
 	std::atomic<bool> finished(false);
 	std::thread watchdog([&finished]() {
@@ -1962,17 +1965,30 @@ test_cancel(void)
 		{
 			const Variant &v = g_variants[vi];
 			std::atomic<double> t_cancel(0);
-			double		t0 = now_s();
+			std::vector<TmGpuPipelineStats> stats(2);
+			Run			r;
+			double		t0;
 			double		t1;
-			std::thread canceler([&t_cancel]() {
-				std::this_thread::sleep_for(std::chrono::milliseconds(300));
-				t_cancel.store(now_s());
-				tm_gpu_pool_cancel(g_pool);
-			});
-			Run			r = run_plan(pl, {&D, &F}, v);
 
-			t1 = now_s();
-			canceler.join();
+			memset(&r.out, 0, sizeof(r.out));
+			tm_gpu_pool_set_load_balance(g_pool, v.mode);
+			tm_gpu_set_lb_max_warps(v.maxwarps);
+			t0 = now_s();
+			{
+				/* the inputs are ready: the 300 ms are GPU time (uploads, the build, then the probe) */
+				std::thread canceler([&t_cancel]() {
+					std::this_thread::sleep_for(std::chrono::milliseconds(300));
+					t_cancel.store(now_s());
+					tm_gpu_pool_cancel(g_pool);
+				});
+
+				r.rc = tm_gpu_execute(g_pool, &pl, tabs, 2, NULL, NULL, &r.out, stats.data(), &r.fail, r.err,
+									  sizeof(r.err));
+				t1 = now_s();
+				canceler.join();
+			}
+			tm_gpu_pool_set_load_balance(g_pool, TM_GPU_LB_NONE);
+			tm_gpu_set_lb_max_warps(0);
 			printf("cancel [%s%s]: rc %d after %.3f s, %.3f s after the cancel (%s)\n", v.name,
 				   resid ? ", residual" : "", r.rc, t1 - t0, t1 - t_cancel.load(), r.err);
 			TM_CHECK_MSG(r.rc == TM_GPU_ERR_CANCELED && strstr(r.err, "canceled") != NULL,
