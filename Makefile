@@ -139,9 +139,10 @@ GPU_UNIT_BINS =
 GPU_PROBE =
 endif
 
-test/unit/bin/test_%: test/unit/test_%.c test/unit/tm_unit.h $(TM_HEADERS)
+# (test_gpud_cancel.c includes src/gpud/cancel.c: the daemon's headers are needed too)
+test/unit/bin/test_%: test/unit/test_%.c test/unit/tm_unit.h $(TM_HEADERS) src/gpud/gpud.h src/gpud/cancel.c cuda/tm_gpu_exec.h
 	@mkdir -p test/unit/bin
-	$(UNIT_CC) $(UNIT_CFLAGS) -Iinclude -Itest/unit -o $@ $< -lm
+	$(UNIT_CC) $(UNIT_CFLAGS) -pthread -Iinclude -Icuda -Itest/unit -o $@ $< -lm
 
 # GPU tests link the CUDA objects of themis (through an archive: only what a test uses is pulled in)
 test/unit/bin/libtmcuda.a: $(CU_OBJS)
@@ -150,7 +151,7 @@ test/unit/bin/libtmcuda.a: $(CU_OBJS)
 	ar rcs $@ $^
 
 test/unit/bin/gpu_%: test/unit/gpu_%.cu test/unit/tm_unit.h test/unit/bin/libtmcuda.a $(TM_HEADERS) $(wildcard cuda/*.h)
-	$(NVCC) $(NVCC_ALLFLAGS) -Icuda -Itest/unit -o $@ $< test/unit/bin/libtmcuda.a -lm
+	$(NVCC) $(NVCC_ALLFLAGS) -Icuda -Itest/unit -o $@ $< test/unit/bin/libtmcuda.a -lm -lpthread
 
 test/unit/bin/probe_gpu: test/unit/harness/gpu_probe.c cuda/tm_device.o
 	@mkdir -p test/unit/bin

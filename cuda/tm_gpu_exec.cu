@@ -31,7 +31,12 @@
  *     the host functions tm_sum_add / tm_values_cmp.  The table starts small and is rebuilt at the
  *     bound (the number of sink rows) if it overflows;
  *   - expression errors (tm_eval status != TM_OK) go to a device error word, first error wins, and stop
- *     all threads at their next row; the host reports it after the pass.
+ *     all threads at their next row; the host reports it after the pass;
+ *   - cancel (tm_gpu_pool_cancel): a thread reads the pool's cancel word (mapped host memory) every
+ *     CANCEL_POLL_CYCLES at most, between the steps of its walk (and in the match loops of residual
+ *     quals); if it is set, the thread leaves and sets DFlags.stop, so the others leave at their next
+ *     row or read.  The host checks the word before and after every pass and fails the execution with
+ *     TM_GPU_ERR_CANCELED: the partial state of a canceled pass is never used.
  *
  * Hash rule (the one of themis/tm_hashtable.h, shared with the CPU executor): h = 0; for each key
  * h = tm_hash_key(h, key, key is NULL, type) (a NULL key hashes as TM_NULL_KEY_HASH).  Join keys are never
@@ -100,6 +105,16 @@
 
 /* internal status of a thread's walk: the group table or a DISTINCT set overflowed, the pass is redone */
 #define ST_ABORT			0x1000
+/* internal status of a thread's walk: the execution was canceled (tm_gpu_pool_cancel), the thread leaves */
+#define ST_CANCEL			0x1001
+
+/*
+ * A kernel reads the pool's cancel word (mapped pinned host memory: each read crosses PCIe, a microsecond
+ * or two) at most once every CANCEL_POLL_CYCLES of its SM clock per thread (NIFS: per warp), about 35 ms:
+ * the reads stay rare however many threads run, and a kernel shorter than that never reads it (the host
+ * checks the word before and after every pass).
+ */
+#define CANCEL_POLL_CYCLES	(1LL << 26)
 
 /* passes of a pipeline kernel */
 #define PASS_COUNT			1
@@ -291,6 +306,7 @@ struct DRun
 	uint8_t *const *gknulls;
 	const DAggState *astate;
 	DFlags	   *flags;
+	const volatile int *cancel;	/* the pool's cancel word (device view of host memory; set by run_pass) */
 };
 
 /* ------------------------------------------------------------------------------------------------
@@ -344,6 +360,35 @@ __device__ __forceinline__ bool
 stopped(const DFlags *f)
 {
 	return *(volatile const int *) &f->stop != 0;
+}
+
+/* a thread's (NIFS: a warp's lane 0's) reads of the cancel word, see CANCEL_POLL_CYCLES */
+struct DCancel
+{
+	const volatile int *word;	/* NULL: none */
+	long long	at;				/* clock64 of the next read */
+};
+
+__device__ __forceinline__ void
+cancel_init(DCancel *cp, const volatile int *word)
+{
+	cp->word = word;
+	cp->at = clock64() + CANCEL_POLL_CYCLES;
+}
+
+/* has the execution been canceled?  Cheap (a clock read) except every CANCEL_POLL_CYCLES */
+__device__ __forceinline__ bool
+cancel_poll(DCancel *cp)
+{
+	long long	now;
+
+	if (cp->word == NULL)
+		return false;
+	now = clock64();
+	if (now < cp->at)
+		return false;
+	cp->at = now + CANCEL_POLL_CYCLES;
+	return *cp->word != 0;
 }
 
 /* value of column c at row r */
@@ -520,7 +565,7 @@ fill_level(const DOp *op, int64_t r, TmValue *vals, bool *nulls)
 
 /* first visit of op: decide the filter, look the keys up */
 __device__ int
-op_enter(const DOp *op, OpState *o, TmValue *vals, bool *nulls)
+op_enter(const DOp *op, OpState *o, TmValue *vals, bool *nulls, DCancel *cp)
 {
 	int			st;
 
@@ -568,6 +613,8 @@ op_enter(const DOp *op, OpState *o, TmValue *vals, bool *nulls)
 			{
 				bool		pass = true;
 
+				if (cancel_poll(cp))
+					return ST_CANCEL;
 				fill_level(op, o->r, vals, nulls);
 				if (op->qual != NULL)
 				{
@@ -589,7 +636,7 @@ op_enter(const DOp *op, OpState *o, TmValue *vals, bool *nulls)
 
 /* next child of op: *down = true (its level's slots are set) or false (op is done) */
 __device__ int
-op_next(const DOp *op, OpState *o, TmValue *vals, bool *nulls, bool *down)
+op_next(const DOp *op, OpState *o, TmValue *vals, bool *nulls, bool *down, DCancel *cp)
 {
 	*down = false;
 	if (op->kind == TM_OP_FILTER || op->jointype == TM_JOIN_SEMI || op->jointype == TM_JOIN_ANTI)
@@ -604,6 +651,8 @@ op_next(const DOp *op, OpState *o, TmValue *vals, bool *nulls, bool *down)
 		int64_t		r = o->r++;
 		bool		pass = true;
 
+		if (op->qual != NULL && cancel_poll(cp))	/* many matches may fail the residual */
+			return ST_CANCEL;
 		fill_level(op, r, vals, nulls);
 		if (op->qual != NULL)
 		{
@@ -1038,7 +1087,7 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 /* the evaluation tree of the current source row, depth first (run_ops of the CPU executor) */
 __device__ int
 walk_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *os, long long *pos,
-		 long long *cnt)
+		 long long *cnt, DCancel *cp)
 {
 	int			nops = P->nops;
 	int			k = 0;
@@ -1049,6 +1098,8 @@ walk_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *os,
 	{
 		bool		down;
 
+		if (cancel_poll(cp))	/* a row may have millions of matches */
+			return ST_CANCEL;
 		if (k == nops)
 		{
 			st = sink_row(P, R, vals, nulls, pos, cnt);
@@ -1060,11 +1111,11 @@ walk_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *os,
 		}
 		if (enter)
 		{
-			st = op_enter(&P->ops[k], &os[k], vals, nulls);
+			st = op_enter(&P->ops[k], &os[k], vals, nulls, cp);
 			if (st != TM_OK)
 				return st;
 		}
-		st = op_next(&P->ops[k], &os[k], vals, nulls, &down);
+		st = op_next(&P->ops[k], &os[k], vals, nulls, &down, cp);
 		if (st != TM_OK)
 			return st;
 		if (down)
@@ -1090,7 +1141,9 @@ pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
 	int64_t		nrows = P->nrows < rowlimit ? P->nrows : rowlimit;
 	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
 	unsigned long long nsink = 0;
+	DCancel		cp;
 
+	cancel_init(&cp, R.cancel);
 	/* parameters; the other slots start NULL and are set before anything reads them */
 	for (int s = 0; s < P->nslots; s++)
 	{
@@ -1110,10 +1163,12 @@ pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
 			load_col(&P->srccols[P->load[i].col], row, &vals[P->load[i].slot], &nulls[P->load[i].slot]);
 		if (R.pass == PASS_RUN && R.offs != NULL)
 			pos = R.base + R.offs[row];
-		st = walk_row(P, R, vals, nulls, os, &pos, &cnt);
+		st = walk_row(P, R, vals, nulls, os, &pos, &cnt, &cp);
 		if (st != TM_OK)
 		{
-			if (st != ST_ABORT)
+			if (st == ST_CANCEL)
+				atomicExch(&R.flags->stop, 1);	/* the others stop at their next row (or poll) */
+			else if (st != ST_ABORT)
 				record_error(R.flags, st, (long long) row);
 			break;
 		}
@@ -1207,7 +1262,9 @@ pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
  * Errors: the first one wins (record_error), with the tuple's source row (its level-0 offset); every warp
  * stops within two iterations (the stop word is loaded one iteration ahead, so the load does not stall
  * the warp), idle ones leave their wait.  A full AGG table / DISTINCT set stops the
- * pass as in pipeline_kernel (ST_ABORT).
+ * pass as in pipeline_kernel (ST_ABORT).  Cancel (tm_gpu_pool_cancel): lane 0 of a busy warp reads the
+ * pool's cancel word at the start of an iteration (at most every CANCEL_POLL_CYCLES) and, if it is set,
+ * sets DFlags.stop: every warp leaves as after an error, and the host reports the pass canceled.
  *
  * Figures (DFlags.lb_*): warp iterations, idle lanes (32 - T per iteration), hand-offs, and per warp its
  * busy cycles (clock64 while it has work), summed and maximized over warps.
@@ -2115,6 +2172,7 @@ nifs_kernel(const DPipe *__restrict__ P, DRun R, DLb L)
 	int			until_check = 1;
 	bool		active = true;
 	int			stop_pre = 0;	/* lane 0: DFlags.stop as loaded one iteration earlier */
+	DCancel		cp;				/* lane 0 reads the cancel word */
 
 	if (wid >= L.nwarps)
 		return;					/* whole warps (the grid is blocks x wpb warps) */
@@ -2139,6 +2197,7 @@ nifs_kernel(const DPipe *__restrict__ P, DRun R, DLb L)
 	}
 	__syncwarp();
 	t0 = clock64();
+	cancel_init(&cp, R.cancel);
 
 	for (;;)
 	{
@@ -2156,7 +2215,15 @@ nifs_kernel(const DPipe *__restrict__ P, DRun R, DLb L)
 		if (stop)
 			break;
 		if (lane == 0)
+		{
 			stop_pre = (int) stopped(F);	/* used at the next iteration: the load overlaps this one */
+			if (cancel_poll(&cp))
+			{
+				/* canceled: every warp leaves as after an error (idle ones leave their wait on stop) */
+				atomicExch(&F->stop, 1);
+				stop_pre = 1;
+			}
+		}
 		j = lb_choose(H, nops);
 		if (j < 0)
 		{
@@ -2599,6 +2666,8 @@ struct TmGpuPool
 	int			smem_optin;		/* shared memory per block at most (opt-in) */
 	int			l2_bytes;		/* the device's L2 cache */
 	int			join_algo;		/* TmGpuJoinAlgo */
+	volatile int *cancel;		/* tm_gpu_pool_cancel: mapped pinned host memory ... */
+	const volatile int *cancel_dev;	/* ... and its device address (what kernels read) */
 };
 
 /* a device result: TmValue columns */
@@ -3711,6 +3780,16 @@ decode_error(DFlags *f)
 	}
 }
 
+/* the pool's cancel word is set (tm_gpu_pool_cancel): record TM_GPU_ERR_CANCELED and return true */
+static bool
+check_canceled(Ctx *c)
+{
+	if (c->pool->cancel == NULL || __atomic_load_n(c->pool->cancel, __ATOMIC_ACQUIRE) == 0)
+		return false;
+	fail(c, TM_GPU_ERR_CANCELED, "canceled");
+	return true;
+}
+
 /* flags of the pass: an expression error fails the execution */
 static bool
 check_flags(Ctx *c, DFlags *f)
@@ -3889,11 +3968,16 @@ launch_lb(Ctx *c, const DPipe *P, const DRun &R, int *nwarps)
 
 /* one pass of the pipeline kernel over nrows source rows; *f: its flags */
 static bool
-run_pass(Ctx *c, const DPipe *P, const DRun &R, int64_t nrows, DFlags *f)
+run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 {
 	bool		lb = c->lb != TM_GPU_LB_NONE && nrows > 0;
 	int			nwarps = 1;
+	DRun		R = R0;
 
+	/* canceled: between passes (and chunks) nothing more is launched; a pass cut short is not used */
+	if (check_canceled(c))
+		return false;
+	R.cancel = c->pool->cancel_dev;
 	CK(cudaMemsetAsync(c->dflags, 0, sizeof(DFlags), c->stream));
 	if (lb)
 	{
@@ -3906,6 +3990,8 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R, int64_t nrows, DFlags *f)
 		LAUNCH_CHECK("pipeline_kernel");
 	}
 	if (!download(c, f, c->dflags, sizeof(DFlags)))
+		return false;
+	if (check_canceled(c))
 		return false;
 	decode_error(f);
 
@@ -5843,6 +5929,8 @@ run_partitioned(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, bool host
 		pool->used = mark;
 
 	/* 3. the join, in the pool's free middle as its workspace (its result ends up at the top) */
+	if (check_canceled(c))
+		goto out;
 	{
 		size_t		off = align_up(pool->used, POOL_ALIGN);
 		char		perr[256];
@@ -5897,6 +5985,8 @@ run_partitioned(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, bool host
 			goto out;
 		}
 	}
+	if (check_canceled(c))
+		goto out;
 	st->join_algo = algo == TM_PJOIN_GFUR ? TM_GPU_JOIN_PARTITIONED_GFUR : TM_GPU_JOIN_PARTITIONED;
 	st->join_op = J->k;
 	st->join_rows = res.nrows;
@@ -6173,8 +6263,18 @@ tm_gpu_execute(TmGpuPool *pool, const TmPlan *plan, const TmGpuTable *inputs, in
 	c->results = (HResult *) xmalloc0(c, sizeof(HResult) * (size_t) (plan->nresults + 1));
 	c->hts = (HHash *) xmalloc0(c, sizeof(HHash) * Max1(plan->nhashtables));
 
-	if (c->results != NULL && c->hts != NULL)
+	if (c->results != NULL && c->hts != NULL && !check_canceled(c))
+	{
+		TmGpuTable	out0 = *out;
+
 		(void) execute_plan(c, inputs, ninputs, params, paramnulls, out, stats);
+		/* canceled after the last pass: the result is dropped all the same */
+		if (c->rc == TM_GPU_OK && check_canceled(c))
+		{
+			tm_gpu_table_free(out);
+			*out = out0;
+		}
+	}
 
 	if (c->rc != TM_GPU_OK)
 	{
@@ -6237,8 +6337,22 @@ tm_gpu_pool_create(int dev, size_t bytes, TmGpuPool **poolp, char *err, int errl
 			 "cudaMalloc of %zu bytes: %s (%s)", bytes, cudaGetErrorString(e), cudaGetErrorName(e));
 	else if ((e = cudaStreamCreateWithFlags(&pool->stream, cudaStreamNonBlocking)) != cudaSuccess)
 		fail_cuda(c, "cudaStreamCreateWithFlags", e);
+	else if ((e = cudaHostAlloc((void **) &pool->cancel, sizeof(int),
+								cudaHostAllocMapped | cudaHostAllocPortable)) != cudaSuccess)
+	{
+		pool->cancel = NULL;
+		fail_cuda(c, "cudaHostAlloc (cancel word)", e);
+	}
+	else if ((e = cudaHostGetDevicePointer((void **) &pool->cancel_dev, (void *) pool->cancel, 0)) != cudaSuccess)
+		fail_cuda(c, "cudaHostGetDevicePointer (cancel word)", e);
+	else
+		*pool->cancel = 0;
 	if (c->rc != TM_GPU_OK)
 	{
+		if (pool->cancel != NULL)
+			(void) cudaFreeHost((void *) pool->cancel);
+		if (pool->stream != NULL)
+			(void) cudaStreamDestroy(pool->stream);
 		if (pool->base != NULL)
 			(void) cudaFree(pool->base);
 		(void) cudaGetLastError();
@@ -6264,8 +6378,9 @@ tm_gpu_pool_destroy(TmGpuPool *pool, char *err, int errlen)
 	if ((e = cudaSetDevice(pool->dev)) == cudaSuccess)
 	{
 		(void) cudaStreamSynchronize(pool->stream);
-		if ((e = cudaStreamDestroy(pool->stream)) == cudaSuccess)
-			e = cudaFree(pool->base);
+		if ((e = cudaStreamDestroy(pool->stream)) == cudaSuccess &&
+			(e = cudaFree(pool->base)) == cudaSuccess)
+			e = cudaFreeHost((void *) pool->cancel);
 	}
 	if (e != cudaSuccess)
 	{
@@ -6338,6 +6453,27 @@ extern "C" double
 tm_gpu_pjoin_l2_factor(void)
 {
 	return g_pjoin_l2_factor;
+}
+
+extern "C" void
+tm_gpu_pool_cancel(TmGpuPool *pool)
+{
+	/* a plain store: callable from any thread and from a signal handler */
+	if (pool != NULL && pool->cancel != NULL)
+		__atomic_store_n(pool->cancel, 1, __ATOMIC_RELEASE);
+}
+
+extern "C" void
+tm_gpu_pool_clear_cancel(TmGpuPool *pool)
+{
+	if (pool != NULL && pool->cancel != NULL)
+		__atomic_store_n(pool->cancel, 0, __ATOMIC_RELEASE);
+}
+
+extern "C" int
+tm_gpu_pool_canceled(const TmGpuPool *pool)
+{
+	return pool != NULL && pool->cancel != NULL && __atomic_load_n(pool->cancel, __ATOMIC_ACQUIRE) != 0;
 }
 
 extern "C" void

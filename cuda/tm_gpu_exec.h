@@ -68,7 +68,20 @@
  *
  * Every function is extern "C", never throws or aborts, checks every CUDA call it makes and reports
  * failure as a negative TmGpuRc plus a NUL-terminated message in err[errlen].  A pool is used by one
- * host thread at a time.
+ * host thread at a time (except tm_gpu_pool_cancel, which any thread may call at any time).
+ *
+ * Cancel: tm_gpu_pool_cancel(pool) stops the pool's running tm_gpu_execute, if any, and every later one
+ * until tm_gpu_pool_clear_cancel(pool).  It is one store into a word of mapped pinned host memory
+ * (cudaHostAllocMapped), which the pipeline kernels read while they run: each thread of the plain
+ * executor at most every ~35 ms of its SM clock, between the steps of its walk (a row's match loop
+ * included); with NIFS / AWS, lane 0 of each busy warp at the start of an iteration, as often.  A kernel
+ * that sees it leaves early and stops the others (as an expression error does: idle AWS warps leave
+ * their wait too); the host checks the word before and after every pass (so between chunks and
+ * pipelines too) and at the end, and the call fails with TM_GPU_ERR_CANCELED ("canceled"): a result is
+ * never returned from a canceled call, however far it got.  Short kernels (hash-table grouping, CUB
+ * sorts and scans, aggregate finalization, output conversion) are not interrupted.  The pool is then
+ * usable at once: its memory is a bump allocator that every call starts from empty, and a kernel that
+ * left early left no CUDA error.
  *
  * Supported: FILTER; PROBE inner / semi / anti / left with residual quals (NULL keys never match);
  * sinks HASH_BUILD, AGG (count(*), count, sum, min, max, also DISTINCT, with FILTER clauses; group keys
@@ -117,8 +130,9 @@ typedef enum TmGpuRc
 	TM_GPU_ERR_HOST_NOMEM = -3,		/* malloc failed */
 	TM_GPU_ERR_UNSUPPORTED = -4,	/* the plan uses what this executor cannot run yet: run it on the CPU */
 	TM_GPU_ERR_BAD_PLAN = -5,		/* malformed plan or inputs (a bug of the caller) */
-	TM_GPU_ERR_EXPR = -6			/* an expression raised an error: TmGpuFailure.status says which
+	TM_GPU_ERR_EXPR = -6,			/* an expression raised an error: TmGpuFailure.status says which
 									 * (TM_ERR_FALLBACK: not representable, run the CPU plan) */
+	TM_GPU_ERR_CANCELED = -7		/* the pool was canceled (tm_gpu_pool_cancel): no result */
 } TmGpuRc;
 
 /* a column in the layout above */
@@ -178,7 +192,8 @@ typedef struct TmGpuPool TmGpuPool;
 
 /*
  * Create a pool of `bytes` of device memory on device dev (creates the CUDA context if there is none,
- * and one stream).  0 and *pool, or a negative TmGpuRc with err set.
+ * one stream, and the cancel word: an int of mapped pinned host memory).  0 and *pool, or a negative
+ * TmGpuRc with err set.
  */
 extern int	tm_gpu_pool_create(int dev, size_t bytes, TmGpuPool **pool, char *err, int errlen);
 
@@ -237,6 +252,15 @@ typedef enum TmGpuLoadBalance
 } TmGpuLoadBalance;
 
 extern void tm_gpu_pool_set_load_balance(TmGpuPool *pool, int mode);
+
+/*
+ * Cancel (see "Cancel" above): tm_gpu_pool_cancel sets the pool's cancel word (thread and async-signal
+ * safe: one atomic store; NULL is fine); tm_gpu_pool_clear_cancel clears it (call it before a new
+ * execution, not while one runs that should stop); tm_gpu_pool_canceled says whether it is set.
+ */
+extern void tm_gpu_pool_cancel(TmGpuPool *pool);
+extern void tm_gpu_pool_clear_cancel(TmGpuPool *pool);
+extern int	tm_gpu_pool_canceled(const TmGpuPool *pool);
 extern int	tm_gpu_pool_get_load_balance(const TmGpuPool *pool);	/* TM_GPU_LB_NONE for NULL */
 
 /*

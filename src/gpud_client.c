@@ -4,9 +4,10 @@
  * One connection per backend, opened on first use and kept.  HELLO checks the protocol version and
  * returns the daemon's status; a daemon without a usable GPU is remembered for a few seconds so that
  * themis.device = auto does not knock on its door for every query.  A request that is interrupted
- * (query cancel, ERROR while waiting) leaves the connection in an unknown state: it is marked busy and
- * dropped before the next request.  A daemon that dies (or is killed) shows up as a failed request with a
- * clear reason; the supervisor starts a new one and the next request connects to it.
+ * (query cancel, statement_timeout, ERROR or exit while waiting) closes the connection at once: that close
+ * is how the daemon learns that the query was canceled, and it stops the request's GPU work
+ * (src/gpud/cancel.c); the next request connects again.  A daemon that dies (or is killed) shows up as a
+ * failed request with a clear reason; the supervisor starts a new one and the next request connects to it.
  */
 #include "postgres.h"
 
@@ -177,6 +178,7 @@ tm_gpud_request(int type, const void *payload, Size len, int fd,
 	TmMsgHdr	h;
 	int			fds[TM_GPUD_MAX_FDS];
 	int			nfds = 0;
+	volatile bool failed;
 
 	*reply = NULL;
 	*rlen = 0;
@@ -185,8 +187,20 @@ tm_gpud_request(int type, const void *payload, Size len, int fd,
 	if (gpud_sock < 0 && !tm_gpud_ready(true, why))
 		return -1;
 	gpud_busy = true;
-	if (tm_msg_send(gpud_sock, type, payload, len, fd >= 0 ? &fd : NULL, fd >= 0 ? 1 : 0, io_tick, NULL) < 0 ||
-		recv_reply(&h, reply, fds, &nfds) < 0)
+	PG_TRY();
+	{
+		failed = tm_msg_send(gpud_sock, type, payload, len, fd >= 0 ? &fd : NULL, fd >= 0 ? 1 : 0,
+							 io_tick, NULL) < 0 ||
+			recv_reply(&h, reply, fds, &nfds) < 0;
+	}
+	PG_CATCH();
+	{
+		/* interrupted (io_tick): closing tells the daemon to stop this request's GPU work */
+		tm_gpud_disconnect();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (failed)
 	{
 		if (errno == ECONNRESET || errno == EPIPE)
 			snprintf(gpud_why, sizeof(gpud_why),

@@ -21,6 +21,10 @@
  *   CACHE_LIST                  -> CACHE_ROWS (int64 n, then n TmxCacheRow)
  *   CACHE_DROP (TmxDrop)        -> CACHE_DROPPED (int64 entries dropped)
  *
+ * Cancel: the client sends nothing while it waits for a reply; if it closes the connection instead (its
+ * query was canceled, src/gpud_client.c), the daemon stops the request's GPU work (src/gpud/cancel.c)
+ * and sends no result.  No message is needed for that, so it changed nothing on the wire.
+ *
  * EXECUTE payload: TmxExec, the plan blob (ir_serialize.c format, padded to 8), nparams TmxParam, the
  * text bytes of the parameters (params_text_len, padded to 8), then npipes TmxSource each followed by
  * its ncols TmxCol.  Offsets in TmxCol / TmxParam refer to the memfd sent with the message (data of

@@ -8,7 +8,10 @@
  * and store part alone (themis.cache_table()).  Uploads go through two pinned staging buffers, so that
  * the copy from the mapped memfd overlaps the DMA of the previous chunk.
  *
- * Everything between the first cache lookup and the reply's memfd holds gpud_lock.
+ * Everything between the first cache lookup and the reply's memfd holds gpud_lock.  While it is held past
+ * the NEED check, a watcher (cancel.c) notices the backend closing the connection (its query was
+ * canceled): the executor then stops (TM_GPU_ERR_CANCELED), uploads stop at their next staging chunk,
+ * and the request gives back what it holds and ends without a result.
  */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
@@ -62,18 +65,28 @@ req_free_all(ReqArena *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* copy host bytes to device memory through the pinned staging buffers; false on a CUDA error (err set) */
+/*
+ * copy host bytes to device memory through the pinned staging buffers; false on a CUDA error or when the
+ * request is canceled (w), err set
+ */
 static bool
-upload_range(void *dst, const void *src, size_t n, char *err, int errlen)
+upload_range(void *dst, const void *src, size_t n, char *err, int errlen, const GpudWatch *w)
 {
 	cudaStream_t s = (cudaStream_t) gpud.stream;
 	size_t		off = 0;
 	int			k = 0;
 	cudaError_t e = cudaSuccess;
+	bool		canceled = false;
 
 	while (off < n)
 	{
 		size_t		chunk = n - off < gpud.staging_size ? n - off : gpud.staging_size;
+
+		if (gpud_watch_canceled(w))
+		{
+			canceled = true;
+			break;
+		}
 
 		/* the copy that used this staging buffer two chunks ago must be done */
 		if ((e = cudaEventSynchronize((cudaEvent_t) gpud.staging_ev[k])) != cudaSuccess)
@@ -92,6 +105,11 @@ upload_range(void *dst, const void *src, size_t n, char *err, int errlen)
 	{
 		snprintf(err, errlen, "upload of %zu bytes: %s (%s)", n, cudaGetErrorString(e), cudaGetErrorName(e));
 		(void) cudaGetLastError();
+		return false;
+	}
+	if (canceled)
+	{
+		snprintf(err, errlen, "canceled");
 		return false;
 	}
 	return true;
@@ -170,7 +188,7 @@ host_source(Src *s, const char *map, TmGpuTable *in)
  */
 static bool
 upload_source(Src *s, const char *map, int64_t maplen, TmGpuTable *in, int64_t *bytes, char *err, int errlen,
-			  int *errkind)
+			  int *errkind, const GpudWatch *w)
 {
 	int64_t		n = s->hdr.nrows;
 	CacheTable *t = NULL;
@@ -280,7 +298,7 @@ upload_source(Src *s, const char *map, int64_t maplen, TmGpuTable *in, int64_t *
 				continue;
 			if (!keep)
 				s->transient[s->ntransient++] = dsts[k];
-			if (parts[k] > 0 && !upload_range(dsts[k], srcs[k], parts[k], err, errlen))
+			if (parts[k] > 0 && !upload_range(dsts[k], srcs[k], parts[k], err, errlen, w))
 			{
 				*errkind = TMX_ERR_GPU;
 				if (keep)
@@ -401,8 +419,10 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 	double		t0,
 				t1,
 				t2;
+	GpudWatch	watch;
 
 	memset(&ra, 0, sizeof(ra));
+	memset(&watch, 0, sizeof(watch));
 	err[0] = '\0';
 	if (len < sizeof(TmxExec) || x->blob_len < 0 || x->nparams < 0 || x->npipes < 0 || x->npipes > 100000 ||
 		x->params_text_len < 0 || x->fd_len < 0 || (x->fd_len > 0 && nfds < 1))
@@ -562,6 +582,10 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 		keep = tm_msg_send(sock, TM_MSG_NEED, need, sizeof(int32_t) * x->npipes, NULL, 0, NULL, NULL) == 0;
 		goto done;
 	}
+	/* from here on the GPU works for this request: stop when its backend goes away */
+	gpud_watch_start(&watch, sock);
+	if (gpud_watch_canceled(&watch))
+		goto canceled;
 	/* first hold every cached source, so that uploads below cannot evict them */
 	for (int i = 0; i < x->npipes; i++)
 	{
@@ -602,8 +626,10 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 
 		if (s->hdr.mode == TMX_SRC_INLINE)
 		{
-			if (!upload_source(s, map, maplen, in, &bytes_up, err, sizeof(err), &errkind))
+			if (!upload_source(s, map, maplen, in, &bytes_up, err, sizeof(err), &errkind, &watch))
 			{
+				if (gpud_watch_canceled(&watch) && strcmp(err, "canceled") == 0)
+					goto canceled;
 				keep = gpud_send_error(sock, errkind, errkind == TMX_ERR_GPU ? TM_GPU_ERR_CUDA : 0, 0, i, -1, "%s", err);
 				if (errkind == TMX_ERR_GPU && gpud_context_lost())
 					_exit(4);
@@ -659,6 +685,8 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 		rc = tm_gpu_execute(gpud.pool, plan, inputs, x->npipes, params, paramnulls, &out, stats, &fail,
 							err, sizeof(err));
 		t2 = gpud_now();
+		if (rc == TM_GPU_ERR_CANCELED)
+			goto canceled;
 		if (rc != TM_GPU_OK)
 		{
 			int			kind = rc == TM_GPU_ERR_NOMEM ? TMX_ERR_NOMEM : TMX_ERR_GPU;
@@ -717,6 +745,7 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 			   sizeof(TmxCol) * out.ncols);
 		tm_gpu_table_free(&out);
 		/* release the lock before the reply: the backend may be slow to read */
+		gpud_watch_stop(&watch);
 		for (int i = 0; i < x->npipes; i++)
 		{
 			for (int k = 0; k < srcs[i].ntransient; k++)
@@ -738,7 +767,16 @@ malformed:
 	goto done;
 nomem:
 	keep = gpud_send_error(sock, TMX_ERR_INTERNAL, 0, 0, -1, -1, "out of host memory in themis-gpud");
+	goto done;
+canceled:
+	gpud_watch_stop(&watch);
+	gpud_log("request canceled (its backend closed the connection): stopped %.0f ms after that, %.0f ms into its GPU work",
+			 (gpud_now() - watch.canceled_at) * 1000.0, (gpud_now() - watch.started_at) * 1000.0);
+	/* no one reads this: the connection is closed after it */
+	(void) gpud_send_error(sock, TMX_ERR_GPU, TM_GPU_ERR_CANCELED, 0, -1, -1, "canceled");
+	keep = false;
 done:
+	gpud_watch_stop(&watch);
 	if (srcs != NULL)
 	{
 		if (!locked)

@@ -7,6 +7,8 @@
  *   cache.c   the column cache: table entries (key + stamp) holding device columns, LRU eviction
  *   exec.c    EXECUTE and LOAD: sources from the cache or uploaded from the request's memfd through
  *             pinned staging buffers, tm_gpu_execute, the result written to a memfd
+ *   cancel.c  while a request holds the GPU, a watcher thread notices its backend closing the
+ *             connection (query canceled) and cancels the executor's pool (tm_gpu_pool_cancel)
  *
  * The daemon is plain C (gcc) over the CUDA runtime API and the C interface of cuda/tm_gpu_exec.cu.
  * It never links PostgreSQL code and never attaches to PostgreSQL's shared memory.  All GPU work and
@@ -99,6 +101,24 @@ extern int64_t cache_drop(uint32_t dboid, uint32_t relid);
 extern int64_t cache_entries(void);
 extern int64_t cache_bytes(void);
 extern TmxCacheRow *cache_list(int64_t *n);	/* malloc'd */
+
+/* ---- cancel.c ---- */
+typedef struct GpudWatch
+{
+	int			sock;			/* the request's connection */
+	int			evfd;			/* eventfd: gpud_watch_stop wakes the thread */
+	pthread_t	thread;
+	bool		running;		/* the thread exists */
+	int			canceled;		/* the client went away (atomic; gpud_watch_canceled) */
+	double		started_at;		/* gpud_now() at gpud_watch_start */
+	double		canceled_at;	/* and when the close was seen */
+} GpudWatch;
+
+/* under gpud_lock, before the request's GPU work: clear the pool's cancel word, watch sock */
+extern void gpud_watch_start(GpudWatch *w, int sock);
+/* before gpud_lock is released (idempotent; a GpudWatch zeroed by memset is fine) */
+extern void gpud_watch_stop(GpudWatch *w);
+extern bool gpud_watch_canceled(const GpudWatch *w);
 
 /* ---- exec.c ---- */
 /* handle EXECUTE or LOAD; sends the reply; false if the connection must be closed */

@@ -7,9 +7,12 @@
 #     result or ends with a themis ERROR; the daemon comes back; the postmaster is never restarted;
 #   - on a machine with a usable GPU also: queries run on the GPU again after the restart, injected faults
 #     (themis.debug_fault = daemon_crash / gpu_error) fall back or raise a clear ERROR, statement_timeout
-#     cancels a query the daemon holds (daemon_hang) within a second or two, a too small device
-#     memory limit falls back with the reason, the column cache serves, and DML makes its entry stale;
-#     without a GPU those checks are reported as skipped;
+#     cancels a query the daemon holds (daemon_hang) within a second or two, statement_timeout stops a
+#     join that would keep the GPU busy for minutes (themis.load_balance none / nifs / nifs_aws): the
+#     query ends within ~2 s, the daemon stops its kernels (the next query runs at once and right, the
+#     daemon logs how soon it stopped), is not restarted and holds no more cache arena than before; a
+#     too small device memory limit falls back with the reason, the column cache serves, and DML makes
+#     its entry stale; without a GPU those checks are reported as skipped;
 #   - stopping the cluster stops the daemon.
 #
 # Usage: test/gpud/faults.sh      (PGBIN: directory of postgres/initdb/pg_ctl/psql, default from pg_config;
@@ -153,6 +156,61 @@ if [ "$GPU" = t ]; then
     out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.fallback = off" -c "$Q" | md5sum | cut -d' ' -f1)"
     check "the next query runs on the GPU right away, result identical" test "$out" = "$EXPECT"
 
+    # cancel of running kernels: every row of skew_r matches every row of skew_s (one key), 4 * 10^12
+    # join rows into count(*): minutes of GPU work in any mode.  Both tables are cached first, so the
+    # request reaches the daemon at once.  statement_timeout must end the query within ~2 s, the daemon
+    # must stop its kernels (it logs "request canceled ... stopped N ms after that"; the next query would
+    # otherwise wait for the GPU lock) and give back what the query held.
+    sql <<'SQL'
+CREATE TABLE skew_r AS SELECT 1 AS k, g AS v FROM generate_series(1, 8000000) g;
+CREATE TABLE skew_s AS SELECT 1 AS k, g AS w FROM generate_series(1, 500000) g;
+ANALYZE skew_r;
+ANALYZE skew_s;
+SQL
+    sql -c "SELECT themis.cache_table('skew_r'), themis.cache_table('skew_s')" >/dev/null
+    QS="SELECT count(*) FROM skew_r JOIN skew_s USING (k)"
+    sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "$Q" >/dev/null   # f cached too
+    arena0="$(sql -c "SELECT cache_arena_used FROM themis.gpu_status()")"
+    dpid0="$(daemon_pid)"
+    for lb in none nifs nifs_aws; do
+        nlog0="$(wc -l <"$WORK/server.log")"
+        t0=$(date +%s%N)
+        out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.fallback = off" \
+                   -c "SET max_parallel_workers_per_gather = 0" -c "SET themis.load_balance = $lb" \
+                   -c "SET themis.join_algorithm = pipelined" \
+                   -c "SET statement_timeout = '1s'" -c "$QS" 2>&1)"
+        ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+        check "statement_timeout ends a long GPU join (load_balance = $lb) in $ms ms" \
+            bash -c "grep -q 'canceling statement due to statement timeout' <<<\"\$0\" && [ $ms -lt 2500 ]" "$out"
+        t0=$(date +%s%N)
+        out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.fallback = off" \
+                   -c "SET statement_timeout = '20s'" -c "$Q" 2>&1 | md5sum | cut -d' ' -f1)"
+        ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+        what="($lb) the daemon stopped the join's kernels: the next query runs on the GPU at once ($ms ms), result identical"
+        if [ "$out" != "$EXPECT" ] || [ $ms -ge 3000 ]; then
+            bad "$what"
+            d="$(daemon_pid)"; [ -n "$d" ] && kill -9 "$d"   # still busy: start afresh for the checks below
+            wait_daemon "$d" >/dev/null
+            dpid0="$(daemon_pid)"
+            arena0=""
+            continue
+        fi
+        ok "$what"
+        sleep 0.2
+        # "request canceled (...): stopped S ms after that, R ms into its GPU work": the join's line is
+        # the one with R >= 500 (a request that was held by daemon_hang above logs R = 0 when it wakes)
+        stopped="$(tail -n +$((nlog0 + 1)) "$WORK/server.log" | grep 'request canceled' |
+                   sed -n 's/.*stopped \([0-9]*\) ms after that, \([0-9]*\) ms into.*/\1 \2/p' |
+                   awk '$2 >= 500 { print $1 }' | tail -n 1)"
+        check "($lb) the daemon logged the cancel: its GPU work stopped ${stopped:-?} ms after the backend left" \
+            bash -c "[ -n '$stopped' ] && [ '$stopped' -lt 1000 ]"
+    done
+    check "after the cancels: the same daemon (pid $dpid0), no restart, GPU usable" \
+        test "$(sql -c "SELECT daemon_pid = $dpid0 AND usable FROM themis.gpu_status()")" = t
+    check "after the cancels: cache arena in use as before ($arena0 bytes)" \
+        test "$(sql -c "SELECT cache_arena_used FROM themis.gpu_status()")" = "$arena0"
+    check "after the cancels: the postmaster was not restarted (pid $PM)" test "$(head -n 1 "$WORK/data/postmaster.pid")" = "$PM"
+
     # the column cache
     sql -c "SELECT themis.cache_drop()" >/dev/null
     bytes="$(sql -c "SELECT themis.cache_table('f')")"
@@ -188,7 +246,9 @@ if [ "$GPU" = t ]; then
         bash -c "grep -Eq 'ERROR:  themis: cannot run this plan: GPU: .*(memory|pool)' <<<\"\$0\"" "$out"
 else
     for t in "queries run on the GPU after a restart" "injected daemon crash (fallback on / off)" \
-             "injected CUDA error (gpu / auto)" "statement_timeout while the daemon holds a request" "column cache: cache_table, view, hit, stale after UPDATE" \
+             "injected CUDA error (gpu / auto)" "statement_timeout while the daemon holds a request" \
+             "statement_timeout stops a long GPU join (none / nifs / nifs_aws), the daemon is ready at once" \
+             "column cache: cache_table, view, hit, stale after UPDATE" \
              "chunked source larger than device memory" "out of device memory (fallback on / off)"; do
         skip "$t (no usable GPU)"
     done

@@ -17,7 +17,10 @@
  * EMIT values, aggregate arguments, build keys), chunked host inputs (tm_gpu_set_max_chunk_rows),
  * device-resident inputs, empty inputs, and the load-balance figures (idle_ratio in [0, 1], imbalance
  * >= 1, iterations > 0, no hand-offs without AWS, all zero with NONE; AWS hands work off and balances the
- * single skewed row better than NIFS).
+ * single skewed row better than NIFS).  Cancel (tm_gpu_pool_cancel): a join of 10^12 tuples canceled from
+ * another thread ends with TM_GPU_ERR_CANCELED within a second in every mode (AWS with few warps too,
+ * where warps wait idle), also in a match loop whose residual no match passes, and the pool is right
+ * afterwards.
  *
  * Prints "N passed, N failed" (tm_unit.h); without a usable GPU it says it skipped and passes.
  *
@@ -28,12 +31,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -1909,6 +1916,115 @@ test_one_hot_row(void)
 	}
 }
 
+static double
+now_s(void)
+{
+	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/*
+ * Cancel: F (10^6 rows) joins D (10^6 rows) on one key, 10^12 tuples into count(*), sum(w) (minutes of
+ * work in any mode); another thread cancels the pool 300 ms into the call, which must return
+ * TM_GPU_ERR_CANCELED within a second of that, without a result.  With a residual that no match passes,
+ * the plain kernel spends the time in one row's match loop.  A canceled pool refuses every call until
+ * cleared; then it runs a plan right.  A watchdog ends the test (failed) if a call does not come back.
+ */
+static void
+test_cancel(void)
+{
+	HTable		F = make_fact(1000000, 1, 0, 0, 0);
+	HTable		D = make_dim(1, [](int) { return 1000000; }, 1000);
+	GpuIn		gD(D);
+	GpuIn		gF(F);
+	TmGpuTable	tabs[2] = {gD.t, gF.t};
+	const int	variants[] = {0, 1, 2, 6};
+	std::atomic<bool> finished(false);
+	std::thread watchdog([&finished]() {
+		for (int i = 0; i < 1200 && !finished.load(); i++)
+			std::this_thread::sleep_for(std::chrono::milliseconds(100));
+		if (!finished.load())
+		{
+			printf("FAIL [test_cancel]: a canceled tm_gpu_execute did not return within 120 s\n");
+			fflush(stdout);
+			_exit(1);
+		}
+	});
+
+	for (int resid = 0; resid < 2; resid++)
+	{
+		PipeB		pf(TM_SRC_TABLE, 1);
+		int			k = pf.slot(ty(TM_K_INT4), 0, F_K1);
+		int			w = pf.slot(ty(TM_K_INT4), 1, 1);
+		TmPlan		pl;
+
+		pf.probe(TM_JOIN_INNER, 0, {x_slot(k, ty(TM_K_INT4))}, resid ? x_cmp_const(w, TM_PRED_GT, 1000) : NULL);
+		pl = plan({dim_build(0), pf.agg(0, {}, {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+												  agg(TM_AGG_SUM, x_slot(w, ty(TM_K_INT4)), ty(TM_K_INT8))})},
+				  {dim_ht()}, {result({ty(TM_K_INT8), ty(TM_K_INT8)})}, 0);
+		for (int vi : variants)
+		{
+			const Variant &v = g_variants[vi];
+			std::atomic<double> t_cancel(0);
+			std::vector<TmGpuPipelineStats> stats(2);
+			Run			r;
+			double		t0;
+			double		t1;
+
+			memset(&r.out, 0, sizeof(r.out));
+			tm_gpu_pool_set_load_balance(g_pool, v.mode);
+			tm_gpu_set_lb_max_warps(v.maxwarps);
+			t0 = now_s();
+			{
+				/* the inputs are ready: the 300 ms are GPU time (uploads, the build, then the probe) */
+				std::thread canceler([&t_cancel]() {
+					std::this_thread::sleep_for(std::chrono::milliseconds(300));
+					t_cancel.store(now_s());
+					tm_gpu_pool_cancel(g_pool);
+				});
+
+				r.rc = tm_gpu_execute(g_pool, &pl, tabs, 2, NULL, NULL, &r.out, stats.data(), &r.fail, r.err,
+									  sizeof(r.err));
+				t1 = now_s();
+				canceler.join();
+			}
+			tm_gpu_pool_set_load_balance(g_pool, TM_GPU_LB_NONE);
+			tm_gpu_set_lb_max_warps(0);
+			printf("cancel [%s%s]: rc %d after %.3f s, %.3f s after the cancel (%s)\n", v.name,
+				   resid ? ", residual" : "", r.rc, t1 - t0, t1 - t_cancel.load(), r.err);
+			TM_CHECK_MSG(r.rc == TM_GPU_ERR_CANCELED && strstr(r.err, "canceled") != NULL,
+						 "[%s%s] rc %d (%s): expected TM_GPU_ERR_CANCELED", v.name, resid ? ", residual" : "",
+						 r.rc, r.err);
+			TM_CHECK_MSG(t1 - t_cancel.load() < 1.0, "[%s%s] returned %.3f s after the cancel", v.name,
+						 resid ? ", residual" : "", t1 - t_cancel.load());
+			TM_CHECK(r.out.cols == NULL && r.out.nrows == 0);
+			TM_CHECK(tm_gpu_pool_canceled(g_pool));
+			tm_gpu_table_free(&r.out);
+
+			/* still canceled: the next call fails at once; cleared, the pool works */
+			t0 = now_s();
+			r = run_plan(pl, {&D, &F}, v);
+			TM_CHECK_MSG(r.rc == TM_GPU_ERR_CANCELED && now_s() - t0 < 1.0, "[%s] canceled pool: rc %d after %.3f s",
+						 v.name, r.rc, now_s() - t0);
+			tm_gpu_table_free(&r.out);
+			tm_gpu_pool_clear_cancel(g_pool);
+			TM_CHECK(!tm_gpu_pool_canceled(g_pool));
+			{
+				HTable		Fs = make_fact(3000, 200, 1.0);
+				std::vector<HTable> dims = {make_dim(200, [](int kk) { return 1 + kk % 7; }, 200)};
+				char		what[100];
+
+				snprintf(what, sizeof(what), "after a cancel [%s]", v.name);
+				check_plan(what, join_plan(1, false, SINK_GLOBAL), join_inputs(dims, 1, &Fs), NULL, NULL, {vi});
+			}
+		}
+	}
+	tm_gpu_pool_cancel(NULL);	/* no-ops */
+	tm_gpu_pool_clear_cancel(NULL);
+	TM_CHECK(!tm_gpu_pool_canceled(NULL));
+	finished.store(true);
+	watchdog.join();
+}
+
 /* expression errors: one failing tuple deep in the tree (its exact source row), and errors at sinks */
 static void
 test_errors(void)
@@ -2116,6 +2232,7 @@ main(void)
 	TM_RUN(test_errors);
 	TM_RUN(test_chunks);
 	TM_RUN(test_inputs);
+	TM_RUN(test_cancel);
 	printf("device memory used at most: %zu bytes of %zu\n", tm_gpu_pool_peak(g_pool), tm_gpu_pool_size(g_pool));
 
 	TM_CHECK(tm_gpu_pool_destroy(g_pool, err, sizeof(err)) == TM_GPU_OK);
