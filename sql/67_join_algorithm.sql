@@ -4,7 +4,6 @@
 -- partitioned join for every inner probe it can take, and EXPLAIN ANALYZE must say so.  The CPU executor
 -- ignores the setting (one plan, the same answers).
 --
-SHOW themis.join_algorithm;
 SET themis.join_algorithm = 'hash';
 SET themis.join_algorithm = 'PARTITIONED';
 SHOW themis.join_algorithm;
@@ -86,9 +85,10 @@ SET themis.join_algorithm = 'pipelined';
 SELECT * FROM pj_checks();
 SELECT pj_ran($$SELECT count(*), sum(l.l_quantity) FROM orders o JOIN lineitem l ON l.l_orderkey = o.o_orderkey$$);
 -- auto: these tables are far below the GPU's L2 cache
-RESET themis.join_algorithm;
+SET themis.join_algorithm = auto;
 SELECT * FROM pj_checks();
 SELECT pj_ran($$SELECT count(*), sum(l.l_quantity) FROM orders o JOIN lineitem l ON l.l_orderkey = o.o_orderkey$$);
 
+RESET themis.join_algorithm;
 DROP FUNCTION pj_checks();
 DROP FUNCTION pj_ran(text);
