@@ -15,7 +15,8 @@ $THEMIS_RUN_USER, or pgrun).  Each seed gets its own database (UTF8, C collation
 
 Per query: themis off vs themis on (themis.device = cpu (--device), min_rows = 0, fallback = off) under
 the default plan and --variants more plan shapes (hash / merge / nested loop joins off, hashed
-aggregation off, parallel plans forced, seq scans off, index paths, small work_mem).  Passed: both give the same multiset of rows
+aggregation off, parallel plans forced, seq scans off, index paths, small work_mem, the partitioned join
+forced on the GPU: themis.join_algorithm = partitioned / partitioned_gfur).  Passed: both give the same multiset of rows
 (for ORDER BY: the same order of the sort-key columns; -0 = 0 for floats only where grouping / DISTINCT
 / min / max may legitimately pick either), or both fail with the same SQLSTATE and message.  A themis
 "cannot run this plan" error (fallback = off) is re-run with fallback = on and compared the same way.
@@ -68,6 +69,9 @@ VARIANTS = collections.OrderedDict([
     ("no_seqscan", ["enable_seqscan = off"]),
     ("index_paths", ["enable_seqscan = off", "enable_bitmapscan = off", "enable_hashjoin = off"]),
     ("small_work_mem", ["work_mem = '64kB'"]),
+    # the partitioned join on the GPU wherever it applies (the CPU executor ignores the setting)
+    ("join_partitioned", ["themis.join_algorithm = partitioned"]),
+    ("join_partitioned_gfur", ["themis.join_algorithm = partitioned_gfur"]),
 ])
 
 FALLBACK_MSG = "themis: cannot run this plan"
