@@ -4860,6 +4860,8 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 					HHash	   *H = &c->hts[sk->target];
 
 					/* the partitioned join reads the columns as they are (join_partitioned) */
+					free(H->cols);	/* a build retried over chunks */
+					free(H->paynulls);
 					H->cols = (TmValue **) xmalloc0(c, sizeof(TmValue *) * Max1(ncols));
 					H->paynulls = (uint8_t **) xmalloc0(c, sizeof(uint8_t *) * Max1(nv));
 					if (H->cols != NULL && H->paynulls != NULL)
@@ -6071,6 +6073,9 @@ run_partitioned(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, bool host
 				ok = sink_agg(c, &post, &Sx, &pst);
 				break;
 		}
+		/* an expression error after the join: its row is a joined row, not a source row */
+		if (!ok && c->rc == TM_GPU_ERR_EXPR && c->fail != NULL)
+			c->fail->row = -1;
 		st->sink_rows = pst.sink_rows;
 		st->out_rows = pst.out_rows;
 	}
@@ -6141,10 +6146,12 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 			else
 			{
 				/*
-				 * Out of pool memory: the probe in the pipeline's kernel instead, unless the sink has
-				 * already put something into its target
+				 * Out of pool memory, or beyond the partitioned join's limits (2^31 work units, 2^32
+				 * rows of a batch, a joined result of 2^31 rows: a fan-out the kernel's probe streams
+				 * into its sink): the probe in the pipeline's kernel instead, unless the sink has already
+				 * put something into its target
 				 */
-				if (c->rc != TM_GPU_ERR_NOMEM ||
+				if ((c->rc != TM_GPU_ERR_NOMEM && c->rc != TM_GPU_ERR_UNSUPPORTED) ||
 					(pl->sink.kind == TM_SINK_EMIT &&
 					 memcmp(&res0, &c->results[pl->sink.target], sizeof(res0)) != 0) ||
 					(pl->sink.kind == TM_SINK_AGG && c->results[pl->sink.target].made) ||

@@ -95,7 +95,8 @@
  *
  * Differences from the CPU executor that are not bugs: rows of the output come in another order (EMIT
  * keeps source order within a pipeline with TM_GPU_LB_NONE, but comes in no particular order with
- * TM_GPU_LB_NIFS / _AWS, and so do the rows of a key in a built hash table; groups of an AGG come in no
+ * TM_GPU_LB_NIFS / _AWS or where the partitioned join runs (tm_gpu_pool_set_join_algorithm), and so do
+ * the rows of a key in a built hash table; groups of an AGG come in no
  * particular order), sums of floats add in another order, a numeric / int8 sum is exact as long as the
  * final sum fits 128 bits (the CPU falls back when a partial sum overflows), and when several rows raise
  * different errors, the one reported may differ.  sum(DISTINCT x) of floats: of values equal under
@@ -282,7 +283,11 @@ extern int	tm_gpu_pool_get_load_balance(const TmGpuPool *pool);	/* TM_GPU_LB_NON
  *   TM_GPU_JOIN_PARTITIONED       GFTR wherever it applies
  *   TM_GPU_JOIN_PARTITIONED_GFUR  GFUR wherever it applies
  *   TM_GPU_JOIN_PIPELINED         never: every probe runs in the pipeline's kernel
- * Where the partitioned join runs out of pool memory, the pipeline runs with the probe in its kernel.
+ * Where the partitioned join runs out of pool memory or beyond its limits (2^31 work units, a joined
+ * result of 2^31 rows), the pipeline runs with the probe in its kernel.  An expression error after the
+ * join reports row -1 (TmGpuFailure.row: the joined rows have no source row number).  Host inputs keep
+ * the probe side's materialized result in the pool until the execution ends (device-resident inputs,
+ * as in the daemon, give it back before the join).
  * A new pool's is TM_GPU_JOIN_AUTO.  Set it while no tm_gpu_execute of the pool runs.
  */
 typedef enum TmGpuJoinAlgo

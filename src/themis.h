@@ -206,9 +206,10 @@ typedef struct TmPipelineStats
 	double		imbalance;			/* busiest warp's busy cycles / the average warp's */
 	int64		warp_iterations;
 	int64		handoffs;			/* work hand-offs between warps */
-	/* GPU runs: the partitioned join (themis.join_algorithm) of the last run, join_op -1: none */
-	int32		join_algo;			/* ThemisJoinAlgorithm: PARTITIONED (GFTR) or PARTITIONED_GFUR */
-	int32		join_op;			/* the INNER probe it ran */
+	/* GPU runs: the partitioned join (themis.join_algorithm) of the last run */
+	int32		join_algo;			/* ThemisJoinAlgorithm: PARTITIONED (GFTR) or PARTITIONED_GFUR where it
+									 * ran (anything else: it did not) */
+	int32		join_op;			/* the INNER probe it ran in place of (where it ran) */
 	int64		join_rows;
 	double		join_ms;
 } TmPipelineStats;

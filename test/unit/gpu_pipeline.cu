@@ -3283,7 +3283,8 @@ test_chunk_skew(void)
  * residual, every payload kind (int8, numeric, text, float8, date, bpchar; NULLs) on the probe side and
  * int4 + text on the build side; a grouped aggregate over text keys; a global aggregate whose FILTER drops
  * every probe row (one group still); a two-column key (int4, date) with duplicates on both sides and a
- * LEFT probe after it (levels shifted); a numeric key.
+ * LEFT probe after it (levels shifted); a FILTER, a probe with a residual and a second probe; a FILTER
+ * that drops every probe row before an EMIT; a numeric key.
  */
 static void
 check_partitioned(const char *what, const TmPlan &pl, std::vector<const HTable *> inputs, int probe_pipe,
@@ -3427,6 +3428,36 @@ test_partitioned_join(void)
 							  {result(rt)}, 0);
 
 		check_partitioned("partitioned: two-column key, then a left probe", pl, {&U, &B, &T}, 2);
+	}
+
+	/*
+	 * FILTER, INNER probe with a residual, then a second INNER probe (its level shifts down by k, the
+	 * residual becomes a FILTER); also with a FILTER that drops every probe row (an empty EMIT)
+	 */
+	for (int none = 0; none < 2; none++)
+	{
+		PipeB		p2(TM_SRC_TABLE, 1);
+		int			u_id = p2.slot(ty(TM_K_INT8), 0, T_ID);
+		int			u_v = p2.slot(ty(TM_K_INT4), 0, T_V);
+		TmPipeline	b2 = p2.build(1, {x_slot(u_id, ty(TM_K_INT8))}, {x_slot(u_v, ty(TM_K_INT4))});
+		PipeB		pp(TM_SRC_TABLE, 2);
+		int			t_id = pp.slot(ty(TM_K_INT8), 0, T_ID);
+		int			t_k = pp.slot(ty(TM_K_INT4), 0, T_K);
+		int			t_v = pp.slot(ty(TM_K_INT4), 0, T_V);
+		int			m_w = pp.slot(ty(TM_K_INT4), 2, 0);		/* op 1: the first probe */
+		int			m_name = pp.slot(ty(TM_K_TEXT), 2, 1);
+		int			u_pv = pp.slot(ty(TM_K_INT4), 3, 0);	/* op 2: the second probe */
+		std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_INT4), ty(TM_K_TEXT), ty(TM_K_INT4)};
+
+		pp.filter(x_cmp_const(t_v, TM_PRED_GT, none ? 1000 : -45));
+		pp.probe(TM_JOIN_INNER, 0, {x_slot(t_k, ty(TM_K_INT4))}, x_cmp_slots(m_w, TM_PRED_LT, t_v));
+		pp.probe(TM_JOIN_INNER, 1, {x_slot(t_id, ty(TM_K_INT8))}, NULL);
+		TmPlan		pl = plan({build_b(0), b2, pp.emit(0, {x_slot(t_id, rt[0]), x_slot(m_w, rt[1]),
+															  x_slot(m_name, rt[2]), x_slot(u_pv, rt[3])})},
+							  {htb, hashtable({ty(TM_K_INT8)}, {ty(TM_K_INT4)})}, {result(rt)}, 0);
+
+		check_partitioned(none ? "partitioned: filter drops every row, emit" :
+						  "partitioned: filter, residual, then a second probe", pl, {&B, &U, &T}, 2);
 	}
 
 	/* a numeric key (T joined with itself on num) */
