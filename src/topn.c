@@ -13,8 +13,12 @@
  * the values are compared as themis holds them instead, which is the same order without making datums.
  *
  * Only where the rows the Sort sees are the node's result rows one for one: no qual on the node, the
- * key a plain column of its scan tuple, a constant LIMIT (not WITH TIES).  The kept rows and N show in
- * EXPLAIN ("Top-N Rows").
+ * key a plain column of its scan tuple, a constant LIMIT (not WITH TIES).  And only where the node's
+ * projection (computed by PostgreSQL for each row the node returns, before the Sort) cannot fail on a
+ * row's values: PostgreSQL computes it for every row, so a row that raises an error (d + 30 past the
+ * last date) must not be dropped by the cut (local fuzz s39-q201); leakproof functions and operators
+ * only (contain_leaked_vars), the rest (e.g. avg()'s numeric_div) keeps every row.  The kept rows and N
+ * show in EXPLAIN ("Top-N Rows").
  */
 #include "postgres.h"
 
@@ -22,6 +26,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -43,6 +48,7 @@ topn_candidate(Limit *limit, int64 *n)
 	Const	   *cnt = (Const *) limit->limitCount;
 	Const	   *off = (Const *) limit->limitOffset;
 	int64		total;
+	ListCell   *lc;
 
 	if (limit->limitOption != LIMIT_OPTION_COUNT || cnt == NULL || !IsA(cnt, Const) ||
 		cnt->constisnull || cnt->consttype != INT8OID)
@@ -64,6 +70,10 @@ topn_candidate(Limit *limit, int64 *n)
 	if (cs->methods != &themis_scan_methods || cs->scan.plan.qual != NIL ||
 		list_length(cs->custom_private) != 1)
 		return NULL;
+	/* the projection must not be able to fail on a row the cut would drop */
+	foreach(lc, cs->scan.plan.targetlist)
+		if (contain_leaked_vars((Node *) lfirst_node(TargetEntry, lc)->expr))
+			return NULL;
 	*n = total;
 	return cs;
 }
