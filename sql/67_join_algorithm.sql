@@ -62,12 +62,23 @@ DECLARE
         $$SELECT count(*), sum(jr.w) FROM jl JOIN jr ON jl.k1 = jr.k1 WHERE jl.v > 1000000$$,
         -- an empty build side
         $$SELECT a.id AS aid, e.id AS eid FROM types a JOIN empty_types e ON a.i4 = e.i4$$];
+    -- errors after the join: division by zero, bigint overflow (the same error as PostgreSQL)
+    es text[] := ARRAY[
+        $$SELECT jl.id AS lid, jr.w / (jl.v - jl.v) AS q FROM jl JOIN jr ON jl.k1 = jr.k1$$,
+        $$SELECT sum(jl.k8 * 9223372036854775807) FROM jl JOIN jr ON jl.k1 = jr.k1 WHERE jl.k8 > 1$$];
     i int;
     r record;
 BEGIN
     FOR i IN 1 .. array_length(qs, 1) LOOP
         SELECT * INTO r FROM tt.check(qs[i]);
         query := i;
+        result := r.result;
+        themis := r.themis;
+        RETURN NEXT;
+    END LOOP;
+    FOR i IN 1 .. array_length(es, 1) LOOP
+        SELECT * INTO r FROM tt.check_error(es[i]);
+        query := array_length(qs, 1) + i;
         result := r.result;
         themis := r.themis;
         RETURN NEXT;
