@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/skew/run.sh — build and run the load-balance benchmark (skewbench.cu + cuda/tm_gpu_exec.cu), then
+# bench/skew/run.sh — build and run the load-balance benchmark (skewbench.cu + cuda/tm_gpu_exec.cu, cuda/tm_pjoin.cu), then
 # write results.md with the targets checked (report.py).
 #
 #   bash bench/skew/run.sh [--build-only] [--quick] [--out DIR] [--runs N] [--log2f N] [--case NAME]...
@@ -49,7 +49,7 @@ stale=0
 if [ ! -x "$bin" ]; then
 	stale=1
 else
-	for f in "$here/skewbench.cu" "$root/cuda/tm_gpu_exec.cu" "$root/cuda/tm_gpu_exec.h" "$root"/include/themis/*.h; do
+	for f in "$here/skewbench.cu" "$root/cuda/tm_gpu_exec.cu" "$root/cuda/tm_gpu_exec.h" "$root/cuda/tm_pjoin.cu" "$root/cuda/tm_pjoin.h" "$root"/include/themis/*.h; do
 		if [ "$f" -nt "$bin" ]; then
 			stale=1
 		fi
@@ -58,7 +58,7 @@ fi
 if [ "$stale" = 1 ]; then
 	echo "building $bin ($ARCH)"
 	"$NVCC" -arch="$ARCH" -O3 -std=c++17 --fmad=false -Xcompiler -Wall -I"$root/include" -I"$root/cuda" \
-		"$here/skewbench.cu" "$root/cuda/tm_gpu_exec.cu" -o "$bin"
+		"$here/skewbench.cu" "$root/cuda/tm_gpu_exec.cu" "$root/cuda/tm_pjoin.cu" -o "$bin"
 fi
 if [ "$build_only" = 1 ]; then
 	echo "built $bin"
