@@ -2708,6 +2708,7 @@ struct Ctx
 	int			pipeline;		/* current pipeline, for messages */
 	int64_t		row_base;		/* source row number of row 0 of the current chunk */
 	int			lb;				/* the scheduler of this execution (TmGpuLoadBalance) */
+	bool		empty_source;	/* the current pipeline reads no source row (pipeline_has_empty_probe) */
 	int			lb_nops;		/* ops of the current pipeline (the NIFS grid depends on it) */
 	/* the current pipeline's load-balance figures, over its passes */
 	int			lb_passes;
@@ -3697,7 +3698,7 @@ source_columns(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, DCol **col
 		}
 		*cols = dc;
 		*ncols = r->ncols;
-		*nrows = r->nrows;
+		*nrows = c->empty_source ? 0 : r->nrows;
 		return true;
 	}
 
@@ -3706,12 +3707,12 @@ source_columns(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, DCol **col
 		return false;
 	*cols = dc;
 	*ncols = input->ncols;
-	*nrows = input->nrows;
+	*nrows = c->empty_source ? 0 : input->nrows;
 	for (int s = 0; s < pl->nslots; s++)
 	{
 		int			ci = pl->slots[s].col;
 		const TmGpuColumn *col;
-		int64_t		n = input->nrows;
+		int64_t		n = *nrows;
 
 		if (pl->slots[s].level != 0 || dc[ci].fmt != 0)
 			continue;			/* not a source column, or uploaded already */
@@ -6090,6 +6091,27 @@ out:
 	return ok;
 }
 
+/*
+ * Does an inner or semi probe of this pipeline read a built hash table without rows?  Then no row can
+ * pass, and like PostgreSQL's hash join (and the CPU executor, cpu_exec.c) the pipeline does not read its
+ * source at all: no expression is evaluated on it, so none can raise an error PostgreSQL would not.
+ */
+static bool
+pipeline_has_empty_probe(const Ctx *c, const TmPipeline *pl)
+{
+	for (int o = 0; o < pl->nops; o++)
+	{
+		const TmOp *op = &pl->ops[o];
+
+		if (op->kind == TM_OP_PROBE &&
+			(op->jointype == TM_JOIN_INNER || op->jointype == TM_JOIN_SEMI) &&
+			op->ht >= 0 && op->ht < c->plan->nhashtables &&
+			c->hts[op->ht].built && c->hts[op->ht].nrows == 0)
+			return true;
+	}
+	return false;
+}
+
 static bool
 execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *params, const bool *paramnulls,
 			 TmGpuTable *out, TmGpuPipelineStats *stats)
@@ -6132,6 +6154,9 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		if (!check_pipeline(c, pl, input))
 			return false;
 		nrows = (pl->srckind == TM_SRC_RESULT) ? c->results[pl->src_result].nrows : input->nrows;
+		c->empty_source = pipeline_has_empty_probe(c, pl);
+		if (c->empty_source)
+			nrows = 0;			/* run_whole over no row: the sink's target is made, empty */
 		if (nrows >= INT32_MAX)
 			return fail(c, TM_GPU_ERR_UNSUPPORTED, "source of %lld rows", (long long) nrows);
 		host = pl->srckind != TM_SRC_RESULT && !input->on_device;
@@ -6139,7 +6164,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 			res0 = c->results[pl->sink.target];
 		if (host && nrows > 0 && !want_chunks(c, pl, input, &chunk))
 			return false;
-		if (!chunk && pj_choose(c, pl, nrows, &pj, &pj_algo))
+		if (!chunk && !c->empty_source && pj_choose(c, pl, nrows, &pj, &pj_algo))
 		{
 			if (run_partitioned(c, pl, input, host, &pj, pj_algo, lb, params, paramnulls, &st))
 				partitioned = true;
@@ -6217,6 +6242,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 			stats[p] = st;
 	}
 	c->pipeline = -1;
+	c->empty_source = false;
 	return output_table(c, out);
 }
 
@@ -6370,6 +6396,38 @@ tm_gpu_pool_create(int dev, size_t bytes, TmGpuPool **poolp, char *err, int errl
 		pool->nsm = 1;
 	*poolp = pool;
 	return TM_GPU_OK;
+}
+
+extern "C" int
+tm_gpu_reserve_local_memory(size_t *bytes, char *err, int errlen)
+{
+	cudaFuncAttributes a;
+	size_t		need = 0,
+				cur = 0;
+	cudaError_t e;
+
+	*bytes = 0;
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if ((e = cudaFuncGetAttributes(&a, pipeline_kernel)) != cudaSuccess)
+		goto fail;
+	need = a.localSizeBytes;
+	if ((e = cudaFuncGetAttributes(&a, nifs_kernel)) != cudaSuccess)
+		goto fail;
+	if (a.localSizeBytes > need)
+		need = a.localSizeBytes;
+	if ((e = cudaDeviceGetLimit(&cur, cudaLimitStackSize)) != cudaSuccess)
+		goto fail;
+	/* the limit is per thread; setting it makes the driver allocate it for every resident thread now */
+	if (need > cur && (e = cudaDeviceSetLimit(cudaLimitStackSize, need)) != cudaSuccess)
+		goto fail;
+	*bytes = need > cur ? need : cur;
+	return TM_GPU_OK;
+fail:
+	set_msg(err, errlen, "local memory of the pipeline kernels (%zu bytes a thread): %s (%s)", need,
+			cudaGetErrorString(e), cudaGetErrorName(e));
+	(void) cudaGetLastError();
+	return e == cudaErrorMemoryAllocation ? TM_GPU_ERR_NOMEM : TM_GPU_ERR_CUDA;
 }
 
 extern "C" int

@@ -1518,6 +1518,68 @@ test_emit_append(void)
 }
 
 /* errors: division by zero (first pipeline, and in a residual of a later one), sum overflow, refusals */
+/*
+ * An inner or semi probe into a hash table without rows: like PostgreSQL's hash join (and the CPU
+ * executor) the probing pipeline reads no source row, so its probe key 10 / (t.v - t.v) raises nothing;
+ * with a build row, or with an anti probe (every row passes), the division by zero is raised.  The sinks
+ * still make their targets: an empty EMIT result, a global count(*) of 0.
+ */
+static void
+test_empty_build(void)
+{
+	HTable		T = make_T(3000, 100);
+	HTable		E = make_B(0, 100);
+	HTable		B = make_B(300, 100);
+
+	for (int jt = TM_JOIN_INNER; jt <= TM_JOIN_ANTI; jt++)
+		for (int sinkagg = 0; sinkagg < 2; sinkagg++)
+			for (int nonempty = 0; nonempty < 2; nonempty++)
+			{
+				PipeB		pb(TM_SRC_TABLE, 0);
+				int			b_k = pb.slot(ty(TM_K_INT4), 0, B_K);
+				TmPipeline	build = pb.build(0, {x_slot(b_k, ty(TM_K_INT4))}, {});
+				PipeB		pp(TM_SRC_TABLE, 1);
+				int			t_id = pp.slot(ty(TM_K_INT8), 0, T_ID);
+				int			t_v = pp.slot(ty(TM_K_INT4), 0, T_V);
+				bool		raises = nonempty || jt == TM_JOIN_ANTI;
+				char		what[96];
+
+				a_init();
+				p_int(10);
+				p_slot(t_v);
+				p_slot(t_v);
+				a_op(TMI_SUB, TM_K_INT4, 0, 0, 0);
+				a_op(TMI_DIV, TM_K_INT4, 0, 0, 0);
+				pp.probe(jt, 0, {a_build(ty(TM_K_INT4))}, NULL);
+				TmPlan		pl = sinkagg
+					? plan({build, pp.agg(0, {}, {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8))})},
+						   {hashtable({ty(TM_K_INT4)}, {})}, {result({ty(TM_K_INT8)})}, 0)
+					: plan({build, pp.emit(0, {x_slot(t_id, ty(TM_K_INT8))})},
+						   {hashtable({ty(TM_K_INT4)}, {})}, {result({ty(TM_K_INT8)})}, 0);
+				Run			r = run_plan(pl, {nonempty ? &B : &E, &T});
+
+				snprintf(what, sizeof(what), "%s probe, %s build side, %s", jt == TM_JOIN_INNER ? "inner" :
+						 jt == TM_JOIN_SEMI ? "semi" : "anti", nonempty ? "a" : "an empty",
+						 sinkagg ? "count(*)" : "emit");
+				if (raises)
+				{
+					TM_CHECK_MSG(r.rc == TM_GPU_ERR_EXPR && r.fail.status == TM_ERR_DIV_BY_ZERO &&
+								 r.fail.pipeline == 1, "%s: rc %d status %d pipeline %d: %s", what, r.rc,
+								 r.fail.status, r.fail.pipeline, r.err);
+					tm_gpu_table_free(&r.out);
+					continue;
+				}
+				TM_CHECK_MSG(r.rc == TM_GPU_OK, "%s: rc %d: %s", what, r.rc, r.err);
+				if (r.rc != TM_GPU_OK)
+					continue;
+				check_rows(what, out_rows(r.out), sinkagg ? std::vector<std::string>{"0"} : std::vector<std::string>{},
+						   true);
+				TM_CHECK_MSG(r.stats[1].source_rows == 0, "%s: %lld source rows read", what,
+							 (long long) r.stats[1].source_rows);
+				tm_gpu_table_free(&r.out);
+			}
+}
+
 static void
 test_errors(void)
 {
@@ -3539,6 +3601,7 @@ main(void)
 		TM_RUN(test_distinct_many);
 		TM_RUN(test_device_inputs);
 		TM_RUN(test_errors);
+		TM_RUN(test_empty_build);
 		TM_RUN(test_chunk_emit);
 		TM_RUN(test_chunk_filter);
 		TM_RUN(test_chunk_join);
