@@ -198,6 +198,14 @@ typedef struct TmGpuPool TmGpuPool;
  */
 extern int	tm_gpu_pool_create(int dev, size_t bytes, TmGpuPool **pool, char *err, int errlen);
 
+/*
+ * Make the local memory (per-thread stacks) of the pipeline kernels resident now, on the current device:
+ * the driver otherwise allocates it at their first launch, which fails with "out of memory" when the pool
+ * and the cache took what was free (several daemons on one GPU).  Call before the pool is made; *bytes:
+ * the per-thread stack size set (0 on failure, err set).
+ */
+extern int	tm_gpu_reserve_local_memory(size_t *bytes, char *err, int errlen);
+
 /* Free the pool (NULL is fine).  0, or TM_GPU_ERR_CUDA with err set (err may be NULL). */
 extern int	tm_gpu_pool_destroy(TmGpuPool *pool, char *err, int errlen);
 

@@ -104,7 +104,8 @@ setup_device(int dev, size_t limit, size_t cache_size)
 	size_t		free_b = 0,
 				total_b = 0;
 	size_t		arena_b,
-				pool_b;
+				pool_b,
+				lmem_b = 0;
 	cudaError_t e;
 	cudaStream_t stream;
 	int			n;
@@ -142,7 +143,19 @@ setup_device(int dev, size_t limit, size_t cache_size)
 				 info.name, info.cc_major, info.cc_minor, tm_cuda_arch_list());
 		return true;
 	}
-	if ((e = cudaSetDevice(dev)) != cudaSuccess || (e = cudaMemGetInfo(&free_b, &total_b)) != cudaSuccess)
+	if ((e = cudaSetDevice(dev)) != cudaSuccess)
+	{
+		snprintf(st->detail, sizeof(st->detail), "CUDA context on device %d: %s", dev, cudaGetErrorString(e));
+		return false;
+	}
+	/* the kernels' stacks first: what is free after them is what the limit below shares out */
+	if (tm_gpu_reserve_local_memory(&lmem_b, err, sizeof(err)) != TM_GPU_OK)
+	{
+		snprintf(st->detail, sizeof(st->detail), "%s", err);
+		return false;
+	}
+	gpud_log("pipeline kernels' stacks resident: %zu bytes a thread", lmem_b);
+	if ((e = cudaMemGetInfo(&free_b, &total_b)) != cudaSuccess)
 	{
 		snprintf(st->detail, sizeof(st->detail), "CUDA context on device %d: %s", dev, cudaGetErrorString(e));
 		return false;

@@ -73,11 +73,16 @@ SECS=$(( MINUTES * 60 ))
 echo "==> $JOBS job(s), ${MINUTES} min, device $DEVICE, seeds from $FIRST_SEED, $QUERIES queries per seed; output in $OUT" >&2
 
 # one GPU daemon per cluster: each takes its share of the free device memory (a daemon takes nearly all
-# that is free by default, and the others would find none)
+# that is free by default, and the others would find none); besides its share each daemon's CUDA context
+# and its kernels' stacks (about 1 GiB on a 132-SM card: 3.5 KiB a thread) need about 1.7 GB
 if [ "$DEVICE" != cpu ] && command -v nvidia-smi >/dev/null 2>&1; then
     free_mb="$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits 2>/dev/null | head -n 1 | tr -dc 0-9)"
     if [ -n "$free_mb" ] && [ "$free_mb" -gt 0 ]; then
-        share=$(( free_mb * 8 / 10 / JOBS ))
+        share=$(( (free_mb - JOBS * 1700) * 85 / 100 / JOBS ))
+        if [ "$share" -lt 512 ]; then
+            echo "==> warning: $JOBS GPU daemons do not fit in ${free_mb} MB; each gets 512 MB (fewer jobs: --jobs)" >&2
+            share=512
+        fi
         EXTRA=(--conf "themis.gpu_memory_limit = '${share}MB'" "${EXTRA[@]}")
         echo "==> each cluster's GPU daemon takes ${share} MB of the ${free_mb} MB free" >&2
     fi
