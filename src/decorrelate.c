@@ -30,7 +30,8 @@
  *   - the subquery sits in a top-level AND condition of the outer WHERE that is NULL when the subquery is
  *     (strict operators and functions down to it): such a row is dropped either way, so an inner join
  *     to the grouped subquery keeps exactly the rows the original keeps, each at most once (one group per
- *     key).
+ *     key); and the rest of that condition cannot fail (leakproof, as above): the original evaluates it
+ *     on every outer row, the join only on rows whose group exists.
  * Applied to every query level (sublinks' subqueries, FROM subqueries, CTEs), inner ones first.
  *
  * Also here: NOT (x IN (SELECT y ...)) over columns that cannot be NULL becomes NOT EXISTS (an anti
@@ -679,6 +680,14 @@ decorrelate_conjunct(Query *q, Node *c, SubLink *s, int *counter)
 		return keep_why("its output is not NULL over no rows");
 	if (!null_with(c, s))
 		return keep_why("the condition is not NULL when the subquery is");
+	/*
+	 * The rest of the condition cannot fail: the original evaluates it on every outer row that reaches it,
+	 * the join only on rows whose group exists (GPU fuzz s1000-q255: i * 36 < (SELECT max(...)) over an
+	 * empty subquery table, where PostgreSQL raises "integer out of range" on the outer row)
+	 */
+	if (may_fail_walker(replace_sublink(c, s, (Node *) makeNullConst(exprType((Node *) s), exprTypmod((Node *) s),
+																	 exprCollation((Node *) s))), NULL))
+		return keep_why("the rest of the condition may fail on outer rows the join would not read");
 
 	/* the grouped subquery: keys, then the aggregates; conditions without the correlation */
 	dq = copyObject(sq);
