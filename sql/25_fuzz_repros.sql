@@ -2812,4 +2812,18 @@ SELECT * FROM tt.check($$SELECT a1.v4, count(*) AS n FROM fz_s7001_t2 a1
 WHERE EXISTS (SELECT 1 FROM fz_s7001_t2 a4 WHERE a4.v4::text = a1.v5) GROUP BY a1.v4$$);
 DROP TABLE fz_s7001_t0, fz_s7001_t2;
 
+
+-- s1001-q54 (GPU fuzz run): the build side t1 is empty; the GPU executor still ran the probing
+-- pipeline and its key a1.i5 + 10 overflowed (PostgreSQL's hash join reads no probe row then)
+CREATE TABLE fz_s1001_t1 (id int4, t3 text) WITH (autovacuum_enabled = off);
+ANALYZE fz_s1001_t1;
+CREATE TABLE fz_s1001_t2 (id int4, i5 int4) WITH (autovacuum_enabled = off);
+INSERT INTO fz_s1001_t2 (id, i5) VALUES ('2284', '2147483647'), ('1065', '32'), ('967', '173'), ('1912', NULL);
+ANALYZE fz_s1001_t2;
+SELECT * FROM tt.check($$SELECT a2.t3 AS c0
+FROM fz_s1001_t2 a1
+  JOIN fz_s1001_t1 a2 ON ((a1.i5 + 10) = a2.id)$$);
+SELECT * FROM tt.check($$SELECT count(*) FROM fz_s1001_t2 a1
+WHERE EXISTS (SELECT 1 FROM fz_s1001_t1 a2 WHERE (a1.i5 + 10) = a2.id)$$);
+DROP TABLE fz_s1001_t1, fz_s1001_t2;
 RESET client_min_messages;
