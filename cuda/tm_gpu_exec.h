@@ -209,6 +209,16 @@ extern int	tm_gpu_reserve_local_memory(size_t *bytes, char *err, int errlen);
 /* Free the pool (NULL is fine).  0, or TM_GPU_ERR_CUDA with err set (err may be NULL). */
 extern int	tm_gpu_pool_destroy(TmGpuPool *pool, char *err, int errlen);
 
+/*
+ * ORDER BY ... LIMIT above the plan: the next executions keep only the output rows whose column col
+ * (0-based; an integer, date, timestamp or numeric of one scale: others are left alone) is not later in
+ * the sort order (desc: larger first; NULLs first or last) than the n-th earliest key: a superset of the
+ * rows the Limit returns, ties kept, in result order.  n = 0: no cut.  tm_gpu_pool_topn_rows_in: the
+ * output rows before the cut of the last execution, -1 where it made none.
+ */
+extern void tm_gpu_pool_set_topn(TmGpuPool *pool, int64_t n, int col, int desc, int nulls_first);
+extern int64_t tm_gpu_pool_topn_rows_in(const TmGpuPool *pool);
+
 /* Bytes of the pool, and the most that the last tm_gpu_execute used. */
 extern size_t tm_gpu_pool_size(const TmGpuPool *pool);
 extern size_t tm_gpu_pool_peak(const TmGpuPool *pool);

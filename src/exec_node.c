@@ -259,6 +259,7 @@ themis_compute(ThemisScanState *ts)
 	TmResultSet *rs = NULL;
 	const char *reason = NULL;
 	MemoryContext old;
+	int64		topn_in = -1;	/* rows before the daemon's top-N cut, -1: none made */
 
 	MemoryContextReset(ts->runcxt);
 	ts->result = NULL;
@@ -289,6 +290,7 @@ themis_compute(ThemisScanState *ts)
 				CustomScan *cscan = (CustomScan *) ts->css.ss.ps.plan;
 				Const	   *blob = (Const *) linitial(cscan->custom_private);
 				TmGpuRunInfo info;
+				TmGpuRunTopN topn;
 				int			flags = 0;
 
 				if (themis_debug_fault == THEMIS_FAULT_DAEMON_CRASH)
@@ -311,9 +313,11 @@ themis_compute(ThemisScanState *ts)
 					flags |= TMX_FLAG_JOIN_PIPELINED;
 				themis_rescan_inputs(ts);
 				rs = tm_gpu_run(ts->plan, DatumGetByteaPP(blob->constvalue), estate, params, paramnulls,
-								ts->inputs, ts->ninputs, flags, stats, &info, &reason, &error);
+								ts->inputs, ts->ninputs, flags,
+								themis_topn_device(ts, &topn) ? &topn : NULL, stats, &info, &reason, &error);
 				if (rs != NULL)
 				{
+					topn_in = info.topn_rows_in;
 					ts->device = "gpu";
 					ts->gpu_ms += info.gpu_ms;
 					ts->gpu_upload_ms += info.upload_ms;
@@ -386,7 +390,7 @@ themis_compute(ThemisScanState *ts)
 			old = MemoryContextSwitchTo(ts->runcxt);
 			themis_topn_select(ts, &ts->topn);
 			MemoryContextSwitchTo(old);
-			ts->topn_rows_in += rs->nrows;
+			ts->topn_rows_in += topn_in >= 0 ? topn_in : rs->nrows;
 			ts->topn_rows_kept += ts->rowmap ? ts->nrowmap : rs->nrows;
 		}
 	}

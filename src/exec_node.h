@@ -62,8 +62,10 @@ typedef struct ThemisScanState
 } ThemisScanState;
 
 /* topn.c */
+struct TmGpuRunTopN;
 extern void themis_topn_mark(PlannedStmt *stmt);
 extern bool themis_topn_get(CustomScan *cs, ThemisTopN *t);
 extern void themis_topn_select(ThemisScanState *ts, const ThemisTopN *t);
+extern bool themis_topn_device(ThemisScanState *ts, struct TmGpuRunTopN *d);
 
 #endif							/* THEMIS_EXEC_NODE_H */

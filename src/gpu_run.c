@@ -129,7 +129,7 @@ own_fd(int fd)
 TmResultSet *
 tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		   const TmValue *params, const bool *paramnulls,
-		   PlanState **inputs, int ninputs, int flags,
+		   PlanState **inputs, int ninputs, int flags, const TmGpuRunTopN *topn,
 		   TmPipelineStats *stats, TmGpuRunInfo *info,
 		   const char **reason, TmStatus *error)
 {
@@ -138,6 +138,7 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 	int			attempt;
 
 	memset(info, 0, sizeof(TmGpuRunInfo));
+	info->topn_rows_in = -1;
 	info->use = palloc0(sizeof(int) * Max(np, 1));
 	*reason = NULL;
 	*error = TM_OK;
@@ -256,6 +257,12 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		x.npipes = np;
 		x.flags = flags;
 		x.fd_len = total;
+		if (topn != NULL && topn->n > 0)
+		{
+			x.topn_n = topn->n;
+			x.topn_col = topn->col;
+			x.topn_flags = (topn->desc ? TMX_TOPN_DESC : 0) | (topn->nulls_first ? TMX_TOPN_NULLS_FIRST : 0);
+		}
 		initStringInfo(&buf);
 		appendBinaryStringInfo(&buf, (char *) &x, sizeof(x));	/* params_text_len patched below */
 		appendBinaryStringInfo(&buf, VARDATA_ANY(blob), x.blob_len);
@@ -404,6 +411,7 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				info->use[p] = ps[p].use;
 			}
 			info->gpu_ms = res->gpu_ms;
+			info->topn_rows_in = res->topn_rows_in;
 			info->upload_ms = res->upload_ms;
 			info->bytes_uploaded = res->bytes_uploaded;
 			info->ran = true;

@@ -15,15 +15,26 @@ typedef struct TmGpuRunInfo
 	double		upload_ms;		/* the daemon's time to upload inline sources */
 	int64		bytes_uploaded;
 	int64		bytes_sent;		/* bytes of inline sources written to shared memory */
+	int64		topn_rows_in;	/* rows before the daemon's top-N cut; -1: it made none */
 } TmGpuRunInfo;
 
+/* a top-N cut the daemon makes on the output result (topn.c: themis_topn_device) */
+typedef struct TmGpuRunTopN
+{
+	int64		n;				/* 0: none */
+	int			col;			/* output column of the sort key */
+	bool		desc;
+	bool		nulls_first;
+} TmGpuRunTopN;
+
 /*
- * Run plan (whose serialized form is blob) on the daemon.  flags: TMX_FLAG_* (fault injection).  Returns
- * the output result, or NULL with *error (an expression error) or *reason (GPU path unavailable / failed).
+ * Run plan (whose serialized form is blob) on the daemon.  flags: TMX_FLAG_* (fault injection).  topn:
+ * NULL, or a cut of the output rows to make on the device.  Returns the output result, or NULL with
+ * *error (an expression error) or *reason (GPU path unavailable / failed).
  */
 extern TmResultSet *tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 							   const TmValue *params, const bool *paramnulls,
-							   PlanState **inputs, int ninputs, int flags,
+							   PlanState **inputs, int ninputs, int flags, const TmGpuRunTopN *topn,
 							   TmPipelineStats *stats, TmGpuRunInfo *info,
 							   const char **reason, TmStatus *error);
 

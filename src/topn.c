@@ -35,6 +35,7 @@
 
 #include "themis.h"
 #include "exec_node.h"
+#include "gpu_run.h"
 
 /* above this N the selection is not worth it (and its heap would be large) */
 #define THEMIS_TOPN_MAX		100000
@@ -284,6 +285,30 @@ key_of(const TmResultSet *rs, int col, int64 row, const TopNCmp *cmp, TopNKey *k
 	k->isnull = rs->nulls[col][row];
 	k->v = rs->values[col][row];
 	k->d = (k->isnull || cmp->native) ? (Datum) 0 : tm_value_to_datum(&k->v, &rs->types[col]);
+}
+
+/*
+ * The cut the GPU daemon can make before the result leaves the device (tm_gpu_pool_set_topn): where the
+ * key orders natively (native_order: integers, dates, timestamps, numerics of one scale, with the type's
+ * own < or >), the same selection as themis_topn_select below, on the device's values; false otherwise.
+ */
+bool
+themis_topn_device(ThemisScanState *ts, TmGpuRunTopN *d)
+{
+	const TmPlan *plan = ts->plan;
+	const TmResult *out;
+
+	memset(d, 0, sizeof(*d));
+	if (ts->topn.n <= 0 || plan == NULL || plan->output_result < 0 || plan->output_result >= plan->nresults)
+		return false;
+	out = &plan->results[plan->output_result];
+	if (ts->topn.col < 0 || ts->topn.col >= out->ncols ||
+		!native_order(&out->coltypes[ts->topn.col], ts->topn.sortop, &d->desc))
+		return false;
+	d->n = ts->topn.n;
+	d->col = ts->topn.col;
+	d->nulls_first = ts->topn.nulls_first;
+	return true;
 }
 
 /*

@@ -43,7 +43,7 @@
 #include <stdint.h>
 
 #define TM_GPUD_MAGIC			0x44505447u		/* "TGPD" */
-#define TM_GPUD_PROTO_VERSION	4
+#define TM_GPUD_PROTO_VERSION	5
 #define TM_GPUD_SOCKET			"themis-gpud.sock"
 #define TM_GPUD_MAX_FDS			4
 #define TM_GPUD_MAX_PAYLOAD		(INT64_C(1) << 32)	/* sanity limit of one message's payload */
@@ -147,7 +147,14 @@ typedef struct TmxExec
 	int32_t		flags;
 	int64_t		params_text_len;
 	int64_t		fd_len;			/* bytes of the memfd (0: no fd) */
+	/* ORDER BY ... LIMIT above (tm_gpu_pool_set_topn): keep the output rows that can be in the first topn_n */
+	int64_t		topn_n;			/* 0: no cut */
+	int32_t		topn_col;		/* output column of the sort key */
+	int32_t		topn_flags;		/* TMX_TOPN_* */
 } TmxExec;
+
+#define TMX_TOPN_DESC			0x1	/* larger keys first */
+#define TMX_TOPN_NULLS_FIRST	0x2
 
 typedef struct TmxParam
 {
@@ -201,6 +208,7 @@ typedef struct TmxResult
 	double		gpu_ms;			/* tm_gpu_execute wall time */
 	double		upload_ms;
 	int64_t		pool_peak;
+	int64_t		topn_rows_in;	/* rows before the daemon's top-N cut; -1: no cut made */
 } TmxResult;
 
 typedef enum TmxSourceUse

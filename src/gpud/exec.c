@@ -682,6 +682,8 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 									   (x->flags & TMX_FLAG_JOIN_GFUR) ? TM_GPU_JOIN_PARTITIONED_GFUR :
 									   (x->flags & TMX_FLAG_JOIN_PIPELINED) ? TM_GPU_JOIN_PIPELINED :
 									   TM_GPU_JOIN_AUTO);
+		tm_gpu_pool_set_topn(gpud.pool, x->topn_n, x->topn_col, (x->topn_flags & TMX_TOPN_DESC) != 0,
+							 (x->topn_flags & TMX_TOPN_NULLS_FIRST) != 0);
 		rc = tm_gpu_execute(gpud.pool, plan, inputs, x->npipes, params, paramnulls, &out, stats, &fail,
 							err, sizeof(err));
 		t2 = gpud_now();
@@ -724,6 +726,7 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 		res->gpu_ms = (t2 - t1) * 1000.0;
 		res->upload_ms = (t1 - t0) * 1000.0;
 		res->pool_peak = (int64_t) tm_gpu_pool_peak(gpud.pool);
+		res->topn_rows_in = tm_gpu_pool_topn_rows_in(gpud.pool);
 		ps = (TmxPipeStats *) (reply + sizeof(TmxResult));
 		for (int i = 0; i < plan->npipelines; i++)
 		{

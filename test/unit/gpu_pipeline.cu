@@ -1580,6 +1580,95 @@ test_empty_build(void)
 			}
 }
 
+/*
+ * The top-N cut of the output result (tm_gpu_pool_set_topn): T -> EMIT (id, v, num); the rows kept must
+ * be exactly those whose key is not later in the sort order than the n-th earliest (ties and NULLs as
+ * the order places them), in result order; where no row can be dropped, no cut (rows_in -1).
+ */
+static void
+test_topn_cut(void)
+{
+	HTable		T = make_T(3000, 100);
+	struct Case
+	{
+		int			col;		/* output column: 1 = v (int4), 2 = num (numeric) */
+		int64_t		n;
+		bool		desc;
+		bool		nulls_first;
+	}			cases[] = {
+		{1, 10, false, false}, {1, 10, true, false}, {1, 10, true, true}, {1, 400, true, true},
+		{1, 400, false, true}, {1, 2990, false, false}, {2, 5, true, false}, {2, 5, false, true},
+		{2, 1, false, false}, {1, 3000, false, false}
+	};
+
+	for (const Case &cs : cases)
+	{
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+		int			s_v = p.slot(ty(TM_K_INT4), 0, T_V);
+		int			s_n = p.slot(ty(TM_K_NUMERIC, 0), 0, T_NUM);
+		int			tcol = cs.col == 1 ? T_V : T_NUM;
+		TmPlan		pl = plan({p.emit(0, {x_slot(s_id, ty(TM_K_INT8)), x_slot(s_v, ty(TM_K_INT4)),
+											  x_slot(s_n, ty(TM_K_NUMERIC, 0))})}, {},
+							  {result({ty(TM_K_INT8), ty(TM_K_INT4), ty(TM_K_NUMERIC, 0)})}, 0);
+		std::vector<__int128> nonnull;
+		int64_t		nn = 0;
+		bool		have_thr = false;
+		__int128	thr = 0;
+		std::vector<std::string> exp;
+		char		what[96];
+
+		snprintf(what, sizeof(what), "top-N cut: column %d, n %lld, %s, nulls %s", cs.col, (long long) cs.n,
+				 cs.desc ? "desc" : "asc", cs.nulls_first ? "first" : "last");
+		for (int64_t i = 0; i < T.nrows; i++)
+		{
+			if (isnull(T, tcol, i))
+				nn++;
+			else
+				nonnull.push_back(cs.col == 1 ? (__int128) ival(T, tcol, i) : T.cols[tcol].n[(size_t) i]);
+		}
+		/* the reference: sort the non-NULL keys in the order and take the k-th */
+		std::sort(nonnull.begin(), nonnull.end());
+		if (cs.desc)
+			std::reverse(nonnull.begin(), nonnull.end());
+		if (!(cs.nulls_first && nn >= cs.n))
+		{
+			int64_t		k = cs.nulls_first ? cs.n - nn : cs.n;
+
+			if ((int64_t) nonnull.size() >= k)
+			{
+				thr = nonnull[(size_t) (k - 1)];
+				have_thr = true;
+			}
+		}
+		for (int64_t i = 0; i < T.nrows; i++)
+		{
+			bool		keep;
+
+			if (isnull(T, tcol, i))
+				keep = cs.nulls_first || (!have_thr && !(cs.nulls_first && nn >= cs.n));
+			else
+			{
+				__int128	v = cs.col == 1 ? (__int128) ival(T, tcol, i) : T.cols[tcol].n[(size_t) i];
+
+				keep = !have_thr ? !(cs.nulls_first && nn >= cs.n) : (cs.desc ? v >= thr : v <= thr);
+			}
+			if (keep)
+				exp.push_back(cell(T.cols[T_ID], i) + cell(T.cols[T_V], i) + cell(T.cols[T_NUM], i));
+		}
+		tm_gpu_pool_set_topn(g_pool, cs.n, cs.col, cs.desc, cs.nulls_first);
+		Run			r = run_plan(pl, {&T});
+		int64_t		in = tm_gpu_pool_topn_rows_in(g_pool);
+
+		tm_gpu_pool_set_topn(g_pool, 0, 0, 0, 0);
+		CHECK_OK(r);
+		check_rows(what, out_rows(r.out), exp, true);
+		TM_CHECK_MSG(in == ((int64_t) exp.size() < T.nrows ? T.nrows : -1), "%s: rows before the cut %lld, kept %zu",
+					 what, (long long) in, exp.size());
+		tm_gpu_table_free(&r.out);
+	}
+}
+
 static void
 test_errors(void)
 {
@@ -3602,6 +3691,7 @@ main(void)
 		TM_RUN(test_device_inputs);
 		TM_RUN(test_errors);
 		TM_RUN(test_empty_build);
+		TM_RUN(test_topn_cut);
 		TM_RUN(test_chunk_emit);
 		TM_RUN(test_chunk_filter);
 		TM_RUN(test_chunk_join);
