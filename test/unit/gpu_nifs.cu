@@ -1178,6 +1178,12 @@ struct Ref
 		if (sk->kind == TM_SINK_EMIT)
 			before = (int64_t) res[sk->target].v.size();
 		nrows = pl->srckind == TM_SRC_RESULT ? (int64_t) res[pl->src_result].v.size() : inputs[p]->nrows;
+		/* an inner or semi probe into a hash table without rows: no source row is read (as PostgreSQL) */
+		for (int o = 0; o < pl->nops; o++)
+			if (pl->ops[o].kind == TM_OP_PROBE &&
+				(pl->ops[o].jointype == TM_JOIN_INNER || pl->ops[o].jointype == TM_JOIN_SEMI) &&
+				hts[pl->ops[o].ht].pay.empty())
+				nrows = 0;
 		for (row = 0; row < nrows; row++)
 		{
 			for (int s = 0; s < pl->nslots; s++)
