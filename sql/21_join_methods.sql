@@ -33,3 +33,32 @@ SELECT * FROM tt.check_join_methods($$SELECT p.p_partkey, ps.ps_suppkey, s.s_nam
                                       WHERE p.p_size = 7$$);
 SELECT * FROM tt.check_join_methods($$SELECT n_name, count(*) AS n, sum(c_acctbal) AS bal FROM customer JOIN nation ON c_nationkey = n_nationkey
                                       GROUP BY n_name$$);
+
+-- themis.stream_lookup_side: an inner join that PostgreSQL runs as index lookups into a much larger
+-- table (a nested loop over a parameterized scan) hashes the outer side and streams the table through
+-- the probe; the same answers under every join method
+SET themis.stream_lookup_side = on;
+SELECT * FROM tt.check_join_methods($$SELECT o.o_orderkey, l.l_linenumber, l.l_quantity
+                                      FROM orders o JOIN lineitem l ON l.l_orderkey = o.o_orderkey
+                                      WHERE o.o_orderdate BETWEEN '1995-01-01' AND '1995-01-31'$$);
+SELECT * FROM tt.check_join_methods($$SELECT o.o_orderkey, l.l_linenumber FROM orders o
+                                      JOIN lineitem l ON l.l_orderkey = o.o_orderkey AND l.l_quantity * 1000 > o.o_totalprice
+                                      WHERE o.o_orderdate < '1993-06-01' AND l.l_returnflag = 'R'$$);
+SELECT * FROM tt.check_join_methods($$SELECT c.c_name, sum(l.l_extendedprice * (1 - l.l_discount)) AS revenue
+                                      FROM customer c JOIN orders o ON o.o_custkey = c.c_custkey
+                                      JOIN lineitem l ON l.l_orderkey = o.o_orderkey
+                                      WHERE c.c_mktsegment = 'BUILDING' AND o.o_orderdate < '1995-03-15'
+                                      GROUP BY c.c_name$$);
+SELECT * FROM tt.check_join_methods($$SELECT count(*), sum(l.l_quantity) FROM orders o
+                                      JOIN lineitem l ON l.l_orderkey = o.o_orderkey WHERE o.o_orderkey < 0$$);
+-- the plan: the outer side's pipeline builds, the table's pipeline probes
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET themis.min_rows = 0;
+EXPLAIN (COSTS OFF) SELECT o.o_orderkey, l.l_linenumber, l.l_quantity
+  FROM orders o JOIN lineitem l ON l.l_orderkey = o.o_orderkey
+  WHERE o.o_orderdate BETWEEN '1995-01-01' AND '1995-01-31';
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET themis.min_rows;
+RESET themis.stream_lookup_side;

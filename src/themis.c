@@ -16,6 +16,7 @@ PG_MODULE_MAGIC;
 
 bool		themis_enabled = true;
 bool		themis_decorrelate_on = true;
+bool		themis_stream_lookup_side = false;
 int			themis_device = THEMIS_DEVICE_AUTO;
 int			themis_min_rows = 100000;
 double		themis_startup_cost = 10000.0;
@@ -73,6 +74,17 @@ _PG_init(void)
 							 "Only where the answer is the same (see src/decorrelate.c); applies while themis.enabled is on.",
 							 &themis_decorrelate_on,
 							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("themis.stream_lookup_side",
+							 "Inner joins PostgreSQL runs as index lookups: hash the outer side and stream the looked-up table where it is much larger.",
+							 "A nested loop over a parameterized scan becomes a hash join; by default its table is hashed (read whole). "
+							 "With this on, where the table has more than 4 times the outer side's estimated rows, the outer side is hashed "
+							 "and the table streams through the probe instead (src/translate.c).",
+							 &themis_stream_lookup_side,
+							 false,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -49,6 +49,7 @@ extern double themis_tuple_cost;	/* cost per source row scanned by a Themis node
 extern bool themis_fallback;
 extern bool themis_debug_ir;		/* print the IR (NOTICE) when a plan is made */
 extern bool themis_decorrelate_on;	/* themis.decorrelate */
+extern bool themis_stream_lookup_side;	/* themis.stream_lookup_side */
 
 /* decorrelate.c */
 extern bool themis_decorrelate_candidate(Query *parse);

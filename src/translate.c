@@ -1012,7 +1012,8 @@ finish_build(TState *ts, Stream *b, List *keys, TmType *keytypes, int **payload_
 }
 
 static Stream *
-translate_join(TState *ts, Join *join, List *keyclauses, List *residual, Stream *inner_stream)
+translate_join(TState *ts, Join *join, List *keyclauses, List *residual, Stream *inner_stream,
+			   Stream *outer_stream)
 {
 	Plan	   *outerp = outerPlan(join);
 	Plan	   *innerp = innerPlan(join);
@@ -1062,12 +1063,19 @@ translate_join(TState *ts, Join *join, List *keyclauses, List *residual, Stream 
 	}
 	if (keyclauses == NIL)
 		return fail(ts, "join without an equality clause");
+	if (outer_stream != NULL)
+	{
+		/* an inner join over a lookup (translate_nestloop): the outer side is hashed, the table streams */
+		if (tk != TM_JOIN_INNER || inner_stream == NULL)
+			return fail(ts, "only an inner join can hash its outer side");
+		swap = true;
+	}
 
 	/* a Hash node above the build side only passes rows through */
-	build = inner_stream ? inner_stream : translate_node(ts, swap ? outerp : innerp);
+	build = outer_stream ? outer_stream : inner_stream ? inner_stream : translate_node(ts, swap ? outerp : innerp);
 	if (build == NULL || !settle(ts, build))
 		return NULL;
-	probe = translate_node(ts, swap ? innerp : outerp);
+	probe = outer_stream ? inner_stream : translate_node(ts, swap ? innerp : outerp);
 	if (probe == NULL || !settle(ts, probe))
 		return NULL;
 
@@ -1279,6 +1287,7 @@ translate_nestloop(TState *ts, NestLoop *nl)
 			   *rest = NIL;
 	List	   *clauses = nl->join.joinqual;
 	Stream	   *inner_stream = NULL;
+	Stream	   *outer_stream = NULL;
 	ListCell   *lc;
 
 	if (nl->nestParams != NIL)
@@ -1310,6 +1319,25 @@ translate_nestloop(TState *ts, NestLoop *nl)
 		if (!IsA(inner, SeqScan) && !IsA(inner, IndexScan) && !IsA(inner, IndexOnlyScan) &&
 			!IsA(inner, BitmapHeapScan))
 			return fail(ts, "parameterized inner side that is not a table scan");
+
+		/*
+		 * themis.stream_lookup_side: an inner join whose looked-up table is far larger than the outer
+		 * side (TPC-H: lineitem under orders) hashes the outer side and streams the table through the
+		 * probe.  The outer side is translated first: its pipelines must run before the one that
+		 * probes what they build.
+		 */
+		if (themis_stream_lookup_side && nl->join.jointype == JOIN_INNER)
+		{
+			RangeTblEntry *rte = rt_fetch(((Scan *) inner)->scanrelid, ts->pstmt->rtable);
+
+			if (rte->rtekind == RTE_RELATION &&
+				rel_tuples(rte->relid, 0) > 4.0 * Max(outerPlan(nl)->plan_rows, 1.0))
+			{
+				outer_stream = translate_node(ts, outerPlan(nl));
+				if (outer_stream == NULL || !settle(ts, outer_stream))
+					return NULL;
+			}
+		}
 		inner_stream = translate_scan(ts, inner, nl->nestParams, &param_quals);
 		if (inner_stream == NULL)
 			return NULL;
@@ -1360,7 +1388,7 @@ translate_nestloop(TState *ts, NestLoop *nl)
 		}
 		rest = lappend(rest, q);
 	}
-	return translate_join(ts, &nl->join, keys, rest, inner_stream);
+	return translate_join(ts, &nl->join, keys, rest, inner_stream, outer_stream);
 }
 
 /* ---------------------------------------------------------------- aggregation */
@@ -2277,7 +2305,7 @@ translate_node_nowrap(TState *ts, Plan *plan)
 			{
 				HashJoin   *hj = (HashJoin *) plan;
 
-				return translate_join(ts, &hj->join, hj->hashclauses, hj->join.joinqual, NULL);
+				return translate_join(ts, &hj->join, hj->hashclauses, hj->join.joinqual, NULL, NULL);
 			}
 		case T_MergeJoin:
 			{
@@ -2285,7 +2313,7 @@ translate_node_nowrap(TState *ts, Plan *plan)
 
 				if (mj->skip_mark_restore && false)
 					return NULL;
-				return translate_join(ts, &mj->join, mj->mergeclauses, mj->join.joinqual, NULL);
+				return translate_join(ts, &mj->join, mj->mergeclauses, mj->join.joinqual, NULL, NULL);
 			}
 		case T_NestLoop:
 			return translate_nestloop(ts, (NestLoop *) plan);
