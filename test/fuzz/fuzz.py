@@ -72,6 +72,8 @@ VARIANTS = collections.OrderedDict([
     # the partitioned join on the GPU wherever it applies (the CPU executor ignores the setting)
     ("join_partitioned", ["themis.join_algorithm = partitioned"]),
     ("join_partitioned_gfur", ["themis.join_algorithm = partitioned_gfur"]),
+    # index lookups (nested loops over parameterized scans) with the outer side hashed, the table streamed
+    ("stream_lookup", ["enable_hashjoin = off", "enable_mergejoin = off", "themis.stream_lookup_side = on"]),
 ])
 
 FALLBACK_MSG = "themis: cannot run this plan"
