@@ -22,7 +22,9 @@
 #      FUZZ_JOBS processes (default 8); mismatches' reproducers land in test/fuzz/repro/; FUZZ_ARGS: more
 #      fuzz.py options (e.g. "--conf themis.load_balance=nifs_aws")
 #   (load) with STEPS containing "load": test/load/run.sh --device gpu for LOAD_MINUTES (default 10) with
-#      LOAD_CLIENTS analytic clients (default 32) and 4 writers, into LOAD_OUT (default $WORK/load)
+#      LOAD_CLIENTS analytic clients (default 32) and 4 writers, into LOAD_OUT (default $WORK/load);
+#      a device call is at most 10 minutes: "load_bg" starts it detached (LOAD_OUT default /tmp/themis-load)
+#      and returns, "load_wait" in the next call (KEEP_BUILD=1, the machine still warm) waits for its end
 #   (pjoin) with STEPS containing "pjoin": make pjointest and bench/join/run.sh (PJOIN_ARGS), issue 8
 #   (bench) with STEPS containing "bench": bench/run.sh at BENCH_SF (default 10) for BENCH_QUERIES
 #      (default 1,3,6,12,14), themis off / on, cold (GPU column cache dropped) and warm, into BENCH_OUT
@@ -212,6 +214,20 @@ if [ "$build_state" != FAILED ]; then
             --out "${FUZZ_OUT:-$WORK/fuzz}" ${FUZZ_ARGS:+-- $FUZZ_ARGS} 2>&1 | tee "$WORK/fuzz.log" | tail -n 25
         fl="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/fuzz.log" | tail -n 1)"
         fuzz_state="${fl:-did not finish}"
+        # why queries fell back (a GPU fuzz run should see few), and the reproducers in one file: the
+        # device tool brings back a limited number of files, and the tree is copied afresh each call
+        python3 - "${FUZZ_OUT:-$WORK/fuzz}" <<'PY' 2>/dev/null | tee -a "$WORK/fuzz.log"
+import collections, glob, json, sys
+fb, n = collections.Counter(), 0
+for f in glob.glob(sys.argv[1] + "/job*.json"):
+    j = json.load(open(f))
+    n += j.get("passed", 0) + j.get("failed", 0)
+    fb.update(j.get("fallback", {}))
+print("fallbacks: %d of %d queries" % (sum(fb.values()), n))
+for k, v in fb.most_common(5):
+    print("  %6d  %s" % (v, k))
+PY
+        tar czf "$WORK/fuzz-repro.tgz" test/fuzz/repro 2>/dev/null && echo "reproducers: $WORK/fuzz-repro.tgz" | tee -a "$WORK/fuzz.log"
         [ -n "$fl" ] && [ "$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$fl")" != 0 ] && failed=$((failed + 1))
         [ -z "$fl" ] && failed=$((failed + 1))
     fi
@@ -223,6 +239,31 @@ if [ "$build_state" != FAILED ]; then
             --clients "${LOAD_CLIENTS:-32}" --out "${LOAD_OUT:-$WORK/load}" 2>&1 | tee "$WORK/load.log" | tail -n 20
         ll="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/load.log" | tail -n 1)"
         load_state="${ll:-did not finish}"
+        lp="$(sed -nE 's/^([0-9]+) passed.*/\1/p' <<<"$ll")"; lf="$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$ll")"
+        passed=$((passed + ${lp:-0})); failed=$((failed + ${lf:-1}))
+    fi
+
+    # a load test longer than one device call (10 minutes): load_bg starts it detached (it outlives the
+    # call; the machine stays warm between calls), load_wait, in the next call (KEEP_BUILD=1), waits for it
+    if want load_bg; then
+        LOAD_OUT="${LOAD_OUT:-/tmp/themis-load}"
+        rm -rf "$LOAD_OUT"; mkdir -p "$LOAD_OUT"
+        log "test/load/run.sh --minutes ${LOAD_MINUTES:-10} --device gpu, detached, into $LOAD_OUT"
+        PGBIN="$PGBIN_P" THEMIS_RUN_USER=pgrun setsid nohup bash test/load/run.sh --minutes "${LOAD_MINUTES:-10}" \
+            --device gpu --clients "${LOAD_CLIENTS:-32}" --out "$LOAD_OUT" >"$LOAD_OUT/run.out" 2>&1 </dev/null &
+        echo $! >"$LOAD_OUT/pid"
+        load_state="started in the background (pid $(cat "$LOAD_OUT/pid")): STEPS=load_wait in the next call"
+    fi
+    if want load_wait; then
+        LOAD_OUT="${LOAD_OUT:-/tmp/themis-load}"
+        log "waiting for the load test in $LOAD_OUT (at most ${LOAD_WAIT_S:-560} s)"
+        for ((i = 0; i < ${LOAD_WAIT_S:-560}; i += 5)); do
+            kill -0 "$(cat "$LOAD_OUT/pid" 2>/dev/null)" 2>/dev/null || break
+            sleep 5
+        done
+        tail -n 20 "$LOAD_OUT/run.out" 2>/dev/null
+        ll="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOAD_OUT/run.out" 2>/dev/null | tail -n 1)"
+        load_state="${ll:-did not finish (see $LOAD_OUT/run.out)}"
         lp="$(sed -nE 's/^([0-9]+) passed.*/\1/p' <<<"$ll")"; lf="$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$ll")"
         passed=$((passed + ${lp:-0})); failed=$((failed + ${lf:-1}))
     fi
