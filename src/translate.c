@@ -823,6 +823,52 @@ refs_nest_param_walker(Node *node, List *nestparams)
 	return expression_tree_walker(node, refs_nest_param_walker, (void *) nestparams);
 }
 
+/*
+ * Is every use of the nested loop's parameters in the quals of a lookup scan a bare operand of a binary
+ * operator (inner_column = $n), and every parameter's value a plain column of the outer side?  Then
+ * hashing the outer side evaluates nothing on its rows but columns (themis.stream_lookup_side): with an
+ * expression such as $n + 10 it would be evaluated on every outer row, also where PostgreSQL's plan never
+ * looks anything up (local fuzz s9019-q226: integer out of range).
+ */
+static bool
+lookup_keys_plain(List *quals, List *nestparams)
+{
+	ListCell   *lc;
+
+	foreach(lc, nestparams)
+	{
+		Node	   *v = (Node *) ((NestLoopParam *) lfirst(lc))->paramval;
+
+		while (v != NULL && IsA(v, RelabelType))
+			v = (Node *) ((RelabelType *) v)->arg;
+		if (v == NULL || !IsA(v, Var))
+			return false;
+	}
+	foreach(lc, quals)
+	{
+		Node	   *q = (Node *) lfirst(lc);
+		OpExpr	   *op;
+		Node	   *a,
+				   *b;
+
+		if (!refs_nest_param_walker(q, nestparams))
+			continue;
+		if (!IsA(q, OpExpr) || list_length(((OpExpr *) q)->args) != 2)
+			return false;
+		op = (OpExpr *) q;
+		a = (Node *) linitial(op->args);
+		b = (Node *) lsecond(op->args);
+		while (IsA(a, RelabelType))
+			a = (Node *) ((RelabelType *) a)->arg;
+		while (IsA(b, RelabelType))
+			b = (Node *) ((RelabelType *) b)->arg;
+		if (!((IsA(a, Param) && !refs_nest_param_walker(b, nestparams)) ||
+			  (IsA(b, Param) && !refs_nest_param_walker(a, nestparams))))
+			return false;
+	}
+	return true;
+}
+
 /* Index Only Scan expressions: index column references -> the heap expressions they hold */
 static Node *
 index_to_heap_mutator(Node *node, List *indextlist)
@@ -1329,8 +1375,16 @@ translate_nestloop(TState *ts, NestLoop *nl)
 		if (themis_stream_lookup_side && nl->join.jointype == JOIN_INNER)
 		{
 			RangeTblEntry *rte = rt_fetch(((Scan *) inner)->scanrelid, ts->pstmt->rtable);
+			List	   *lq = inner->qual;
 
-			if (rte->rtekind == RTE_RELATION &&
+			if (IsA(inner, IndexScan))
+				lq = list_concat(list_copy(((IndexScan *) inner)->indexqualorig), lq);
+			else if (IsA(inner, IndexOnlyScan))
+				lq = NIL;		/* its quals name index columns: not looked at, no swap */
+			else if (IsA(inner, BitmapHeapScan))
+				lq = list_concat(list_copy(((BitmapHeapScan *) inner)->bitmapqualorig), lq);
+			if (rte->rtekind == RTE_RELATION && !IsA(inner, IndexOnlyScan) &&
+				lookup_keys_plain(lq, nl->nestParams) &&
 				rel_tuples(rte->relid, 0) > 4.0 * Max(outerPlan(nl)->plan_rows, 1.0))
 			{
 				outer_stream = translate_node(ts, outerPlan(nl));
