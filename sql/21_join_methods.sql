@@ -51,6 +51,26 @@ SELECT * FROM tt.check_join_methods($$SELECT c.c_name, sum(l.l_extendedprice * (
                                       GROUP BY c.c_name$$);
 SELECT * FROM tt.check_join_methods($$SELECT count(*), sum(l.l_quantity) FROM orders o
                                       JOIN lineitem l ON l.l_orderkey = o.o_orderkey WHERE o.o_orderkey < 0$$);
+-- NULL keys and duplicates on both sides, an empty outer side, and an error in the join filter
+CREATE TABLE sl_small (k int, v int);
+CREATE TABLE sl_big (k int, w int);
+INSERT INTO sl_small VALUES (1, 10), (1, 11), (2, 20), (NULL, 30), (5, 0), (7, 70), (NULL, NULL);
+INSERT INTO sl_big SELECT CASE WHEN i % 50 = 0 THEN NULL ELSE i % 40 END, i FROM generate_series(1, 4000) i;
+CREATE INDEX ON sl_big (k);
+ANALYZE sl_small, sl_big;
+SELECT * FROM tt.check_join_methods($$SELECT s.k, s.v, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k$$);
+SELECT * FROM tt.check_join_methods($$SELECT s.k, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k AND b.w > s.v * 100$$);
+SELECT * FROM tt.check_join_methods($$SELECT s.k, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k WHERE s.v > 1000$$);
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT * FROM tt.check_error($$SELECT s.k, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k WHERE b.w / s.v > 1$$);
+SELECT * FROM tt.check_error($$SELECT s.k, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k WHERE b.w * 1000000 > s.v$$);
+SET themis.min_rows = 0;
+EXPLAIN (COSTS OFF) SELECT s.k, s.v, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k;
+RESET themis.min_rows;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+DROP TABLE sl_small, sl_big;
 -- the plan: the outer side's pipeline builds, the table's pipeline probes
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
