@@ -5,7 +5,7 @@
 #   bench/run.sh [--sf SF] [--skew] [--queries 1,3,5-7] [--runs N] [--pg-runs N] [--out DIR] [--threads N]
 #                [--data DIR] [--keep-data] [--set NAME=VALUE]... [--pg-conf 'LINE']...
 #                [--host H --port P [--user U] [--db D] [--no-load]]
-#                [--duckdb auto|off|PATH] [--timeout SECONDS] [--show-plans]
+#                [--duckdb auto|off|PATH] [--timeout SECONDS] [--show-plans] [--compare NAME=VALUE]...
 #
 # Steps: builds bench/bin/dbgen (and bench/bin/duckdb_runner); generates SF (default 0.05) with
 # --threads threads into --data (default: a temporary directory; an existing one with a matching
@@ -17,6 +17,9 @@
 #     --pg-runs N gives themis off N warm runs instead (0: its one run counts as cold and warm);
 #     themis-on sessions run with themis.fallback = off, so a run that would fall back to the
 #     PostgreSQL plan fails instead and is never timed as themis;
+#   * with --compare (repeatable): a third session per query, themis on with those settings on top of
+#     --set ones (e.g. --compare themis.stream_lookup_side=on): its times and md5 land in RAW/qQ.alt.*,
+#     and results.md gets a table "themis on" against "themis on + NAME=VALUE", same run, same data;
 #   * the md5 of each run's psql -At output (ordered: every query has a total ORDER BY or one row)
 #     is compared with the first themis-off run: "identical" or "DIFFERENT";
 #   * EXPLAIN (ANALYZE, FORMAT JSON) with themis on and fallback on: whether a Themis node ran,
@@ -60,6 +63,7 @@ THREADS="$(nproc 2>/dev/null || echo 2)"
 DATA=""
 KEEP_DATA=0
 SETS=()
+ALT_SETS=()
 PGCONF=()
 EXT_HOST=""
 EXT_PORT=""
@@ -82,6 +86,7 @@ while [ $# -gt 0 ]; do
 		--data) DATA="$2"; shift 2 ;;
 		--keep-data) KEEP_DATA=1; shift ;;
 		--set) SETS+=("$2"); shift 2 ;;
+		--compare) [[ "$2" == *=* ]] || die "--compare wants NAME=VALUE"; ALT_SETS+=("$2"); shift 2 ;;
 		--pg-conf) PGCONF+=("$2"); shift 2 ;;
 		--host) EXT_HOST="$2"; shift 2 ;;
 		--port) EXT_PORT="$2"; shift 2 ;;
@@ -183,6 +188,10 @@ set_lines() {  # SET statements of THEMIS_SETS (later ones win)
 	local s
 	for s in "${THEMIS_SETS[@]}"; do printf 'SET %s = %s;\n' "${s%%=*}" "'${s#*=}'"; done
 }
+alt_lines() {  # SET statements of --compare (the "alt" session only)
+	local s
+	for s in "${ALT_SETS[@]}"; do printf 'SET %s = %s;\n' "${s%%=*}" "'${s#*=}'"; done
+}
 DROP_FN="$(sql -c "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'themis' AND (p.pronargs = 0 OR p.pronargdefaults = p.pronargs) AND (p.proname ~ 'cache' AND p.proname ~ '(drop|clear|reset|evict|flush)') ORDER BY 1 LIMIT 1")"
 GPU_NAME="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)"
 [ -n "$GPU_NAME" ] || GPU_NAME="none"
@@ -239,9 +248,14 @@ session() {
 	{
 		echo "SET statement_timeout = '${TIMEOUT}s';"
 		set_lines
-		echo "SET themis.enabled = $setting;"
+		if [ "$setting" = alt ]; then
+			alt_lines
+			echo "SET themis.enabled = on;"
+		else
+			echo "SET themis.enabled = $setting;"
+		fi
 		echo "SET themis.fallback = off;"
-		[ "$setting" = on ] && [ -n "$DROP_FN" ] && echo "SELECT themis.$DROP_FN();"
+		[ "$setting" != off ] && [ -n "$DROP_FN" ] && echo "SELECT themis.$DROP_FN();"
 		local n="$RUNS"
 		[ "$setting" = off ] && n="$PG_RUNS"
 		for ((i = 0; i <= n; i++)); do
@@ -292,6 +306,7 @@ for q in "${QS[@]}"; do
 		| "${PSQL[@]}" -At -f - >"$RAW/q$q.plan.txt" 2>>"$RAW/q$q.plan.err"
 	session off "$q"
 	session on "$q"
+	[ "${#ALT_SETS[@]}" -gt 0 ] && session alt "$q"
 	wait_ready
 	{ echo "SET statement_timeout = '${TIMEOUT}s';"; set_lines; echo "SET themis.enabled = on;"; echo "SET themis.fallback = on;"
 	  echo "EXPLAIN (ANALYZE, FORMAT JSON) $body;"; } \
@@ -317,6 +332,16 @@ for q in "${QS[@]}"; do
 		[ "$(wc -l <"$RAW/q$q.on.md5")" -lt $((RUNS + 1)) ] && [ "$same" = identical ] && same="identical (completed runs)"
 	fi
 	echo "$same" >"$RAW/q$q.result"
+	if [ "${#ALT_SETS[@]}" -gt 0 ]; then
+		alt="identical"
+		if [ -z "$ref" ] || [ ! -s "$RAW/q$q.alt.md5" ]; then
+			alt="n/a$(grep -m1 -o 'ERROR: .*' "$RAW/q$q.alt.err" | sed 's/^/: /')"
+		else
+			while read -r m; do [ "$m" = "$ref" ] || alt="DIFFERENT"; done <"$RAW/q$q.alt.md5"
+		fi
+		echo "$alt" >"$RAW/q$q.alt.result"
+		log "q$q: on + ${ALT_SETS[*]}: $(paste -sd ' ' "$RAW/q$q.alt.times") ms | $alt"
+	fi
 	log "q$q: off $(paste -sd ' ' "$RAW/q$q.off.times") ms | on $(paste -sd ' ' "$RAW/q$q.on.times") ms | $same$(grep -m1 -o 'ERROR: .*' "$RAW/q$q.on.err" | sed 's/^/ | on: /')"
 done
 
@@ -389,6 +414,26 @@ if command -v python3 >/dev/null 2>&1; then
 	log "results: $OUT/results.csv, $OUT/results.md, $OUT/speedup.png"
 else
 	log "python3 not found: raw results in $RAW (run python3 bench/lib/report.py $OUT where python3 exists)"
+fi
+# --compare: themis on against themis on + the --compare settings, warm medians, same run
+median() { [ -s "$1" ] && tail -n +2 "$1" | sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+if [ "${#ALT_SETS[@]}" -gt 0 ] && [ -f "$OUT/results.md" ]; then
+	{
+		echo
+		echo "## themis on against themis on + ${ALT_SETS[*]} (same run, warm median ms)"
+		echo
+		echo "| query | on | on + ${ALT_SETS[*]} | on / alt | alt result |"
+		echo "|---|---:|---:|---:|---|"
+		for q in "${QS[@]}"; do
+			a="$(median "$RAW/q$q.on.times")"; b="$(median "$RAW/q$q.alt.times")"
+			r="$(awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b; else print "-" }')"
+			echo "| q$q | ${a:--} | ${b:--} | $r | $(cat "$RAW/q$q.alt.result" 2>/dev/null) |"
+			[ -n "$a" ] && [ -n "$b" ] && echo "$a $b" >>"$TMP/alt.pairs"
+		done
+		[ -s "$TMP/alt.pairs" ] && awk '$1 > 0 && $2 > 0 { s += log($1 / $2); n++ }
+			END { if (n) printf "\nGeometric mean of on / alt over %d queries: %.3fx\n", n, exp(s / n) }' "$TMP/alt.pairs"
+	} >>"$OUT/results.md"
+	sed -n '/^## themis on against/,$p' "$OUT/results.md"
 fi
 if grep -qx DIFFERENT "$RAW"/q*.result 2>/dev/null; then
 	log "some results DIFFER between themis off and on: $(grep -lx DIFFERENT "$RAW"/q*.result | xargs -n1 basename | sed 's/\.result//' | paste -sd ' ' -)"
