@@ -33,7 +33,7 @@
 #      BENCH_ARGS: more bench/run.sh options (e.g. "--set themis.load_balance=nifs_aws")
 #
 #   (regress_nifs, regress_nifs_aws) the regression tests on the GPU with themis.load_balance = nifs / nifs_aws
-#   (regress_extra) the regression tests on the GPU with the settings of REGRESS_EXTRA ("a = 1; b = on")
+#   (regress_extra) the regression tests on the GPU with the settings of REGRESS_SETTINGS ("a = 1; b = on")
 #   (regress_join_partitioned, regress_join_partitioned_gfur, regress_join_pipelined) the same with
 #      themis.join_algorithm forced to that value (issue 8)
 #   (xover) bench/join/bin/xover: where the partitioned join overtakes the probe in the kernel, through the
@@ -172,12 +172,12 @@ if [ "$build_state" != FAILED ]; then
         fi
     done
 
-    # the same suite on the GPU with more settings: REGRESS_EXTRA="name = value; name = value"
+    # the same suite on the GPU with more settings: REGRESS_SETTINGS="name = value; name = value"
     if want regress_extra; then
         { cat "$ROOT/test/themis.conf"; echo "themis.device = gpu"; echo "tt.device = 'gpu'";
-          tr ';' '\n' <<<"${REGRESS_EXTRA:-}"; } >"$WORK/gpu-extra.conf"
+          tr ';' '\n' <<<"${REGRESS_SETTINGS:-}"; } >"$WORK/gpu-extra.conf"
         run_regress gpu-extra "$WORK/gpu-extra.conf"
-        regress_gpu_state="$regress_gpu_state; with ${REGRESS_EXTRA:-nothing}: $REG_STATE"
+        regress_gpu_state="$regress_gpu_state; with ${REGRESS_SETTINGS:-nothing}: $REG_STATE"
     fi
 
     # the partitioned join (issue 8): the same suite with themis.join_algorithm forced to each value
