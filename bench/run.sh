@@ -311,6 +311,10 @@ for q in "${QS[@]}"; do
 	{ echo "SET statement_timeout = '${TIMEOUT}s';"; set_lines; echo "SET themis.enabled = on;"; echo "SET themis.fallback = on;"
 	  echo "EXPLAIN (ANALYZE, FORMAT JSON) $body;"; } \
 		| "${PSQL[@]}" -At -f - >"$RAW/q$q.analyze.json" 2>"$RAW/q$q.analyze.err"
+	if [ "${#ALT_SETS[@]}" -gt 0 ]; then
+		{ echo "SET statement_timeout = '${TIMEOUT}s';"; set_lines; alt_lines; echo "SET themis.enabled = on;"; echo "SET themis.fallback = on;"
+		  echo "EXPLAIN (ANALYZE) $body;"; } | "${PSQL[@]}" -At -f - >"$RAW/q$q.alt.analyze.txt" 2>&1
+	fi
 	same="identical"
 	ref="$(head -n 1 "$RAW/q$q.off.md5")"
 	if [ "$(cat "$RAW/q$q.off.rc")" != 0 ] || [ -z "$ref" ]; then

@@ -183,14 +183,47 @@ struct DJoin
 	const uint8_t *const *paynulls;
 };
 
+/*
+ * A qual that is a conjunction of plain comparisons (slot or constant against slot or constant, no IS
+ * DISTINCT FROM): `l_shipdate >= $1 AND l_shipdate < $2`, `l_receiptdate > l_commitdate`,
+ * `l2.l_suppkey <> l1.l_suppkey`.  Decoded once from the bytecode (fast_qual_compile) and evaluated
+ * without the interpreter (op_qual): a row passes iff every comparison has two non-NULL operands and
+ * holds, which is what the interpreter's qual mode gives for such a chain (comparisons raise no error,
+ * so their order does not matter).
+ */
+#define FQ_MAX				8
+
+struct DFastCmp
+{
+	int16_t		l;				/* slot of the left operand, or -1: lk */
+	int16_t		r;				/* slot of the right operand, or -1: rk */
+	uint8_t		cls;			/* TmCmpClass */
+	uint8_t		pred;			/* TmCmpPred */
+	int16_t		lscale;			/* numeric scales (TMI_CMP's b, c) */
+	int16_t		rscale;
+	int16_t		pad[3];
+	TmValue		lk;				/* constants (text: device pointers into the expression's pool) */
+	TmValue		rk;
+};
+
+struct DFastQual
+{
+	int32_t		n;
+	int32_t		pad[3];
+	DFastCmp	c[FQ_MAX];
+};
+
 struct DOp
 {
 	int32_t		kind;
 	int32_t		jointype;
 	int32_t		nkeys;
 	int32_t		nfill;			/* PROBE: slots of its level */
+	int32_t		fastx;			/* x_eval: bare slots without the interpreter */
+	int32_t		pad;
 	const TmExpr *const *keys;
 	const TmExpr *qual;
+	const DFastQual *fq;		/* qual as plain comparisons, or NULL */
 	const DJoin *ht;
 	const DSlotRef *fill;
 };
@@ -200,7 +233,7 @@ struct DAgg
 	int32_t		kind;			/* TmAggKind */
 	int32_t		mode;			/* AM_* */
 	int32_t		distinct;		/* count / sum over the distinct values of the group (DAggState.d*) */
-	int32_t		pad;
+	int32_t		fastx;			/* x_eval: bare slots without the interpreter */
 	const TmExpr *arg;
 	const TmExpr *filter;
 	TmType		argtype;
@@ -226,7 +259,7 @@ struct DPipe
 	int32_t		nkeys;
 	int32_t		nvals;
 	int32_t		naggs;
-	int32_t		pad;
+	int32_t		fastx;			/* x_eval: bare slots without the interpreter */
 	const TmValue *init_vals;	/* nslots: parameters; other slots start NULL */
 	const uint8_t *init_nulls;
 	const DSlotRef *load;		/* level-0 slots */
@@ -241,7 +274,7 @@ struct DPipe
 	const DLRef *lbref;
 	const int32_t *lboff;
 	int32_t		lb_local;		/* NIFS: a global AGG of count / int sum / int min, max (lb_agg_local) */
-	int32_t		pad2;
+	int32_t		nlead;			/* pipeline_kernel: ops 0 .. nlead - 1 are FILTERs run ahead of walk_row */
 };
 
 /*
@@ -324,10 +357,70 @@ d_eval(const TmExpr *e, const TmValue *slots, const bool *nulls, TmValue *res, b
 	return (int) tm_eval(e, slots, nulls, res, isnull);
 }
 
+/*
+ * e over the current row: a bare slot (most join keys, payload columns, aggregate arguments: one
+ * PUSH_SLOT) is its value without a call into the interpreter, which returns the slot as it is, where
+ * fast (themis.gpu_fast_paths); anything else through d_eval
+ */
+__device__ __forceinline__ int
+x_eval(const TmExpr *e, int fast, const TmValue *slots, const bool *nulls, TmValue *res, bool *isnull)
+{
+	if (fast && e->ninstr == 1)
+	{
+		const TmInstr *in = tm_expr_code(e);
+
+		if (in->op == TMI_PUSH_SLOT)
+		{
+			*res = slots[in->a];
+			*isnull = nulls[in->a];
+			return TM_OK;
+		}
+	}
+	return d_eval(e, slots, nulls, res, isnull);
+}
+
 __device__ __noinline__ int
 d_qual(const TmExpr *e, const TmValue *slots, const bool *nulls, bool *pass)
 {
 	return (int) tm_eval_qual(e, slots, nulls, pass);
+}
+
+/* a FILTER's or a probe's residual qual: fast_qual where it has one, else the interpreter */
+__device__ __forceinline__ int
+op_qual(const DOp *op, const TmValue *vals, const bool *nulls, bool *pass)
+{
+	const DFastQual *fq = op->fq;
+
+	if (fq == NULL)
+		return d_qual(op->qual, vals, nulls, pass);
+	*pass = false;
+	for (int i = 0; i < fq->n; i++)
+	{
+		const DFastCmp *f = &fq->c[i];
+		TmValue		a,
+					b;
+
+		if (f->l >= 0)
+		{
+			if (nulls[f->l])
+				return TM_OK;
+			a = vals[f->l];
+		}
+		else
+			a = f->lk;
+		if (f->r >= 0)
+		{
+			if (nulls[f->r])
+				return TM_OK;
+			b = vals[f->r];
+		}
+		else
+			b = f->rk;
+		if (!tm_pred_holds(f->pred, tm_cmp_class(f->cls, &a, &b, f->lscale, f->rscale)))
+			return TM_OK;
+	}
+	*pass = true;
+	return TM_OK;
 }
 
 /*
@@ -575,7 +668,7 @@ op_enter(const DOp *op, OpState *o, TmValue *vals, bool *nulls, DCancel *cp)
 	{
 		bool		pass;
 
-		st = d_qual(op->qual, vals, nulls, &pass);
+		st = op_qual(op, vals, nulls, &pass);
 		o->pending = pass;
 		return st;
 	}
@@ -591,7 +684,7 @@ op_enter(const DOp *op, OpState *o, TmValue *vals, bool *nulls, DCancel *cp)
 		{
 			bool		isnull;
 
-			st = d_eval(op->keys[i], vals, nulls, &keys[i], &isnull);
+			st = x_eval(op->keys[i], op->fastx, vals, nulls, &keys[i], &isnull);
 			if (st != TM_OK)
 				return st;
 			if (isnull)
@@ -620,7 +713,7 @@ op_enter(const DOp *op, OpState *o, TmValue *vals, bool *nulls, DCancel *cp)
 				fill_level(op, o->r, vals, nulls);
 				if (op->qual != NULL)
 				{
-					st = d_qual(op->qual, vals, nulls, &pass);
+					st = op_qual(op, vals, nulls, &pass);
 					if (st != TM_OK)
 						return st;
 				}
@@ -658,7 +751,7 @@ op_next(const DOp *op, OpState *o, TmValue *vals, bool *nulls, bool *down, DCanc
 		fill_level(op, r, vals, nulls);
 		if (op->qual != NULL)
 		{
-			int			st = d_qual(op->qual, vals, nulls, &pass);
+			int			st = op_qual(op, vals, nulls, &pass);
 
 			if (st != TM_OK)
 				return st;
@@ -859,7 +952,7 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 	if (ag->filter != NULL)
 	{
 		/* FILTER is an expression, not a qual list: evaluate it whole */
-		st = d_eval(ag->filter, vals, nulls, &v, &isnull);
+		st = x_eval(ag->filter, ag->fastx, vals, nulls, &v, &isnull);
 		if (st != TM_OK)
 			return st;
 		if (isnull || v.i == 0)
@@ -870,7 +963,7 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 		atomicAdd(w, 1ULL);
 		return TM_OK;
 	}
-	st = d_eval(ag->arg, vals, nulls, &v, &isnull);
+	st = x_eval(ag->arg, ag->fastx, vals, nulls, &v, &isnull);
 	if (st != TM_OK)
 		return st;
 	if (isnull)
@@ -990,7 +1083,7 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 					TmValue		v;
 					bool		isnull;
 
-					st = d_eval(P->vals[i], vals, nulls, &v, &isnull);
+					st = x_eval(P->vals[i], P->fastx, vals, nulls, &v, &isnull);
 					if (st != TM_OK)
 						return st;
 					if (isnull)
@@ -1012,7 +1105,7 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 				{
 					bool		isnull;
 
-					st = d_eval(P->keys[i], vals, nulls, &keys[i], &isnull);
+					st = x_eval(P->keys[i], P->fastx, vals, nulls, &keys[i], &isnull);
 					if (st != TM_OK)
 						return st;
 					if (isnull)
@@ -1027,7 +1120,7 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 						bool		isnull;
 						int			c = P->nkeys + i;
 
-						st = d_eval(P->vals[i], vals, nulls, &v, &isnull);
+						st = x_eval(P->vals[i], P->fastx, vals, nulls, &v, &isnull);
 						if (st != TM_OK)
 							return st;
 						if (isnull)
@@ -1064,7 +1157,7 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 
 					for (int i = 0; i < P->nkeys; i++)
 					{
-						st = d_eval(P->keys[i], vals, nulls, &keys[i], &knulls[i]);
+						st = x_eval(P->keys[i], P->fastx, vals, nulls, &keys[i], &knulls[i]);
 						if (st != TM_OK)
 							return st;
 						h = tm_hash_key(h, &keys[i], knulls[i], &P->keytypes[i]);
@@ -1086,17 +1179,20 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 	return TM_ERR_INTERNAL;
 }
 
-/* the evaluation tree of the current source row, depth first (run_ops of the CPU executor) */
+/*
+ * the evaluation tree of the current source row, depth first (run_ops of the CPU executor), from op k0
+ * on (ops before it are filters the row has passed: each has the one child the walk starts with)
+ */
 __device__ int
 walk_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *os, long long *pos,
-		 long long *cnt, DCancel *cp)
+		 long long *cnt, DCancel *cp, int k0)
 {
 	int			nops = P->nops;
-	int			k = 0;
+	int			k = k0;
 	bool		enter = true;
 	int			st;
 
-	while (k >= 0)
+	while (k >= k0)
 	{
 		bool		down;
 
@@ -1143,6 +1239,7 @@ pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
 	int64_t		nrows = P->nrows < rowlimit ? P->nrows : rowlimit;
 	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
 	unsigned long long nsink = 0;
+	int			k0;
 	DCancel		cp;
 
 	cancel_init(&cp, R.cancel);
@@ -1165,7 +1262,24 @@ pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
 			load_col(&P->srccols[P->load[i].col], row, &vals[P->load[i].slot], &nulls[P->load[i].slot]);
 		if (R.pass == PASS_RUN && R.offs != NULL)
 			pos = R.base + R.offs[row];
-		st = walk_row(P, R, vals, nulls, os, &pos, &cnt, &cp);
+		/* the leading filters, in order, as walk_row would run them first (themis.gpu_fast_paths) */
+		st = TM_OK;
+		for (k0 = 0; k0 < P->nlead && st == TM_OK; k0++)
+		{
+			bool		pass;
+
+			st = op_qual(&P->ops[k0], vals, nulls, &pass);
+			if (st == TM_OK && !pass)
+				break;
+		}
+		if (st == TM_OK && k0 < P->nlead)
+		{
+			/* no sink row; a row loop over rows that all fail still polls the cancel word */
+			if (cancel_poll(&cp))
+				st = ST_CANCEL;
+		}
+		else if (st == TM_OK)
+			st = walk_row(P, R, vals, nulls, os, &pos, &cnt, &cp, k0);
 		if (st != TM_OK)
 		{
 			if (st == ST_CANCEL)
@@ -1484,7 +1598,7 @@ lb_agg_local(const DPipe *P, const TmValue *vals, const bool *nulls, long long *
 
 		if (ag->filter != NULL)
 		{
-			st = d_eval(ag->filter, vals, nulls, &v, &isnull);
+			st = x_eval(ag->filter, ag->fastx, vals, nulls, &v, &isnull);
 			if (st != TM_OK)
 				return st;
 			if (isnull || v.i == 0)
@@ -1495,7 +1609,7 @@ lb_agg_local(const DPipe *P, const TmValue *vals, const bool *nulls, long long *
 			lacc[a]++;
 			continue;
 		}
-		st = d_eval(ag->arg, vals, nulls, &v, &isnull);
+		st = x_eval(ag->arg, ag->fastx, vals, nulls, &v, &isnull);
 		if (st != TM_OK)
 			return st;
 		if (isnull)
@@ -1596,7 +1710,7 @@ lb_visit(const DPipe *P, const DRun &R, int j, const int *anc, TmValue *vals, bo
 		{
 			bool		pass;
 
-			st = d_qual(pop->qual, vals, nulls, &pass);
+			st = op_qual(pop, vals, nulls, &pass);
 			if (st != TM_OK || !pass)
 				return st;
 		}
@@ -1624,7 +1738,7 @@ lb_visit(const DPipe *P, const DRun &R, int j, const int *anc, TmValue *vals, bo
 			{
 				bool		isnull;
 
-				st = d_eval(P->keys[i], vals, nulls, &hkeys[i], &isnull);
+				st = x_eval(P->keys[i], P->fastx, vals, nulls, &hkeys[i], &isnull);
 				if (st != TM_OK)
 					return st;
 				if (isnull)
@@ -1654,7 +1768,7 @@ lb_visit(const DPipe *P, const DRun &R, int j, const int *anc, TmValue *vals, bo
 		{
 			bool		pass;
 
-			st = d_qual(op->qual, vals, nulls, &pass);
+			st = op_qual(op, vals, nulls, &pass);
 			if (st == TM_OK && pass)
 			{
 				*cs = -1;
@@ -1666,7 +1780,7 @@ lb_visit(const DPipe *P, const DRun &R, int j, const int *anc, TmValue *vals, bo
 		{
 			bool		isnull;
 
-			st = d_eval(op->keys[i], vals, nulls, &keys[i], &isnull);
+			st = x_eval(op->keys[i], op->fastx, vals, nulls, &keys[i], &isnull);
 			if (st != TM_OK)
 				return st;
 			if (isnull)
@@ -1689,7 +1803,7 @@ lb_visit(const DPipe *P, const DRun &R, int j, const int *anc, TmValue *vals, bo
 				bool		pass;
 
 				fill_level(op, r, vals, nulls);
-				st = d_qual(op->qual, vals, nulls, &pass);
+				st = op_qual(op, vals, nulls, &pass);
 				if (st != TM_OK)
 					return st;
 				if (pass)
@@ -1751,7 +1865,7 @@ lb_write(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 	{
 		TmValue		v;
 		bool		isnull;
-		int			st = d_eval(P->vals[i], vals, nulls, &v, &isnull);
+		int			st = x_eval(P->vals[i], P->fastx, vals, nulls, &v, &isnull);
 
 		if (st != TM_OK)
 			return st;
@@ -2668,6 +2782,7 @@ struct TmGpuPool
 	int			smem_optin;		/* shared memory per block at most (opt-in) */
 	int			l2_bytes;		/* the device's L2 cache */
 	int			join_algo;		/* TmGpuJoinAlgo */
+	bool		no_fast_paths;	/* tm_gpu_pool_set_fast_paths(pool, 0): no DFastQual, x_eval, nlead */
 	/* tm_gpu_pool_set_topn: the cut of the output result before it leaves the device (n 0: none) */
 	int64_t		topn_n;
 	int			topn_col;
@@ -2725,7 +2840,52 @@ struct Ctx
 	unsigned long long lb_handoffs;
 	double		lb_max_sum;		/* sum over passes of the busiest warp's cycles */
 	double		lb_avg_sum;		/* sum over passes of the average warp's cycles */
+	bool		trace;			/* THEMIS_GPU_TRACE: time each step (trace_step) */
+	double		trace_t;		/* when the last traced step ended */
 };
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double) ts.tv_sec * 1000.0 + (double) ts.tv_nsec / 1e6;
+}
+
+/*
+ * THEMIS_GPU_TRACE=1 in the daemon's environment (the postmaster's): each step of a pipeline (passes,
+ * prefix sums, the hash build's insert / sort / gather, ...) is timed to stderr (the server log), the
+ * stream synchronized after it, so the query runs slower.  For finding where a pipeline's time goes.
+ */
+static bool
+trace_wanted(void)
+{
+	static int	wanted = -1;
+
+	if (wanted < 0)
+	{
+		const char *v = getenv("THEMIS_GPU_TRACE");
+
+		wanted = (v != NULL && v[0] != '\0' && strcmp(v, "0") != 0) ? 1 : 0;
+	}
+	return wanted == 1;
+}
+
+static void
+trace_step(Ctx *c, const char *what, long long n)
+{
+	cudaError_t e;
+	double		t;
+
+	if (!c->trace)
+		return;
+	e = cudaStreamSynchronize(c->stream);
+	t = now_ms();
+	fprintf(stderr, "themis-gpud trace: pipeline %d %-16s %11lld %9.3f ms%s%s\n", c->pipeline, what, n,
+			t - c->trace_t, e != cudaSuccess ? " " : "", e != cudaSuccess ? cudaGetErrorString(e) : "");
+	c->trace_t = t;
+}
 
 static void
 set_msg(char *err, int errlen, const char *fmt, ...)
@@ -3332,6 +3492,81 @@ img_expr(Img *im, const TmExpr *e)
 	return img_dev<const TmExpr>(im, img_put(im, e, (size_t) e->total_size, 16));
 }
 
+/*
+ * Qual e as plain comparisons (DFastQual above) into *fq, if it is one: the bytecode of a top-level AND
+ * chain of n comparisons is C1 QJUMP C2 AND QJUMP C3 AND ... Cn AND, every jump to the end, where each
+ * Ci is PUSH_SLOT / PUSH_CONST twice and a CMP without IS DISTINCT FROM.  dev: the device address of e's
+ * copy in the image (text constants point into its pool).
+ */
+static bool
+fast_qual_compile(const TmExpr *e, const TmExpr *dev, DFastQual *fq)
+{
+	const TmInstr *code;
+	int			pc = 0;
+
+	if (e == NULL || dev == NULL)
+		return false;
+	code = tm_expr_code(e);
+	memset(fq, 0, sizeof(*fq));
+	while (pc < e->ninstr)
+	{
+		DFastCmp   *f;
+
+		if (fq->n > 0)
+		{
+			if (code[pc].op != TMI_QJUMP_IF_FALSE || code[pc].a != e->ninstr)
+				return false;
+			pc++;
+		}
+		if (fq->n >= FQ_MAX || pc + 3 > e->ninstr)
+			return false;
+		f = &fq->c[fq->n];
+		for (int side = 0; side < 2; side++)
+		{
+			const TmInstr *in = &code[pc + side];
+			int16_t    *slot = side == 0 ? &f->l : &f->r;
+			TmValue    *k = side == 0 ? &f->lk : &f->rk;
+
+			if (in->op == TMI_PUSH_SLOT)
+				*slot = (int16_t) in->a;
+			else if (in->op == TMI_PUSH_CONST && in->a >= 0 && in->a < e->nconst)
+			{
+				*slot = -1;
+				memcpy(k, (const char *) e + e->const_off + sizeof(TmValue) * (size_t) in->a, sizeof(TmValue));
+				if (in->flags & TMF_TEXT)
+					k->s.p = (const char *) dev + e->pool_off + (intptr_t) k->s.p;
+			}
+			else
+				return false;
+		}
+		if (code[pc + 2].op != TMI_CMP || (code[pc + 2].flags & ~TMF_CLASS_MASK) != 0 ||
+			code[pc + 2].flags < TM_CMP_INT || code[pc + 2].flags > TM_CMP_TS_DATE ||
+			code[pc + 2].a < TM_PRED_EQ || code[pc + 2].a > TM_PRED_GE)
+			return false;
+		f->cls = (uint8_t) code[pc + 2].flags;
+		f->pred = (uint8_t) code[pc + 2].a;
+		f->lscale = (int16_t) code[pc + 2].b;
+		f->rscale = (int16_t) code[pc + 2].c;
+		pc += 3;
+		if (fq->n > 0)
+		{
+			if (pc >= e->ninstr || code[pc].op != TMI_AND)
+				return false;
+			pc++;
+		}
+		fq->n++;
+	}
+	return fq->n > 0;
+}
+
+extern "C" int
+tm_gpu_qual_is_fast(const TmExpr *e)
+{
+	DFastQual	fq;
+
+	return fast_qual_compile(e, e, &fq) ? 1 : 0;
+}
+
 /* array of n expressions: device address of the pointer array (NULL if n == 0 or on failure) */
 static const TmExpr *const *
 img_exprs(Ctx *c, Img *im, TmExpr *const *es, int n)
@@ -3448,6 +3683,7 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 {
 	const TmPlan *plan = c->plan;
 	const TmSink *sk = &pl->sink;
+	bool		fast = !c->pool->no_fast_paths;
 	DPipe		P;
 	TmValue		init[TM_GPU_MAX_SLOTS];
 	uint8_t		initnull[TM_GPU_MAX_SLOTS];
@@ -3459,6 +3695,10 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 	memset(init, 0, sizeof(init));
 	memset(ops, 0, sizeof(ops));
 	P.nrows = nrows;
+	P.fastx = fast ? 1 : 0;
+	/* leading filters, which pipeline_kernel runs ahead of the walk of the row's evaluation tree */
+	while (fast && P.nlead < pl->nops && pl->ops[P.nlead].kind == TM_OP_FILTER)
+		P.nlead++;
 	P.nslots = pl->nslots;
 	P.nops = pl->nops;
 	P.sinkkind = sk->kind;
@@ -3510,6 +3750,14 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 		d->kind = op->kind;
 		d->jointype = op->jointype;
 		d->qual = img_expr(im, op->qual);
+		d->fastx = fast ? 1 : 0;
+		if (op->qual != NULL && fast)
+		{
+			DFastQual	fq;
+
+			if (fast_qual_compile(op->qual, d->qual, &fq))
+				d->fq = img_dev<const DFastQual>(im, img_put(im, &fq, sizeof(fq), 16));
+		}
 		if (op->kind != TM_OP_PROBE)
 			continue;
 		d->nkeys = op->nkeys;
@@ -3570,6 +3818,7 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 			ap[a].kind = ag->kind;
 			ap[a].mode = agg_mode(c, ag, a);
 			ap[a].distinct = agg_is_distinct(ag) ? 1 : 0;
+			ap[a].fastx = fast ? 1 : 0;
 			ap[a].arg = (ag->kind == TM_AGG_COUNT_STAR) ? NULL : img_expr(im, ag->arg);
 			ap[a].filter = img_expr(im, ag->filter);
 			if (ag->kind != TM_AGG_COUNT_STAR)
@@ -4034,6 +4283,8 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 		c->lb_max_sum += (double) f->lb_busy_max;
 		c->lb_avg_sum += (double) f->lb_busy_sum / (double) nwarps;
 	}
+	trace_step(c, R.pass == PASS_COUNT ? "count pass" : R.pass == PASS_RUN ? "run pass" : "pass",
+			   (long long) nrows);
 	return check_flags(c, f);
 }
 
@@ -4073,6 +4324,7 @@ count_pass(Ctx *c, const DPipe *P, int64_t nrows, long long **offs, long long *t
 		return false;
 	if (!exclusive_sum(c, counts, *offs, (int) (nrows + 1)))
 		return false;
+	trace_step(c, "count prefix sum", (long long) nrows);
 	return download(c, total, *offs + nrows, sizeof(long long));
 }
 
@@ -4810,10 +5062,12 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 			goto done;
 		}
 	}
+	trace_step(c, "build insert", n);
 	if (!exclusive_sum(c, cnt, start, (int) dirsize))
 		goto done;
 	if (n > 0 && !sort_pairs(c, gid, gid_sorted, iota, perm, (int) n, bits))
 		goto done;
+	trace_step(c, "build sort", n);
 	join_entries_kernel<<<nblocks(c, dirsize), TPB, 0, c->stream>>>(dir, cnt, start, hashes, dirsize, entries);
 	if (cudaPeekAtLastError() != cudaSuccess)
 	{
@@ -4902,6 +5156,7 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 	/* uploads above read host arrays: complete them before those arrays go */
 	if (ok && cudaStreamSynchronize(c->stream) != cudaSuccess)
 		ok = fail_cuda(c, "cudaStreamSynchronize (hash build)", cudaGetLastError());
+	trace_step(c, "build gather", n);
 	if (ok && !download(c, &hrepeated, repeated, sizeof(int)))
 		ok = false;
 	c->hts[sk->target].repeated = ok && hrepeated != 0;
@@ -5526,15 +5781,6 @@ output_table(Ctx *c, TmGpuTable *out)
  * The C interface
  * ------------------------------------------------------------------------------------------------
  */
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec * 1000.0 + (double) ts.tv_nsec / 1e6;
-}
-
 /* the pipeline over its whole source (uploaded at the bottom of the pool if it is a host input) */
 static bool
 run_whole(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, const TmValue *params, const bool *paramnulls,
@@ -5555,6 +5801,7 @@ run_whole(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, const TmValue *
 	free(cols);
 	if (P == NULL)
 		return false;
+	trace_step(c, "setup", (long long) nrows);
 	st->source_rows = nrows;
 	memset(&S, 0, sizeof(S));
 	S.P = P;
@@ -6272,6 +6519,8 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 
 		memset(&res0, 0, sizeof(res0));
 		c->pipeline = p;
+		c->trace = trace_wanted();
+		c->trace_t = t0;
 		c->row_base = 0;
 		c->lb = lb == TM_GPU_LB_AUTO ? auto_scheduler(c, pl) : lb;
 		c->lb_nops = pl->nops;
@@ -6355,7 +6604,11 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 				return false;
 		}
 		CK(cudaStreamSynchronize(c->stream));
+		trace_step(c, "rest", (long long) nrows);
 		st.time_ms = now_ms() - t0;
+		if (c->trace)
+			fprintf(stderr, "themis-gpud trace: pipeline %d total %.3f ms (%s%s)\n", p, st.time_ms,
+					partitioned ? "partitioned join" : "pipelined", chunk ? ", chunks" : "");
 		if (!partitioned)
 		{
 			st.join_algo = TM_GPU_JOIN_PIPELINED;
@@ -6639,6 +6892,13 @@ extern "C" int
 tm_gpu_pool_get_join_algorithm(const TmGpuPool *pool)
 {
 	return pool != NULL ? pool->join_algo : TM_GPU_JOIN_AUTO;
+}
+
+extern "C" void
+tm_gpu_pool_set_fast_paths(TmGpuPool *pool, int on)
+{
+	if (pool != NULL)
+		pool->no_fast_paths = !on;
 }
 
 extern "C" void

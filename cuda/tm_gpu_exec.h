@@ -219,6 +219,17 @@ extern int	tm_gpu_pool_destroy(TmGpuPool *pool, char *err, int errlen);
 extern void tm_gpu_pool_set_topn(TmGpuPool *pool, int64_t n, int col, int desc, int nulls_first);
 extern int64_t tm_gpu_pool_topn_rows_in(const TmGpuPool *pool);
 
+/*
+ * The fast paths of the kernels (themis.gpu_fast_paths; tm_gpu_exec.cu): quals that are AND chains of
+ * plain comparisons evaluated without the interpreter (DFastQual), bare slots read without it (x_eval),
+ * a pipeline's leading filters run ahead of the walk of the row's evaluation tree (DPipe.nlead).
+ * tm_gpu_qual_is_fast: can qual e (a FILTER's or a probe's residual) take the first, 1 or 0.
+ * tm_gpu_pool_set_fast_paths(pool, 0): the next executions take none of them; 1 (the default): all.
+ * Results are the same either way.
+ */
+extern int	tm_gpu_qual_is_fast(const TmExpr *e);
+extern void tm_gpu_pool_set_fast_paths(TmGpuPool *pool, int on);
+
 /* Bytes of the pool, and the most that the last tm_gpu_execute used. */
 extern size_t tm_gpu_pool_size(const TmGpuPool *pool);
 extern size_t tm_gpu_pool_peak(const TmGpuPool *pool);

@@ -30,7 +30,8 @@
 #      (default 1,3,6,12,14), themis off / on, cold (GPU column cache dropped) and warm, into BENCH_OUT
 #      (default $WORK/bench); its summary line goes into the table.  BENCH_DATA=DIR keeps the generated
 #      files there for a later call (--data DIR --keep-data); BENCH_DUCKDB=PATH|auto runs DuckDB too;
-#      BENCH_ARGS: more bench/run.sh options (e.g. "--set themis.load_balance=nifs_aws")
+#      BENCH_ARGS: more bench/run.sh options (e.g. "--set themis.load_balance=nifs_aws"); BENCH_TRACE=1:
+#      the daemon's per-step timings (THEMIS_GPU_TRACE) into BENCH_OUT/trace.log
 #
 #   (regress_nifs, regress_nifs_aws) the regression tests on the GPU with themis.load_balance = nifs / nifs_aws
 #   (regress_extra) the regression tests on the GPU with the settings of REGRESS_SETTINGS ("a = 1; b = on")
@@ -302,9 +303,18 @@ PY
         log "bench/run.sh --sf ${BENCH_SF:-10} --queries ${BENCH_QUERIES:-1,3,6,12,14} -> $BENCH_OUT"
         bench_data=()
         [ -n "${BENCH_DATA:-}" ] && bench_data=(--data "$BENCH_DATA" --keep-data)
+        # BENCH_TRACE=1: the daemon times each step of each pipeline (THEMIS_GPU_TRACE; slower runs), the
+        # lines go to BENCH_OUT/trace.log
+        [ "${BENCH_TRACE:-0}" = 1 ] && export THEMIS_GPU_TRACE=1 KEEP_TMP=1
         PGBIN="$PGBIN_P" THEMIS_RUN_USER=pgrun bash bench/run.sh --sf "${BENCH_SF:-10}" "${bench_data[@]}" \
             --queries "${BENCH_QUERIES:-1,3,6,12,14}" --runs "${BENCH_RUNS:-2}" --duckdb "${BENCH_DUCKDB:-off}" \
             --threads "$(nproc)" --out "$BENCH_OUT" --timeout "${BENCH_TIMEOUT:-300}" ${BENCH_ARGS:-} 2>&1 | tee "$WORK/bench.log" | tail -n 40
+        if [ "${BENCH_TRACE:-0}" = 1 ]; then
+            # (with --pg-conf log_min_duration_statement=0 in BENCH_ARGS, each statement follows its steps)
+            grep -h 'trace:\|LOG:  duration:' /tmp/themis-bench.*/cluster/server.log >"$BENCH_OUT/trace.log" 2>/dev/null
+            rm -rf /tmp/themis-bench.*
+            unset THEMIS_GPU_TRACE KEEP_TMP
+        fi
         bench_state="$(grep -E '^Summary' "$BENCH_OUT/results.md" 2>/dev/null | tail -n 1)"
         bench_state="${bench_state:-did not finish (see $WORK/bench.log)}"
     fi

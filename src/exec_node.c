@@ -311,6 +311,8 @@ themis_compute(ThemisScanState *ts)
 					flags |= TMX_FLAG_JOIN_GFUR;
 				else if (themis_join_algorithm == THEMIS_JOIN_PIPELINED)
 					flags |= TMX_FLAG_JOIN_PIPELINED;
+				if (!themis_gpu_fast_paths)
+					flags |= TMX_FLAG_NO_FAST_PATHS;
 				themis_rescan_inputs(ts);
 				rs = tm_gpu_run(ts->plan, DatumGetByteaPP(blob->constvalue), estate, params, paramnulls,
 								ts->inputs, ts->ninputs, flags,

@@ -17,6 +17,7 @@ PG_MODULE_MAGIC;
 bool		themis_enabled = true;
 bool		themis_decorrelate_on = true;
 bool		themis_stream_lookup_side = false;
+bool		themis_gpu_fast_paths = true;
 int			themis_device = THEMIS_DEVICE_AUTO;
 int			themis_min_rows = 100000;
 double		themis_startup_cost = 10000.0;
@@ -85,6 +86,17 @@ _PG_init(void)
 							 "and the table streams through the probe instead (src/translate.c).",
 							 &themis_stream_lookup_side,
 							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("themis.gpu_fast_paths",
+							 "GPU: plain comparisons and bare columns without the expression interpreter, leading filters ahead of the operator walk.",
+							 "Filters and join residuals that are AND chains of plain comparisons, and keys, payloads and aggregate "
+							 "arguments that are bare columns, are evaluated without the interpreter. Results are the same either way; "
+							 "off turns these paths off (for measuring the difference, or ruling them out when looking into a suspected bug).",
+							 &themis_gpu_fast_paths,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -50,6 +50,7 @@ extern bool themis_fallback;
 extern bool themis_debug_ir;		/* print the IR (NOTICE) when a plan is made */
 extern bool themis_decorrelate_on;	/* themis.decorrelate */
 extern bool themis_stream_lookup_side;	/* themis.stream_lookup_side */
+extern bool themis_gpu_fast_paths;	/* themis.gpu_fast_paths */
 
 /* decorrelate.c */
 extern bool themis_decorrelate_candidate(Query *parse);

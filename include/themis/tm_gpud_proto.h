@@ -138,6 +138,8 @@ typedef struct TmxStatus
 #define TMX_FLAG_JOIN_PARTITIONED	0x80	/* the partitioned join (GFTR) wherever it applies */
 #define TMX_FLAG_JOIN_GFUR			0x100	/* the partitioned join, gathers from the original columns */
 #define TMX_FLAG_JOIN_PIPELINED		0x200	/* every probe in the pipeline's kernel */
+/* TmxExec.flags: themis.gpu_fast_paths = off: the kernels' fast paths off (every expression interpreted) */
+#define TMX_FLAG_NO_FAST_PATHS		0x400
 
 typedef struct TmxExec
 {

@@ -3631,6 +3631,228 @@ test_partitioned_join(void)
 	}
 }
 
+/*
+ * Quals that are AND chains of plain comparisons run without the interpreter (DFastQual; also run with
+ * the fast paths off, below main's loop, where the interpreter must pass the same rows): random chains
+ * of 1 to 4 comparisons over every comparison class (int, int cross, float, numeric of two scales, text,
+ * bpchar, date against timestamp), slot or constant on either side, NULLs; the rows that pass must be
+ * those the interpreter passes (tm_eval_qual on the host).  (test_joins' residual b.w < t.v is one too.)
+ */
+static void
+fq_operand(int slot, const HCol *c, int64_t r, TmValue *v, bool *null)
+{
+	(void) slot;
+	memset(v, 0, sizeof(*v));
+	*null = c->nul[r] != 0;
+	if (*null)
+		return;
+	switch (c->kind)
+	{
+		case TM_K_FLOAT8:
+			v->f = c->f[r];
+			break;
+		case TM_K_NUMERIC:
+			v->n = c->n[r];
+			break;
+		case TM_K_TEXT:
+		case TM_K_BPCHAR:
+			v->s.p = c->s[r].data();
+			v->s.len = (int32_t) c->s[r].size();
+			break;
+		default:
+			v->i = c->i[r];
+			break;
+	}
+}
+
+static void
+test_fast_quals(void)
+{
+	HTable		T = make_T(20000, 300);
+	static const char *const bps[] = {"x", "y ", "zz", "a"};
+
+	for (int trial = 0; trial < 40; trial++)
+	{
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+		int			s_v = p.slot(ty(TM_K_INT4), 0, T_V);
+		int			s_big = p.slot(ty(TM_K_INT8), 0, T_BIG);
+		int			s_num = p.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
+		int			s_txt = p.slot(ty(TM_K_TEXT), 0, T_TXT);
+		int			s_f = p.slot(ty(TM_K_FLOAT8), 0, T_F);
+		int			s_d = p.slot(ty(TM_K_DATE), 0, T_D);
+		int			s_bp = p.slot(ty(TM_K_BPCHAR), 0, T_BP);
+		int			s_g = p.slot(ty(TM_K_INT4), 0, T_G);
+		int			slotcol[16];
+		int			n = 1 + (int) (rnd() % 4);
+		int			jumps[8];
+		int			nj = 0;
+		TmExpr	   *q;
+		std::vector<std::string> exp;
+		char		what[64];
+
+		slotcol[s_id] = T_ID;
+		slotcol[s_v] = T_V;
+		slotcol[s_big] = T_BIG;
+		slotcol[s_num] = T_NUM;
+		slotcol[s_txt] = T_TXT;
+		slotcol[s_f] = T_F;
+		slotcol[s_d] = T_D;
+		slotcol[s_bp] = T_BP;
+		slotcol[s_g] = T_G;
+		a_init();
+		for (int i = 0; i < n; i++)
+		{
+			int			kind = (int) (rnd() % 8);
+			int			pred = (int) (rnd() % 6);
+			bool		swap = chance(0.3);
+			int			cls = TM_CMP_INT,
+						sl = 0,
+						sr = 0;
+
+			if (i > 0)
+				jumps[nj++] = a_op(TMI_QJUMP_IF_FALSE, 0, -1, 0, 0);
+			/* left, right: (slot, constant) or two slots; swap: the constant first */
+			switch (kind)
+			{
+				case 0:			/* int4 against a constant */
+					if (swap) p_int(rnd_range(-50, 50));
+					p_slot(s_v);
+					if (!swap) p_int(rnd_range(-50, 50));
+					break;
+				case 1:			/* int4 against int4, int cross int8 */
+					p_slot(s_v);
+					p_slot(chance(0.5) ? s_g : s_big);
+					break;
+				case 2:			/* float8 */
+					{
+						TmValue		v;
+
+						memset(&v, 0, sizeof(v));
+						v.f = (double) rnd_range(-100, 100) + 0.5 * (double) (rnd() % 2);
+						A.consts[A.nc] = v;
+						if (swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
+						p_slot(s_f);
+						if (!swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
+						A.nc++;
+						cls = TM_CMP_FLOAT;
+					}
+					break;
+				case 3:			/* numeric(2) against a numeric constant of scale 0..3 */
+					{
+						TmValue		v;
+						int			sc = (int) (rnd() % 4);
+
+						memset(&v, 0, sizeof(v));
+						v.n = (tm_int128) rnd_range(-INT64_C(1000000000000000000), INT64_C(1000000000000000000)) * 300;
+						A.consts[A.nc] = v;
+						if (swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
+						p_slot(s_num);
+						if (!swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
+						A.nc++;
+						cls = TM_CMP_NUMERIC;
+						sl = swap ? sc : 2;
+						sr = swap ? 2 : sc;
+					}
+					break;
+				case 4:			/* text */
+					if (swap) p_text(words[rnd() % NWORDS]);
+					p_slot(s_txt);
+					if (!swap) p_text(words[rnd() % NWORDS]);
+					cls = TM_CMP_TEXT;
+					break;
+				case 5:			/* bpchar (trailing blanks do not count) */
+					if (swap) p_text(bps[rnd() % 4]);
+					p_slot(s_bp);
+					if (!swap) p_text(bps[rnd() % 4]);
+					cls = TM_CMP_BPCHAR;
+					break;
+				case 6:			/* date against a timestamp constant, and the other way round */
+					{
+						TmValue		v;
+
+						memset(&v, 0, sizeof(v));
+						v.i = rnd_range(-3000, 9000) * INT64_C(86400000000) + (chance(0.5) ? 0 : INT64_C(3600000000));
+						A.consts[A.nc] = v;
+						if (swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
+						p_slot(s_d);
+						if (!swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
+						A.nc++;
+						cls = swap ? TM_CMP_TS_DATE : TM_CMP_DATE_TS;
+					}
+					break;
+				default:		/* date against int8 (an int cross), slot against itself */
+					p_slot(s_d);
+					p_slot(chance(0.5) ? s_d : s_v);
+					break;
+			}
+			a_op(TMI_CMP, cls, pred, sl, sr);
+			if (i > 0)
+				a_op(TMI_AND, 0, 0, 0, 0);
+		}
+		while (nj > 0)
+			patch(jumps[--nj]);
+		q = a_build(ty(TM_K_BOOL));
+		snprintf(what, sizeof(what), "fast qual, trial %d (%d comparisons)", trial, n);
+		TM_CHECK_MSG(tm_gpu_qual_is_fast(q) == 1, "%s: not taken as plain comparisons", what);
+
+		/* the interpreter, on the host */
+		for (int64_t r = 0; r < T.nrows; r++)
+		{
+			TmValue		vals[16];
+			bool		nulls[16];
+			bool		pass = false;
+
+			memset(vals, 0, sizeof(vals));
+			memset(nulls, 1, sizeof(nulls));
+			for (int sl = 0; sl <= s_g; sl++)
+				fq_operand(sl, &T.cols[slotcol[sl]], r, &vals[sl], &nulls[sl]);
+			if (tm_eval_qual(q, vals, nulls, &pass) != TM_OK)
+				TM_CHECK_MSG(false, "%s: the interpreter failed", what);
+			if (pass)
+				exp.push_back(cell(T.cols[T_ID], r));
+		}
+		p.filter(q);
+		{
+			std::vector<TmType> rt = {ty(TM_K_INT8)};
+			TmPlan		pl = plan({p.emit(0, {x_slot(s_id, rt[0])})}, {}, {result(rt)}, 0, {});
+			Run			run = run_plan(pl, {&T});
+
+			CHECK_OK(run);
+			check_rows(what, out_rows(run.out), exp, true);
+			tm_gpu_table_free(&run.out);
+		}
+	}
+
+	/* not plain comparisons: interpreted */
+	a_init();
+	p_slot(0);
+	p_int(3);
+	a_op(TMI_MOD, TM_K_INT4, 0, 0, 0);
+	p_int(1);
+	a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
+	TM_CHECK_INT_EQ(tm_gpu_qual_is_fast(a_build(ty(TM_K_BOOL))), 0);
+	a_init();
+	p_slot(0);
+	p_slot(1);
+	a_op(TMI_CMP, TM_CMP_INT | TMF_DISTINCT, TM_PRED_EQ, 0, 0);
+	TM_CHECK_INT_EQ(tm_gpu_qual_is_fast(a_build(ty(TM_K_BOOL))), 0);
+	a_init();
+	p_slot(0);
+	p_int(1);
+	a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
+	{
+		int			j = a_op(TMI_JUMP_IF_TRUE, 0, -1, 0, 0);
+
+		p_slot(1);
+		p_int(2);
+		a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
+		a_op(TMI_OR, 0, 0, 0, 0);
+		patch(j);
+	}
+	TM_CHECK_INT_EQ(tm_gpu_qual_is_fast(a_build(ty(TM_K_BOOL))), 0);
+}
+
 int
 main(void)
 {
@@ -3678,6 +3900,7 @@ main(void)
 		printf("== scheduler: %s, join algorithm: %s\n", names[mode.first], jnames[mode.second]);
 		fflush(stdout);
 		TM_RUN(test_filter_emit);
+		TM_RUN(test_fast_quals);
 		TM_RUN(test_joins);
 		TM_RUN(test_two_joins);
 		TM_RUN(test_group_agg);
@@ -3708,6 +3931,19 @@ main(void)
 	g_lb_mode = TM_GPU_LB_NONE;
 	g_join_mode = TM_GPU_JOIN_AUTO;
 	tm_gpu_pool_set_load_balance(g_pool, TM_GPU_LB_NONE);
+
+	/* the kernels' fast paths off (themis.gpu_fast_paths = off): every expression interpreted */
+	printf("== scheduler: none, join algorithm: auto, fast paths off\n");
+	fflush(stdout);
+	tm_gpu_pool_set_fast_paths(g_pool, 0);
+	TM_RUN(test_filter_emit);
+	TM_RUN(test_joins);
+	TM_RUN(test_fast_quals);
+	TM_RUN(test_group_agg);
+	TM_RUN(test_errors);
+	TM_RUN(test_chunk_filter);
+	TM_RUN(test_chunk_errors);
+	tm_gpu_pool_set_fast_paths(g_pool, 1);
 	printf("device memory used at most: %zu bytes of %zu\n", tm_gpu_pool_peak(g_pool), tm_gpu_pool_size(g_pool));
 
 	TM_CHECK(tm_gpu_pool_destroy(g_pool, err, sizeof(err)) == TM_GPU_OK);
