@@ -199,9 +199,9 @@ struct DFastCmp
 	int16_t		r;				/* slot of the right operand, or -1: rk */
 	uint8_t		cls;			/* TmCmpClass */
 	uint8_t		pred;			/* TmCmpPred */
-	int16_t		lscale;			/* numeric scales (TMI_CMP's b, c) */
-	int16_t		rscale;
-	int16_t		pad[3];
+	int16_t		pad;
+	int32_t		lscale;			/* numeric scales (TMI_CMP's b, c) */
+	int32_t		rscale;
 	TmValue		lk;				/* constants (text: device pointers into the expression's pool) */
 	TmValue		rk;
 };
@@ -3504,7 +3504,9 @@ fast_qual_compile(const TmExpr *e, const TmExpr *dev, DFastQual *fq)
 	const TmInstr *code;
 	int			pc = 0;
 
-	if (e == NULL || dev == NULL)
+	/* (dev only resolves text constants: the decision must not depend on it, for upload_pipeline lays
+	 * the image out twice, the first time at base address 0) */
+	if (e == NULL)
 		return false;
 	code = tm_expr_code(e);
 	memset(fq, 0, sizeof(*fq));
@@ -3545,8 +3547,8 @@ fast_qual_compile(const TmExpr *e, const TmExpr *dev, DFastQual *fq)
 			return false;
 		f->cls = (uint8_t) code[pc + 2].flags;
 		f->pred = (uint8_t) code[pc + 2].a;
-		f->lscale = (int16_t) code[pc + 2].b;
-		f->rscale = (int16_t) code[pc + 2].c;
+		f->lscale = code[pc + 2].b;
+		f->rscale = code[pc + 2].c;
 		pc += 3;
 		if (fq->n > 0)
 		{
