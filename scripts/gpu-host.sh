@@ -301,6 +301,14 @@ PY
     if want bench; then
         BENCH_OUT="${BENCH_OUT:-$WORK/bench}"
         log "bench/run.sh --sf ${BENCH_SF:-10} --queries ${BENCH_QUERIES:-1,3,6,12,14} -> $BENCH_OUT"
+        # a bench cut short by the device call's time limit leaves its cluster behind (tens of GB at SF 10:
+        # the next load then fails with "No space left on device"): stop and remove such leftovers
+        for d in /tmp/themis-bench.*; do
+            [ -d "$d" ] || continue
+            [ -f "$d/cluster/data/postmaster.pid" ] &&
+                runuser -u pgrun -- "$PGBIN_P/pg_ctl" -D "$d/cluster/data" -m immediate stop >/dev/null 2>&1
+            rm -rf "$d"
+        done
         bench_data=()
         [ -n "${BENCH_DATA:-}" ] && bench_data=(--data "$BENCH_DATA" --keep-data)
         # BENCH_TRACE=1: the daemon times each step of each pipeline (THEMIS_GPU_TRACE; slower runs), the
