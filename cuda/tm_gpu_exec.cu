@@ -88,6 +88,7 @@
 #include <time.h>
 
 #include "themis/tm_types.h"
+#include "themis/tm_trace.h"
 #include "themis/tm_expr.h"
 #include "themis/tm_ir.h"
 #include "themis/tm_expr_eval.h"
@@ -2854,24 +2855,10 @@ now_ms(void)
 }
 
 /*
- * THEMIS_GPU_TRACE=1 in the daemon's environment (the postmaster's): each step of a pipeline (passes,
- * prefix sums, the hash build's insert / sort / gather, ...) is timed to stderr (the server log), the
- * stream synchronized after it, so the query runs slower.  For finding where a pipeline's time goes.
+ * THEMIS_GPU_TRACE (themis/tm_trace.h): each step of a pipeline (passes, prefix sums, the hash build's
+ * insert / sort / gather, ...) timed to stderr (the server log), the stream synchronized after it, so
+ * the query runs slower
  */
-static bool
-trace_wanted(void)
-{
-	static int	wanted = -1;
-
-	if (wanted < 0)
-	{
-		const char *v = getenv("THEMIS_GPU_TRACE");
-
-		wanted = (v != NULL && v[0] != '\0' && strcmp(v, "0") != 0) ? 1 : 0;
-	}
-	return wanted == 1;
-}
-
 static void
 trace_step(Ctx *c, const char *what, long long n)
 {
@@ -6521,7 +6508,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 
 		memset(&res0, 0, sizeof(res0));
 		c->pipeline = p;
-		c->trace = trace_wanted();
+		c->trace = tm_trace_wanted();
 		c->trace_t = t0;
 		c->row_base = 0;
 		c->lb = lb == TM_GPU_LB_AUTO ? auto_scheduler(c, pl) : lb;

@@ -24,6 +24,7 @@
 #include "executor/executor.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "portability/instr_time.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -33,6 +34,7 @@
 #include "gpud_client.h"
 #include "modcount.h"
 #include "tm_gpu_exec.h"
+#include "themis/tm_trace.h"
 
 typedef struct SrcState
 {
@@ -126,6 +128,18 @@ own_fd(int fd)
 	return f;
 }
 
+/* milliseconds since t0; for THEMIS_GPU_TRACE (themis/tm_trace.h): a LOG line per attempt of a run
+ * (sources cached / inline, time reading them, the request's round trip) and one for the result */
+static double
+ms_since(instr_time t0)
+{
+	instr_time	t;
+
+	INSTR_TIME_SET_CURRENT(t);
+	INSTR_TIME_SUBTRACT(t, t0);
+	return INSTR_TIME_GET_MILLISEC(t);
+}
+
 TmResultSet *
 tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		   const TmValue *params, const bool *paramnulls,
@@ -183,6 +197,9 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				table_close(rel, NoLock);
 				if (st.clean)
 					s->hdr.mode = TMX_SRC_CACHED;
+				else if (tm_trace_wanted())
+					elog(LOG, "themis trace: pipeline %d: the cache stamp of \"%s\" is not clean: read inline",
+						 p, s->hdr.relname);
 			}
 		}
 	}
@@ -206,8 +223,12 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		int			rfd = -1;
 		FdRelease  *rfdr;
 		int			direct;		/* the source whose memfd is sent, or < 0 */
+		instr_time	tr0;
+		double		read_ms,
+					pack_ms;
 
 		/* read what must go inline (first attempt: INLINE sources; after NEED: those too) */
+		INSTR_TIME_SET_CURRENT(tr0);
 		for (int p = 0; p < np; p++)
 			if (srcs[p].hdr.mode == TMX_SRC_INLINE && !srcs[p].have_data)
 			{
@@ -217,6 +238,9 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 			}
 			else if (srcs[p].hdr.mode == TMX_SRC_INLINE)
 				total += tm_colset_bytes(&srcs[p].set);
+
+		read_ms = ms_since(tr0);
+		INSTR_TIME_SET_CURRENT(tr0);
 
 		/* one inline source read in parallel: its memfd holds the request's data as it is */
 		direct = -1;
@@ -329,7 +353,25 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		if (map != NULL)
 			munmap(map, total);
 
+		pack_ms = ms_since(tr0);
+		INSTR_TIME_SET_CURRENT(tr0);
 		t = tm_gpud_request(TM_MSG_EXECUTE, buf.data, buf.len, fd, &reply, &rlen, &rfd, reason);
+		if (tm_trace_wanted())
+		{
+			int			ncached = 0,
+						ninline = 0;
+
+			for (int p = 0; p < np; p++)
+			{
+				ncached += srcs[p].hdr.mode == TMX_SRC_CACHED;
+				ninline += srcs[p].hdr.mode == TMX_SRC_INLINE;
+			}
+			elog(LOG, "themis trace: attempt %d: %d sources cached, %d inline (%lld bytes, read in %.1f ms, "
+				 "request built in %.1f ms); the daemon answered %s after %.1f ms",
+				 attempt + 1, ncached, ninline, (long long) total, read_ms, pack_ms,
+				 t == TM_MSG_NEED ? "NEED" : t == TM_MSG_RESULT ? "RESULT" : t == TM_MSG_ERROR ? "ERROR" : "?",
+				 ms_since(tr0));
+		}
 		if (fdr != NULL)
 			release_fd(fdr);
 		info->bytes_sent += total;
@@ -392,8 +434,12 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				rlen != sizeof(TmxResult) + sizeof(TmxPipeStats) * np + sizeof(TmxCol) * res->ncols ||
 				(res->fd_len > 0 && rfd < 0))
 				elog(ERROR, "themis: malformed result from themis-gpud");
+			INSTR_TIME_SET_CURRENT(tr0);
 			rs = tm_result_from_memfd(rfd, res->fd_len, res->nrows, res->ncols, ocols, outr->coltypes);
 			release_fd(rfdr);
+			if (tm_trace_wanted())
+				elog(LOG, "themis trace: result of %lld rows converted in %.1f ms (daemon: upload %.1f ms, GPU %.1f ms, %lld bytes uploaded)",
+					 (long long) res->nrows, ms_since(tr0), res->upload_ms, res->gpu_ms, (long long) res->bytes_uploaded);
 			for (int p = 0; p < np; p++)
 			{
 				stats[p].source_rows = ps[p].source_rows;

@@ -24,6 +24,7 @@
 
 #include "gpud.h"
 #include "themis/tm_gpud_io.h"
+#include "themis/tm_trace.h"
 #include "themis/tm_ir_read.h"
 
 /* a malloc arena for one request's plan: freed at once */
@@ -561,11 +562,24 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 		if (s->hdr.mode != TMX_SRC_CACHED)
 			continue;
 		t = cache_find(s->hdr.dboid, s->hdr.relid, s->hdr.relfilenode);
+		if (t == NULL && tm_trace_wanted())
+			gpud_log("trace: pipeline %d: \"%s\" not in the cache", i, s->hdr.relname);
 		if (t != NULL && (t->table_count != s->hdr.table_count || t->global_count != s->hdr.global_count))
+		{
+			if (tm_trace_wanted())
+				gpud_log("trace: pipeline %d: \"%s\" cached under counts %lld / %lld, the query's are %lld / %lld",
+						 i, s->hdr.relname, (long long) t->table_count, (long long) t->global_count,
+						 (long long) s->hdr.table_count, (long long) s->hdr.global_count);
 			t = NULL;
+		}
 		for (int c = 0; t != NULL && c < s->hdr.ncols; c++)
 			if (s->cols[c].attno != 0 && cache_find_col(t, s->cols[c].attno, s->cols[c].kind, s->cols[c].scale) == NULL)
+			{
+				if (tm_trace_wanted())
+					gpud_log("trace: pipeline %d: \"%s\" lacks column %d (kind %d, scale %d) in the cache",
+							 i, s->hdr.relname, s->cols[c].attno, s->cols[c].kind, s->cols[c].scale);
 				t = NULL;
+			}
 		if (t == NULL)
 		{
 			need[i] = 1;
@@ -708,6 +722,10 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 			goto nomem;
 		}
 		rfd = write_result(&out, ocols, &rlen, err, sizeof(err));
+		if (tm_trace_wanted())
+			gpud_log("trace: request: sources %.1f ms (%lld bytes uploaded), execution %.1f ms, result of %lld rows written in %.1f ms",
+					 (t1 - t0) * 1000.0, (long long) bytes_up, (t2 - t1) * 1000.0, (long long) out.nrows,
+					 (gpud_now() - t2) * 1000.0);
 		rsize = sizeof(TmxResult) + sizeof(TmxPipeStats) * plan->npipelines + sizeof(TmxCol) * out.ncols;
 		reply = req_alloc(&ra, rsize);
 		if (rfd < 0 || reply == NULL)
