@@ -20,7 +20,8 @@
 #
 #   (fuzz) with STEPS containing "fuzz": test/fuzz/long.sh --device gpu for FUZZ_MINUTES (default 4),
 #      FUZZ_JOBS processes (default 8); mismatches' reproducers land in test/fuzz/repro/; FUZZ_ARGS: more
-#      fuzz.py options (e.g. "--conf themis.load_balance=nifs_aws")
+#      fuzz.py options (e.g. "--conf themis.load_balance=nifs_aws"); "fuzz_bg" starts it detached (FUZZ_OUT
+#      default /tmp/themis-fuzz, FUZZ_SEED the first seed) and returns, "fuzz_wait" in a later call waits
 #   (load) with STEPS containing "load": test/load/run.sh --device gpu for LOAD_MINUTES (default 10) with
 #      LOAD_CLIENTS analytic clients (default 32) and 4 writers, into LOAD_OUT (default $WORK/load);
 #      a device call is at most 10 minutes: "load_bg" starts it detached (LOAD_OUT default /tmp/themis-load)
@@ -74,6 +75,14 @@ pp() { bash "$PP_SCRIPT" "$@"; }
 CUDA_ARCHS="${CUDA_ARCHS:-90}"
 STEPS=" ${STEPS:-unit regress regress_gpu faults isolation status} "
 want() { [[ "$STEPS" == *" $1 "* ]]; }
+# wait_pidfile FILE SECONDS: until the process whose pid FILE holds (a step started detached) has ended
+wait_pidfile() {
+    local i
+    for ((i = 0; i < $2; i += 5)); do
+        kill -0 "$(cat "$1" 2>/dev/null)" 2>/dev/null || return 0
+        sleep 5
+    done
+}
 WORK="$(mktemp -d /tmp/themis-gpu.XXXXXX)"
 chmod 755 "$WORK"
 passed=0
@@ -118,11 +127,32 @@ else
 fi
 
 if [ "$build_state" != FAILED ]; then
+    # a fuzz run longer than one device call: fuzz_bg starts it detached from a copy of test/fuzz (the
+    # tree is copied afresh each call; its reproducers land in FUZZ_OUT/src/repro), fuzz_wait (in a
+    # later call on the same warm machine, KEEP_BUILD=1) waits at most FUZZ_WAIT_S for its end.  It starts
+    # first, so the steps after it run beside it: the fuzz clusters use their own ports and a share of the GPU
+    PGBIN_P="$(dirname "$PG_CONFIG")"
+    if want fuzz_bg; then
+        FUZZ_OUT="${FUZZ_OUT:-/tmp/themis-fuzz}"
+        rm -rf "$FUZZ_OUT"; mkdir -p "$FUZZ_OUT"; chmod 755 "$FUZZ_OUT"
+        cp -r test/fuzz "$FUZZ_OUT/src"
+        log "test/fuzz/long.sh --minutes ${FUZZ_MINUTES:-4} --jobs ${FUZZ_JOBS:-8} --device gpu, detached, into $FUZZ_OUT"
+        PGBIN="$PGBIN_P" setsid nohup bash "$FUZZ_OUT/src/long.sh" --minutes "${FUZZ_MINUTES:-4}" --device gpu \
+            --jobs "${FUZZ_JOBS:-8}" --first-seed "${FUZZ_SEED:-1000}" --out "$FUZZ_OUT/run" ${FUZZ_ARGS:+-- $FUZZ_ARGS} \
+            >"$FUZZ_OUT/run.out" 2>&1 </dev/null &
+        echo $! >"$FUZZ_OUT/pid"
+        fuzz_state="started in the background (pid $(cat "$FUZZ_OUT/pid")): STEPS=fuzz_wait in a later call"
+    fi
     # ---- 2. unit tests (GPU tests included) ----
     if want unit; then
     log "unit tests"
     # the test binaries build in parallel; run.sh runs them one after the other
-    make -j"$(nproc)" PG_CONFIG="$PG_CONFIG" CUDA=yes CUDA_ARCHS="$CUDA_ARCHS" unittest 2>&1 | tee "$WORK/unit.log"
+    # UNIT_GPU_TESTS="gpu_pipeline gpu_expr": only those GPU test binaries, and none of the CPU ones (a
+    # 10-minute device call holds a part of them beside other steps)
+    unit_args=()
+    [ -n "${UNIT_GPU_TESTS:-}" ] &&
+        unit_args=(UNIT_BINS= "GPU_UNIT_BINS=$(printf 'test/unit/bin/%s ' $UNIT_GPU_TESTS)" GPU_UNBUILT=)
+    make -j"$(nproc)" PG_CONFIG="$PG_CONFIG" CUDA=yes CUDA_ARCHS="$CUDA_ARCHS" "${unit_args[@]}" unittest 2>&1 | tee "$WORK/unit.log"
     unit_rc=${PIPESTATUS[0]}
     unit_line="$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed' "$WORK/unit.log" | tail -n 1)"
     if [ -n "$unit_line" ]; then
@@ -218,15 +248,14 @@ if [ "$build_state" != FAILED ]; then
     fi
 
     # ---- differential fuzzing on the GPU ----
-    if want fuzz; then
-        log "test/fuzz/long.sh --minutes ${FUZZ_MINUTES:-4} --device gpu"
-        bash test/fuzz/long.sh --minutes "${FUZZ_MINUTES:-4}" --device gpu --jobs "${FUZZ_JOBS:-8}" \
-            --out "${FUZZ_OUT:-$WORK/fuzz}" ${FUZZ_ARGS:+-- $FUZZ_ARGS} 2>&1 | tee "$WORK/fuzz.log" | tail -n 25
-        fl="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/fuzz.log" | tail -n 1)"
+    # fuzz_summary OUT LOG REPRODIR: why queries fell back (a GPU fuzz run should see few), and the
+    # reproducers in one file (the device tool brings back a limited number of files, and the tree is
+    # copied afresh each call); sets fuzz_state and counts a failure for a mismatch or a run that did not end
+    fuzz_summary() {
+        local fl
+        fl="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1)"
         fuzz_state="${fl:-did not finish}"
-        # why queries fell back (a GPU fuzz run should see few), and the reproducers in one file: the
-        # device tool brings back a limited number of files, and the tree is copied afresh each call
-        python3 - "${FUZZ_OUT:-$WORK/fuzz}" <<'PY' 2>/dev/null | tee -a "$WORK/fuzz.log"
+        python3 - "$1" <<'PY' 2>/dev/null | tee -a "$2"
 import collections, glob, json, sys
 fb, n = collections.Counter(), 0
 for f in glob.glob(sys.argv[1] + "/job*.json"):
@@ -237,9 +266,23 @@ print("fallbacks: %d of %d queries" % (sum(fb.values()), n))
 for k, v in fb.most_common(5):
     print("  %6d  %s" % (v, k))
 PY
-        tar czf "$WORK/fuzz-repro.tgz" test/fuzz/repro 2>/dev/null && echo "reproducers: $WORK/fuzz-repro.tgz" | tee -a "$WORK/fuzz.log"
+        tar czf "$WORK/fuzz-repro.tgz" -C "$(dirname "$3")" "$(basename "$3")" 2>/dev/null &&
+            echo "reproducers: $WORK/fuzz-repro.tgz" | tee -a "$2"
         [ -n "$fl" ] && [ "$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$fl")" != 0 ] && failed=$((failed + 1))
         [ -z "$fl" ] && failed=$((failed + 1))
+    }
+    if want fuzz; then
+        log "test/fuzz/long.sh --minutes ${FUZZ_MINUTES:-4} --device gpu"
+        bash test/fuzz/long.sh --minutes "${FUZZ_MINUTES:-4}" --device gpu --jobs "${FUZZ_JOBS:-8}" \
+            --out "${FUZZ_OUT:-$WORK/fuzz}" ${FUZZ_ARGS:+-- $FUZZ_ARGS} 2>&1 | tee "$WORK/fuzz.log" | tail -n 25
+        fuzz_summary "${FUZZ_OUT:-$WORK/fuzz}" "$WORK/fuzz.log" test/fuzz/repro
+    fi
+    if want fuzz_wait; then
+        FUZZ_OUT="${FUZZ_OUT:-/tmp/themis-fuzz}"
+        log "waiting for the fuzz run in $FUZZ_OUT (at most ${FUZZ_WAIT_S:-560} s)"
+        wait_pidfile "$FUZZ_OUT/pid" "${FUZZ_WAIT_S:-560}"
+        tail -n 25 "$FUZZ_OUT/run.out" 2>/dev/null | tee "$WORK/fuzz.log"
+        fuzz_summary "$FUZZ_OUT/run" "$WORK/fuzz.log" "$FUZZ_OUT/src/repro"
     fi
 
     # ---- load test (issue 7): concurrent analytic clients and writers on the GPU ----
@@ -267,10 +310,7 @@ PY
     if want load_wait; then
         LOAD_OUT="${LOAD_OUT:-/tmp/themis-load}"
         log "waiting for the load test in $LOAD_OUT (at most ${LOAD_WAIT_S:-560} s)"
-        for ((i = 0; i < ${LOAD_WAIT_S:-560}; i += 5)); do
-            kill -0 "$(cat "$LOAD_OUT/pid" 2>/dev/null)" 2>/dev/null || break
-            sleep 5
-        done
+        wait_pidfile "$LOAD_OUT/pid" "${LOAD_WAIT_S:-560}"
         tail -n 20 "$LOAD_OUT/run.out" 2>/dev/null
         ll="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOAD_OUT/run.out" 2>/dev/null | tail -n 1)"
         load_state="${ll:-did not finish (see $LOAD_OUT/run.out)}"

@@ -60,11 +60,15 @@ static const char *tm_unit_current = "";
 						  #p " == " #s, "\"%.*s\" != \"%s\"", tm_l_, tm_p_, tm_s_); \
 	} while (0)
 
-/* TM_UNIT_TRACE set in the environment: each test's name and time go to stderr (to find a slow one) */
+/* TM_UNIT_TRACE set in the environment: each test's name and time go to stderr (to find a slow one);
+ * TM_UNIT_ONLY="test_a test_b": only the tests whose names occur in it run */
 #define TM_RUN(fn) \
 	do { \
 		struct timespec tm_t0_, tm_t1_; \
 		int tm_trace_ = getenv("TM_UNIT_TRACE") != NULL; \
+		const char *tm_only_ = getenv("TM_UNIT_ONLY"); \
+		if (tm_only_ != NULL && *tm_only_ != '\0' && strstr(tm_only_, #fn) == NULL) \
+			break; \
 		tm_unit_current = #fn; \
 		if (tm_trace_) { fprintf(stderr, "-- %s ...\n", #fn); clock_gettime(CLOCK_MONOTONIC, &tm_t0_); } \
 		fn(); \
