@@ -28,7 +28,8 @@
  *     int8 / numeric sums as 192-bit integers (three 64-bit atomicAdds with carries, exact: overflow of
  *     128 bits is checked once, at the end), min / max of integer kinds with atomicMin / atomicMax, and
  *     everything else (float sums, min / max of floats, numerics, text) under a per-group spin lock with
- *     the host functions tm_sum_add / tm_values_cmp.  The table starts small and is rebuilt at the
+ *     the host functions tm_sum_add / tm_values_cmp (a min / max first compares with a seqlock snapshot
+ *     of the value and skips the lock where the row cannot change it).  The table starts small and is rebuilt at the
  *     bound (the number of sink rows) if it overflows;
  *   - expression errors (tm_eval status != TM_OK) go to a device error word, first error wins, and stop
  *     all threads at their next row; the host reports it after the pass;
@@ -235,6 +236,7 @@ struct DAgg
 	int32_t		mode;			/* AM_* */
 	int32_t		distinct;		/* count / sum over the distinct values of the group (DAggState.d*) */
 	int32_t		fastx;			/* x_eval: bare slots without the interpreter */
+	int32_t		peek;			/* AM_LOCKED min / max: rows that cannot change the state skip the lock */
 	const TmExpr *arg;
 	const TmExpr *filter;
 	TmType		argtype;
@@ -1019,10 +1021,52 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 				volatile unsigned int *vseen = &S->seen[g];
 				bool		done = false;
 
-				st = TM_OK;
-				while (!done)
+				/*
+				 * seen[g] is a sequence word: 0 until the group has a value, odd while the holder of the
+				 * lock writes one, even (and not 0) otherwise.  A min / max (DAgg.peek: the fast paths)
+				 * first reads the value between two reads of it, as a seqlock: the state only moves one
+				 * way, so a value that a consistent snapshot already beats cannot change it, and the row
+				 * skips the lock (a global min over a join that fans out: all rows on one lock)
+				 */
+				if (ag->peek)
 				{
-					if (atomicCAS(lock, 0u, 1u) == 0u)
+					unsigned int s1 = *vseen;
+
+					if (s1 != 0 && (s1 & 1u) == 0)
+					{
+						unsigned long long words[2];
+
+						__threadfence();
+						words[0] = vw[0];
+						words[1] = vw[1];
+						__threadfence();
+						if (*vseen == s1)
+						{
+							TmValue		cur;
+							int			cmp;
+
+							memcpy(&cur, words, sizeof(cur));
+							cmp = tm_values_cmp(&v, &cur, &ag->restype);
+							if (ag->kind == TM_AGG_MIN ? cmp >= 0 : cmp <= 0)
+								return TM_OK;
+						}
+					}
+				}
+				/*
+				 * the lock: test and test-and-set, with a growing sleep between tries, so that the spinners
+				 * of a hot group leave the holder (perhaps a lane of their own warp) the issue slots and the
+				 * L2 atomic unit (without: seconds for a million updates of one group)
+				 */
+				st = TM_OK;
+				for (unsigned int ns = 16; !done;)
+				{
+					if (*(volatile unsigned int *) lock != 0u || atomicCAS(lock, 0u, 1u) != 0u)
+					{
+						__nanosleep(ns);
+						if (ns < 512u)
+							ns *= 2u;
+					}
+					else
 					{
 						unsigned long long words[2];
 						TmValue		cur;
@@ -1051,10 +1095,15 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 						}
 						if (store)
 						{
+							unsigned int s = *vseen;		/* even: no writer but this one */
+
 							memcpy(words, &cur, sizeof(cur));
+							*vseen = s | 1u;
+							__threadfence();
 							vw[0] = words[0];
 							vw[1] = words[1];
-							*vseen = 1;
+							__threadfence();
+							*vseen = (s + 2u == 0u) ? 2u : s + 2u;
 						}
 						__threadfence();
 						atomicExch(lock, 0u);
@@ -3808,6 +3857,7 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 			ap[a].mode = agg_mode(c, ag, a);
 			ap[a].distinct = agg_is_distinct(ag) ? 1 : 0;
 			ap[a].fastx = fast ? 1 : 0;
+			ap[a].peek = (fast && ap[a].mode == AM_LOCKED && ag->kind != TM_AGG_SUM) ? 1 : 0;
 			ap[a].arg = (ag->kind == TM_AGG_COUNT_STAR) ? NULL : img_expr(im, ag->arg);
 			ap[a].filter = img_expr(im, ag->filter);
 			if (ag->kind != TM_AGG_COUNT_STAR)

@@ -2826,4 +2826,27 @@ FROM fz_s1001_t2 a1
 SELECT * FROM tt.check($$SELECT count(*) FROM fz_s1001_t2 a1
 WHERE EXISTS (SELECT 1 FROM fz_s1001_t1 a2 WHERE (a1.i5 + 10) = a2.id)$$);
 DROP TABLE fz_s1001_t1, fz_s1001_t2;
+
+
+-- s200087-q156, s200001-q179, s200078-q147, s200106-q306, s200032-q136 (GPU fuzz run 2): a global
+-- min / max / sum over a join that fans out (a million rows into one group) ran past the statement
+-- timeout on the GPU, every row taking the group's lock; a min / max that cannot change the value
+-- now skips the lock, and the lock backs off
+CREATE TABLE fz_fan_a (id int4, t4 text, f6 float8) WITH (autovacuum_enabled = off);
+INSERT INTO fz_fan_a SELECT g, CASE WHEN g % 17 = 0 THEN NULL ELSE 'k' || (g % 37) END,
+    CASE WHEN g % 11 = 0 THEN NULL ELSE (g % 201) - 100 END FROM generate_series(1, 1000) g;
+CREATE TABLE fz_fan_b (id int4, n3 numeric(20,4), t2 text, f3 float8) WITH (autovacuum_enabled = off);
+INSERT INTO fz_fan_b SELECT g, CASE WHEN g % 13 = 0 THEN NULL ELSE ((g * 7919) % 100003) / 7.0 - 5000 END,
+    CASE WHEN g % 7 = 0 THEN NULL ELSE 'v' || ((g * 31) % 997) END,
+    CASE WHEN g % 5 = 0 THEN NULL ELSE ((g * 13) % 1001) / 4.0 END FROM generate_series(1, 1000) g;
+ANALYZE fz_fan_a;
+ANALYZE fz_fan_b;
+SELECT * FROM tt.check($$SELECT min(b.n3) FILTER (WHERE a.t4 IS DISTINCT FROM 'ZZZ') AS c0, max(b.n3) AS c1,
+    min(b.t2) AS c2, max(b.t2) AS c3, min(b.f3) AS c4, max(b.f3) AS c5, sum(a.f6) AS c6, count(*) AS c7
+FROM fz_fan_a a
+  JOIN fz_fan_b b ON true$$);
+SELECT * FROM tt.check($$SELECT max(a.t4) AS c0, min(b.n3) AS c1, sum(b.f3) AS c2
+FROM fz_fan_b b
+  JOIN fz_fan_a a ON (a.f6 IS NOT NULL)$$);
+DROP TABLE fz_fan_a, fz_fan_b;
 RESET client_min_messages;

@@ -26,8 +26,8 @@
  * The whole list runs once per scheduler (tm_gpu_pool_set_load_balance): TM_GPU_LB_NONE, then
  * TM_GPU_LB_NIFS_AWS, then TM_GPU_LB_AUTO, then twice more with the partitioned join forced wherever it
  * applies (tm_gpu_pool_set_join_algorithm: PARTITIONED under NONE, PARTITIONED_GFUR under AUTO; rows as
- * multisets then); the environment variable TM_GPU_TEST_LB_MODES, e.g. "0,1,2,3", picks other
- * schedulers.  test_partitioned_join compares the partitioned join with the probe in the kernel.  With
+ * multisets then); the environment variable TM_GPU_TEST_LB_MODES picks other passes: e.g. "0,2,p,g"
+ * ("0".."3": that scheduler with the AUTO join, "p": NONE with PARTITIONED, "g": AUTO with PARTITIONED_GFUR).  test_partitioned_join compares the partitioned join with the probe in the kernel.  With
  * NIFS / NIFS_AWS, rows are compared as multisets where NONE promises an order (EMIT in source order), and
  * the chunk test's pool-peak ratio is not checked (the scheduler's scratch is a fixed part of the peak).
  * test/unit/gpu_nifs.cu tests the Themis scheduler itself.
@@ -1363,6 +1363,52 @@ test_global_agg(void)
 	r = run_plan(pl, {&E});
 	CHECK_OK(r);
 	check_rows("global aggregate, no rows", out_rows(r.out), {none.cells()}, true);
+	tm_gpu_table_free(&r.out);
+}
+
+/*
+ * B -> ht0;  T -> PROBE ht0 inner -> AGG without keys (t_aggs): nearly every T row matches hundreds of
+ * B rows (one key), so over a million sink rows update one group: the min / max under lock (numeric,
+ * text, float8) with their lock-free peek (the fast paths) or the lock alone (without), sums of every
+ * kind on the same words, and the NIFS lanes' partial states
+ */
+static void
+test_global_agg_fanout(void)
+{
+	HTable		T = make_T(4000, 1);
+	HTable		B = make_B(400, 1);
+	PipeB		pb(TM_SRC_TABLE, 0);
+	int			b_k = pb.slot(ty(TM_K_INT4), 0, B_K);
+	TmPipeline	build = pb.build(0, {x_slot(b_k, ty(TM_K_INT4))}, {});
+	PipeB		pp(TM_SRC_TABLE, 1);
+	AggSlots	s;
+	RefAgg		ref;
+	int64_t		sinks = 0;
+
+	s.v = pp.slot(ty(TM_K_INT4), 0, T_V);
+	s.big = pp.slot(ty(TM_K_INT8), 0, T_BIG);
+	s.num = pp.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
+	s.txt = pp.slot(ty(TM_K_TEXT), 0, T_TXT);
+	s.f = pp.slot(ty(TM_K_FLOAT8), 0, T_F);
+	s.d = pp.slot(ty(TM_K_DATE), 0, T_D);
+	int			t_k = pp.slot(ty(TM_K_INT4), 0, T_K);
+
+	pp.probe(TM_JOIN_INNER, 0, {x_slot(t_k, ty(TM_K_INT4))}, NULL);
+	TmPipeline	aggp = pp.agg(0, {}, t_aggs(s));
+	TmPlan		pl = plan({build, aggp}, {hashtable({ty(TM_K_INT4)}, {})}, {result(t_agg_types())}, 0);
+	Run			r = run_plan(pl, {&B, &T});
+
+	CHECK_OK(r);
+	for (int64_t i = 0; i < T.nrows; i++)
+		for (int64_t j = 0; j < B.nrows && !isnull(T, T_K, i); j++)
+			if (!isnull(B, B_K, j) && ival(B, B_K, j) == ival(T, T_K, i))
+			{
+				ref.add(T, i);
+				sinks++;
+			}
+	TM_CHECK_MSG(sinks > 500000, "the join should fan out (%lld sink rows)", (long long) sinks);
+	check_rows("global aggregate over a join that fans out", out_rows(r.out), {ref.cells()}, true);
+	TM_CHECK_INT_EQ(r.stats[1].sink_rows, sinks);
 	tm_gpu_table_free(&r.out);
 }
 
@@ -3814,8 +3860,8 @@ test_fast_quals(void)
 		}
 		p.filter(q);
 		{
-			std::vector<TmType> rt = {ty(TM_K_INT8)};
-			TmPlan		pl = plan({p.emit(0, {x_slot(s_id, rt[0])})}, {}, {result(rt)}, 0, {});
+			/* (result() of a copy of a one-element vector: a false -Warray-bounds of g++ 13) */
+			TmPlan		pl = plan({p.emit(0, {x_slot(s_id, ty(TM_K_INT8))})}, {}, {result({ty(TM_K_INT8)})}, 0, {});
 			Run			run = run_plan(pl, {&T});
 
 			CHECK_OK(run);
@@ -3875,7 +3921,8 @@ main(void)
 	/*
 	 * the passes over the list: (scheduler, join algorithm) = (NONE, AUTO), (NIFS_AWS, AUTO), (AUTO, AUTO),
 	 * then the partitioned join forced wherever it applies: (NONE, PARTITIONED), (AUTO, PARTITIONED_GFUR);
-	 * or the schedulers of TM_GPU_TEST_LB_MODES ("0,1,2,3") with AUTO
+	 * or those of TM_GPU_TEST_LB_MODES: "0".."3" a scheduler with AUTO, "p" (NONE, PARTITIONED), "g"
+	 * (AUTO, PARTITIONED_GFUR)
 	 */
 	std::vector<std::pair<int, int>> modes = {{TM_GPU_LB_NONE, TM_GPU_JOIN_AUTO}, {TM_GPU_LB_NIFS_AWS, TM_GPU_JOIN_AUTO},
 		{TM_GPU_LB_AUTO, TM_GPU_JOIN_AUTO}, {TM_GPU_LB_NONE, TM_GPU_JOIN_PARTITIONED},
@@ -3888,6 +3935,10 @@ main(void)
 		for (const char *q = env; *q != '\0'; q++)
 			if (*q >= '0' && *q <= '3')
 				modes.push_back({*q - '0', TM_GPU_JOIN_AUTO});
+			else if (*q == 'p')
+				modes.push_back({TM_GPU_LB_NONE, TM_GPU_JOIN_PARTITIONED});
+			else if (*q == 'g')
+				modes.push_back({TM_GPU_LB_AUTO, TM_GPU_JOIN_PARTITIONED_GFUR});
 	}
 	for (auto mode : modes)
 	{
@@ -3905,6 +3956,7 @@ main(void)
 		TM_RUN(test_two_joins);
 		TM_RUN(test_group_agg);
 		TM_RUN(test_global_agg);
+		TM_RUN(test_global_agg_fanout);
 		TM_RUN(test_join_agg_result);
 		TM_RUN(test_many_groups);
 		TM_RUN(test_emit_append);
@@ -3940,6 +3992,7 @@ main(void)
 	TM_RUN(test_joins);
 	TM_RUN(test_fast_quals);
 	TM_RUN(test_group_agg);
+	TM_RUN(test_global_agg_fanout);
 	TM_RUN(test_errors);
 	TM_RUN(test_chunk_filter);
 	TM_RUN(test_chunk_errors);
