@@ -141,7 +141,7 @@ class Cluster:
         conf = ["shared_preload_libraries = 'themis'", "port = %d" % self.port, "listen_addresses = ''",
                 "unix_socket_directories = '%s'" % self.dir, "fsync = off", "synchronous_commit = off",
                 "full_page_writes = off", "lc_messages = 'C'", "jit = off", "autovacuum = off",
-                "max_connections = 20", "shared_buffers = '128MB'", "log_min_messages = 'fatal'",
+                "max_connections = 20", "shared_buffers = '128MB'", "log_min_messages = 'log'",
                 "log_min_error_statement = 'panic'", "restart_after_crash = on"] + list(extra_conf)
         with open(os.path.join(self.data, "postgresql.conf"), "a") as f:
             f.write("\n# themis fuzz\n" + "\n".join(conf) + "\n")
@@ -181,6 +181,33 @@ class Cluster:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
+
+    # what the server log says about the GPU daemon and crashed processes (server_events)
+    EVENT_PATTERNS = (
+        ("daemon terminated by signal", re.compile(r"GPU daemon \(pid \d+\) was terminated by signal (\d+)")),
+        ("daemon exited", re.compile(r"GPU daemon \(pid \d+\) exited with status (\d+)")),
+        ("server process terminated", re.compile(r"server process \(PID \d+\) was terminated by signal (\d+)")),
+        ("server process exited", re.compile(r"server process \(PID \d+\) exited with exit code (\d+)")),
+        ("daemon", re.compile(r"themis-gpud\[\d+\]: (.{0,60})")),
+    )
+
+    def server_events(self):
+        """-> (Counter of 'event: detail', up to 30 sample lines) from the server log"""
+        ev, lines = collections.Counter(), []
+        try:
+            with open(self.logfile, errors="replace") as f:
+                for line in f:
+                    for name, rx in self.EVENT_PATTERNS:
+                        m = rx.search(line)
+                        if m:
+                            detail = re.sub(r"\d{3,}", "N", m.group(1))
+                            ev["%s: %s" % (name, detail)] += 1
+                            if len(lines) < 30:
+                                lines.append(line.rstrip()[:300])
+                            break
+        except OSError:
+            pass
+        return ev, lines
 
     def log_tail(self, n=4000):
         try:
@@ -903,6 +930,21 @@ class Stats:
         self.mismatches += o.mismatches
 
 
+def wait_gpu(sess, seed, wait=90.0):
+    """a GPU run: before the seed's queries, wait until the daemon can be used (it starts with the cluster,
+    and again after it exits): queries that find it down are run again with the fallback (counted apart)"""
+    deadline = time.monotonic() + wait
+    while True:
+        r = sess.conn.query("SELECT usable, detail FROM themis.gpu_status()")
+        if r.ok and r.rows and r.rows[0][0] in ("t", True):
+            return
+        if time.monotonic() > deadline:
+            log("seed %d: the GPU is not usable after %.0f s (%s); going on" % (
+                seed, wait, r.rows[0][1] if r.ok and r.rows else r.errtext()))
+            return
+        time.sleep(1.0)
+
+
 def run_seed(args, seed, sess_factory, stats, deadline):
     rng = random.Random(seed)
     tables = gen.gen_schema(rng, scale=args.scale, big=args.big)
@@ -914,6 +956,8 @@ def run_seed(args, seed, sess_factory, stats, deadline):
     try:
         sess = sess_factory(dbname)
         sess.exec("CREATE EXTENSION themis")
+        if args.device != "cpu":
+            wait_gpu(sess, seed)
         t0 = time.monotonic()
         load_tables(sess, tables, "public")
         if args.verbose:
@@ -1251,7 +1295,9 @@ def main():
     except KeyboardInterrupt:
         log("interrupted")
     finally:
+        events, event_lines = collections.Counter(), []
         if cluster:
+            events, event_lines = cluster.server_events()
             cluster.stop()
 
     total = time.monotonic() - t_start
@@ -1277,6 +1323,10 @@ def main():
         "; evaluation-order differences accepted: %d" % stats.eval_order if args.allow_eval_order else ""))
     if stats.skipped:
         print("skipped: " + ", ".join("%s %d" % kv for kv in stats.skipped.most_common()))
+    if events:
+        print("server log: " + "; ".join("%s x%d" % kv for kv in events.most_common(10)))
+        for line in event_lines[:10]:
+            print("    " + line)
     if args.verbose or args.json:
         print("result sizes: " + ", ".join("%s: %d" % (k, stats.sizes[k]) for k in
                                            ["0", "1", "2-10", "11-100", "101-1000", ">1000"]))
@@ -1294,7 +1344,8 @@ def main():
                        "fallback": dict(stats.fallback), "plan_dep": stats.plan_dep, "eval_order": stats.eval_order,
                        "reasons": dict(stats.reasons), "errors": dict(stats.errors), "full": stats.full,
                        "features": dict(stats.features), "pg_nodes": dict(stats.pg_nodes),
-                       "mismatches": stats.mismatches, "seconds": total}, f, indent=1)
+                       "mismatches": stats.mismatches, "seconds": total, "server_events": dict(events),
+                       "server_event_lines": event_lines}, f, indent=1)
     print("%d passed, %d failed" % (stats.passed, stats.failed + (1 if rc == 2 else 0)))
     if rc:
         return rc

@@ -105,7 +105,7 @@ python3 - "$OUT" "$JOBS" <<'EOF'
 import collections, json, os, sys
 out, jobs = sys.argv[1], int(sys.argv[2])
 tot = collections.Counter()
-feats, left, reasons, fb, errors = (collections.Counter() for _ in range(5))
+feats, left, reasons, fb, errors, events = (collections.Counter() for _ in range(6))
 mism = []
 for i in range(jobs):
     p = os.path.join(out, "job%d.json" % i)
@@ -116,7 +116,8 @@ for i in range(jobs):
     d = json.load(open(p))
     for k in ("passed", "failed", "themis", "explained", "both_err", "plan_dep", "full"):
         tot[k] += d.get(k, 0)
-    for k, c in (("features", feats), ("pg_nodes", left), ("reasons", reasons), ("fallback", fb), ("errors", errors)):
+    for k, c in (("features", feats), ("pg_nodes", left), ("reasons", reasons), ("fallback", fb), ("errors", errors),
+                 ("server_events", events)):
         c.update(d.get(k, {}))
     for k, v in d.get("skipped", {}).items():
         tot["skipped"] += v
@@ -129,6 +130,9 @@ print("Themis features: " + ", ".join("%s %d" % kv for kv in sorted(feats.items(
 print("PostgreSQL nodes left: " + ", ".join("%s %d" % kv for kv in left.most_common()))
 print("left to PostgreSQL because: " + "; ".join("%s x%d" % kv for kv in reasons.most_common(12)))
 print("both failed alike: %d; fallback: %d; plan-dependent accepted: %d" % (tot["both_err"], sum(fb.values()), tot["plan_dep"]))
+print("fallback because: " + "; ".join("%s x%d" % kv for kv in fb.most_common(6)))
+print("server logs (GPU daemon exits, crashed processes): " +
+      ("; ".join("%s x%d" % kv for kv in events.most_common(12)) or "nothing"))
 for m in mism:
     print("MISMATCH seed %(seed)s query %(query)s [%(variant)s] %(category)s: %(detail).200s\n    %(repro)s" % m)
 print("%d passed, %d failed" % (tot["passed"], tot["failed"]))
