@@ -112,20 +112,30 @@ if grep -q '^#define USE_ICU 1' "$("$PG_CONFIG" --includedir-server)/pg_config.h
     die "ICU headers (unicode/ucol.h) missing: carry libicu-dev too: on a machine with apt, (cd .pgdebs && apt-get download libicu-dev)"
 fi
 
-log "building themis (CUDA_ARCHS=$CUDA_ARCHS)"
-[ "${KEEP_BUILD:-0}" = 1 ] || make PG_CONFIG="$PG_CONFIG" clean >/dev/null 2>&1
-pp build "$ROOT" -j"$(nproc)" CUDA=yes CUDA_ARCHS="$CUDA_ARCHS" 2>&1 | tee "$WORK/build.log"
-if [ "${PIPESTATUS[0]}" -ne 0 ]; then
-    build_state="FAILED"
-    failed=$((failed + 1))
-elif grep -Eiq 'warning[: #]' "$WORK/build.log"; then
-    build_state="ok, WITH WARNINGS"
-    grep -Ei -B2 -A3 'warning[: #]' "$WORK/build.log"
-    failed=$((failed + 1))
+# a detached fuzz / load run of an earlier call still going: leave the installed build alone (install
+# rewrites themis.so in place, under the running backends that have it mapped); this call uses it
+bg_alive=""
+for f in "${FUZZ_OUT:-/tmp/themis-fuzz}/pid" "${LOAD_OUT:-/tmp/themis-load}/pid"; do
+    kill -0 "$(cat "$f" 2>/dev/null)" 2>/dev/null && bg_alive="$f"
+done
+if [ -n "$bg_alive" ]; then
+    build_state="not rebuilt: the detached run of $bg_alive uses the installed build"
+    log "$build_state"
 else
-    build_state="ok (themis.so: $(ldd themis.so | grep -Ec 'libcuda|libcudart') CUDA libraries; themis-gpud: $(ldd themis-gpud 2>/dev/null | grep -Ec 'libcuda|libcudart') CUDA shared libraries, cudart static)"
+    log "building themis (CUDA_ARCHS=$CUDA_ARCHS)"
+    [ "${KEEP_BUILD:-0}" = 1 ] || make PG_CONFIG="$PG_CONFIG" clean >/dev/null 2>&1
+    pp build "$ROOT" -j"$(nproc)" CUDA=yes CUDA_ARCHS="$CUDA_ARCHS" 2>&1 | tee "$WORK/build.log"
+    if [ "${PIPESTATUS[0]}" -ne 0 ]; then
+        build_state="FAILED"
+        failed=$((failed + 1))
+    elif grep -Eiq 'warning[: #]' "$WORK/build.log"; then
+        build_state="ok, WITH WARNINGS"
+        grep -Ei -B2 -A3 'warning[: #]' "$WORK/build.log"
+        failed=$((failed + 1))
+    else
+        build_state="ok (themis.so: $(ldd themis.so | grep -Ec 'libcuda|libcudart') CUDA libraries; themis-gpud: $(ldd themis-gpud 2>/dev/null | grep -Ec 'libcuda|libcudart') CUDA shared libraries, cudart static)"
+    fi
 fi
-
 if [ "$build_state" != FAILED ]; then
     # a fuzz run longer than one device call: fuzz_bg starts it detached from a copy of test/fuzz (the
     # tree is copied afresh each call; its reproducers land in FUZZ_OUT/src/repro), fuzz_wait (in a
