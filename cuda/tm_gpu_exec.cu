@@ -29,8 +29,8 @@
  *     128 bits is checked once, at the end), min / max of integer kinds with atomicMin / atomicMax, and
  *     everything else (float sums, min / max of floats, numerics, text) under a per-group spin lock with
  *     the host functions tm_sum_add / tm_values_cmp (a min / max first compares with a seqlock snapshot
- *     of the value and skips the lock where the row cannot change it).  The table starts small and is rebuilt at the
- *     bound (the number of sink rows) if it overflows;
+ *     of the value and skips the lock where the row cannot change it).  The table starts small and is
+ *     rebuilt at the bound (the number of sink rows) if it overflows;
  *   - expression errors (tm_eval status != TM_OK) go to a device error word, first error wins, and stop
  *     all threads at their next row; the host reports it after the pass;
  *   - cancel (tm_gpu_pool_cancel): a thread reads the pool's cancel word (mapped host memory) every

@@ -27,7 +27,8 @@
  * TM_GPU_LB_NIFS_AWS, then TM_GPU_LB_AUTO, then twice more with the partitioned join forced wherever it
  * applies (tm_gpu_pool_set_join_algorithm: PARTITIONED under NONE, PARTITIONED_GFUR under AUTO; rows as
  * multisets then); the environment variable TM_GPU_TEST_LB_MODES picks other passes: e.g. "0,2,p,g"
- * ("0".."3": that scheduler with the AUTO join, "p": NONE with PARTITIONED, "g": AUTO with PARTITIONED_GFUR).  test_partitioned_join compares the partitioned join with the probe in the kernel.  With
+ * ("0".."3": that scheduler with the AUTO join, "p": NONE with PARTITIONED, "g": AUTO with
+ * PARTITIONED_GFUR).  test_partitioned_join compares the partitioned join with the probe in the kernel.  With
  * NIFS / NIFS_AWS, rows are compared as multisets where NONE promises an order (EMIT in source order), and
  * the chunk test's pool-peak ratio is not checked (the scheduler's scratch is a fixed part of the peak).
  * test/unit/gpu_nifs.cu tests the Themis scheduler itself.
@@ -1369,8 +1370,8 @@ test_global_agg(void)
 /*
  * B -> ht0;  T -> PROBE ht0 inner -> AGG without keys (t_aggs): nearly every T row matches hundreds of
  * B rows (one key), so over a million sink rows update one group: the min / max under lock (numeric,
- * text, float8) with their lock-free peek (the fast paths) or the lock alone (without), sums of every
- * kind on the same words, and the NIFS lanes' partial states
+ * text, float8) with their lock-free peek (the fast paths) or the lock alone (without), and sums of
+ * every kind on the same words
  */
 static void
 test_global_agg_fanout(void)
