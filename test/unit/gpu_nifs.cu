@@ -1944,6 +1944,7 @@ test_cancel(void)
 	GpuIn		gF(F);
 	TmGpuTable	tabs[2] = {gD.t, gF.t};
 	const int	variants[] = {0, 1, 2, 6};
+	const char *const rname[] = {"", ", residual", ", max under the lock"};
 	std::atomic<bool> finished(false);
 	std::thread watchdog([&finished]() {
 		for (int i = 0; i < 1200 && !finished.load(); i++)
@@ -1956,17 +1957,31 @@ test_cancel(void)
 		}
 	});
 
-	for (int resid = 0; resid < 2; resid++)
+	/* resid: 0 none, 1 a residual no match passes, 2 none and max(t) under the group's lock (see below) */
+	for (int resid = 0; resid < 3; resid++)
 	{
 		PipeB		pf(TM_SRC_TABLE, 1);
 		int			k = pf.slot(ty(TM_K_INT4), 0, F_K1);
 		int			w = pf.slot(ty(TM_K_INT4), 1, 1);
+		int			t = pf.slot(ty(TM_K_TEXT), 0, F_T);
 		TmPlan		pl;
 
-		pf.probe(TM_JOIN_INNER, 0, {x_slot(k, ty(TM_K_INT4))}, resid ? x_cmp_const(w, TM_PRED_GT, 1000) : NULL);
-		pl = plan({dim_build(0), pf.agg(0, {}, {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
-												  agg(TM_AGG_SUM, x_slot(w, ty(TM_K_INT4)), ty(TM_K_INT8))})},
-				  {dim_ht()}, {result({ty(TM_K_INT8), ty(TM_K_INT8)})}, 0);
+		pf.probe(TM_JOIN_INNER, 0, {x_slot(k, ty(TM_K_INT4))}, resid == 1 ? x_cmp_const(w, TM_PRED_GT, 1000) : NULL);
+		if (resid < 2)
+			pl = plan({dim_build(0), pf.agg(0, {}, {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+													  agg(TM_AGG_SUM, x_slot(w, ty(TM_K_INT4)), ty(TM_K_INT8))})},
+					  {dim_ht()}, {result({ty(TM_K_INT8), ty(TM_K_INT8)})}, 0);
+		else
+		{
+			/*
+			 * every tuple takes the one group's lock (a text max; without the fast paths, no peek): a
+			 * cancel must not wait for each thread of the grid to take the lock once more
+			 */
+			pl = plan({dim_build(0), pf.agg(0, {}, {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+													  agg(TM_AGG_MAX, x_slot(t, ty(TM_K_TEXT)), ty(TM_K_TEXT))})},
+					  {dim_ht()}, {result({ty(TM_K_INT8), ty(TM_K_TEXT)})}, 0);
+			tm_gpu_pool_set_fast_paths(g_pool, 0);
+		}
 		for (int vi : variants)
 		{
 			const Variant &v = g_variants[vi];
@@ -1995,13 +2010,12 @@ test_cancel(void)
 			}
 			tm_gpu_pool_set_load_balance(g_pool, TM_GPU_LB_NONE);
 			tm_gpu_set_lb_max_warps(0);
-			printf("cancel [%s%s]: rc %d after %.3f s, %.3f s after the cancel (%s)\n", v.name,
-				   resid ? ", residual" : "", r.rc, t1 - t0, t1 - t_cancel.load(), r.err);
+			printf("cancel [%s%s]: rc %d after %.3f s, %.3f s after the cancel (%s)\n", v.name, rname[resid],
+				   r.rc, t1 - t0, t1 - t_cancel.load(), r.err);
 			TM_CHECK_MSG(r.rc == TM_GPU_ERR_CANCELED && strstr(r.err, "canceled") != NULL,
-						 "[%s%s] rc %d (%s): expected TM_GPU_ERR_CANCELED", v.name, resid ? ", residual" : "",
-						 r.rc, r.err);
+						 "[%s%s] rc %d (%s): expected TM_GPU_ERR_CANCELED", v.name, rname[resid], r.rc, r.err);
 			TM_CHECK_MSG(t1 - t_cancel.load() < 1.0, "[%s%s] returned %.3f s after the cancel", v.name,
-						 resid ? ", residual" : "", t1 - t_cancel.load());
+						 rname[resid], t1 - t_cancel.load());
 			TM_CHECK(r.out.cols == NULL && r.out.nrows == 0);
 			TM_CHECK(tm_gpu_pool_canceled(g_pool));
 			tm_gpu_table_free(&r.out);
@@ -2024,6 +2038,7 @@ test_cancel(void)
 			}
 		}
 	}
+	tm_gpu_pool_set_fast_paths(g_pool, 1);
 	tm_gpu_pool_cancel(NULL);	/* no-ops */
 	tm_gpu_pool_clear_cancel(NULL);
 	TM_CHECK(!tm_gpu_pool_canceled(NULL));
