@@ -189,22 +189,26 @@ struct DJoin
 
 /*
  * A qual that is a conjunction of plain comparisons (slot or constant against slot or constant, no IS
- * DISTINCT FROM): `l_shipdate >= $1 AND l_shipdate < $2`, `l_receiptdate > l_commitdate`,
- * `l2.l_suppkey <> l1.l_suppkey`.  Decoded once from the bytecode (fast_qual_compile) and evaluated
- * without the interpreter (op_qual): a row passes iff every comparison has two non-NULL operands and
- * holds, which is what the interpreter's qual mode gives for such a chain (comparisons raise no error,
- * so their order does not matter).
+ * DISTINCT FROM) and of slots IN (or NOT IN) a list of constants: `l_shipdate >= $1 AND l_shipdate <
+ * $2`, `l_receiptdate > l_commitdate`, `l2.l_suppkey <> l1.l_suppkey`, `l_shipmode IN ('MAIL', 'SHIP')`.
+ * Decoded once from the bytecode (fast_qual_compile) and evaluated without the interpreter (op_qual): a
+ * row passes iff every comparison has two non-NULL operands and holds, and every list test is true
+ * (TMI_IN as the interpreter runs it: a binary search of the sorted constants; not found in a list that
+ * held a NULL is NULL, which fails), which is what the interpreter's qual mode gives for such a chain
+ * (neither raises an error, so their order does not matter).
  */
 #define FQ_MAX				8
+#define FQ_PRED_IN			0xff	/* DFastCmp.pred of a list test: l IN constants lscale ..
+									 * lscale + rscale - 1 of the qual, pad = the TMF_IN_* bits */
 
 struct DFastCmp
 {
 	int16_t		l;				/* slot of the left operand, or -1: lk */
 	int16_t		r;				/* slot of the right operand, or -1: rk */
 	uint8_t		cls;			/* TmCmpClass */
-	uint8_t		pred;			/* TmCmpPred */
-	int16_t		pad;
-	int32_t		lscale;			/* numeric scales (TMI_CMP's b, c) */
+	uint8_t		pred;			/* TmCmpPred, or FQ_PRED_IN */
+	int16_t		pad;			/* FQ_PRED_IN: TMF_IN_* */
+	int32_t		lscale;			/* numeric scales (TMI_CMP's b, c); FQ_PRED_IN: first constant, count */
 	int32_t		rscale;
 	TmValue		lk;				/* constants (text: device pointers into the expression's pool) */
 	TmValue		rk;
@@ -407,6 +411,17 @@ op_qual(const DOp *op, const TmValue *vals, const bool *nulls, bool *pass)
 		TmValue		a,
 					b;
 
+		if (f->pred == FQ_PRED_IN)
+		{
+			bool		found;
+
+			if (nulls[f->l])
+				return TM_OK;
+			found = tm_in_list_find(op->qual, f->cls, f->lscale, f->rscale, &vals[f->l]);
+			if (found ? (f->pad & TMF_IN_NEGATE) != 0 : (f->pad & (TMF_IN_NEGATE | TMF_IN_HASNULL)) != TMF_IN_NEGATE)
+				return TM_OK;
+			continue;
+		}
 		if (f->l >= 0)
 		{
 			if (nulls[f->l])
@@ -3588,8 +3603,8 @@ img_expr(Img *im, const TmExpr *e)
 /*
  * Qual e as plain comparisons (DFastQual above) into *fq, if it is one: the bytecode of a top-level AND
  * chain of n comparisons is C1 QJUMP C2 AND QJUMP C3 AND ... Cn AND, every jump to the end, where each
- * Ci is PUSH_SLOT / PUSH_CONST twice and a CMP without IS DISTINCT FROM.  dev: the device address of e's
- * copy in the image (text constants point into its pool).
+ * Ci is PUSH_SLOT / PUSH_CONST twice and a CMP without IS DISTINCT FROM, or PUSH_SLOT and an IN.  dev:
+ * the device address of e's copy in the image (text constants point into its pool).
  */
 static bool
 fast_qual_compile(const TmExpr *e, const TmExpr *dev, DFastQual *fq)
@@ -3613,9 +3628,35 @@ fast_qual_compile(const TmExpr *e, const TmExpr *dev, DFastQual *fq)
 				return false;
 			pc++;
 		}
-		if (fq->n >= FQ_MAX || pc + 3 > e->ninstr)
+		if (fq->n >= FQ_MAX || pc + 2 > e->ninstr)
 			return false;
 		f = &fq->c[fq->n];
+		if (code[pc].op == TMI_PUSH_SLOT && code[pc + 1].op == TMI_IN)
+		{
+			const TmInstr *in = &code[pc + 1];
+
+			if (in->flags < TM_CMP_INT || in->flags > TM_CMP_TS_DATE || in->b < 0 || in->a < 0 ||
+				in->a + in->b > e->nconst || (in->c & ~(TMF_IN_NEGATE | TMF_IN_HASNULL)) != 0)
+				return false;
+			f->l = (int16_t) code[pc].a;
+			f->r = -1;
+			f->cls = (uint8_t) in->flags;
+			f->pred = FQ_PRED_IN;
+			f->pad = (int16_t) in->c;
+			f->lscale = in->a;
+			f->rscale = in->b;
+			pc += 2;
+			if (fq->n > 0)
+			{
+				if (pc >= e->ninstr || code[pc].op != TMI_AND)
+					return false;
+				pc++;
+			}
+			fq->n++;
+			continue;
+		}
+		if (pc + 3 > e->ninstr)
+			return false;
 		for (int side = 0; side < 2; side++)
 		{
 			const TmInstr *in = &code[pc + side];

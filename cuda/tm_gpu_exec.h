@@ -221,8 +221,9 @@ extern int64_t tm_gpu_pool_topn_rows_in(const TmGpuPool *pool);
 
 /*
  * The fast paths of the kernels (themis.gpu_fast_paths; tm_gpu_exec.cu): quals that are AND chains of
- * plain comparisons evaluated without the interpreter (DFastQual), bare slots read without it (x_eval),
- * a pipeline's leading filters run ahead of the walk of the row's evaluation tree (DPipe.nlead).
+ * plain comparisons and IN lists of a slot evaluated without the interpreter (DFastQual), bare slots read
+ * without it (x_eval), a pipeline's leading filters run ahead of the walk of the row's evaluation tree
+ * (DPipe.nlead), the lock-free peek of a min / max and a warp's partial float sums (DAgg.peek, .wsum).
  * tm_gpu_qual_is_fast: can qual e (a FILTER's or a probe's residual) take the first, 1 or 0.
  * tm_gpu_pool_set_fast_paths(pool, 0): the next executions take none of them; 1 (the default): all.
  * Results are the same either way.

@@ -1229,6 +1229,30 @@ tm_expr_const(const TmExpr *e, int i, bool text)
 	return v;
 }
 
+/* TMI_IN's search: is x one of the n sorted constants first .. first + n - 1 of e (comparison class cls)? */
+TM_FN bool
+tm_in_list_find(const TmExpr *e, int cls, int first, int n, const TmValue *x)
+{
+	bool		text = (cls == TM_CMP_TEXT || cls == TM_CMP_BPCHAR);
+	int			lo = 0;
+	int			hi = n - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+		TmValue		cv = tm_expr_const(e, first + mid, text);
+		int			c = tm_cmp_class(cls, x, &cv, 0, 0);
+
+		if (c == 0)
+			return true;
+		if (c < 0)
+			hi = mid - 1;
+		else
+			lo = mid + 1;
+	}
+	return false;
+}
+
 /* ------------------------------------------------------------------------------------------------
  * The interpreter
  * ------------------------------------------------------------------------------------------------
@@ -1423,27 +1447,8 @@ tm_eval_mode(const TmExpr *e, const TmValue *slots, const bool *slotnulls,
 				if (nl[TOP])
 					break;		/* strict: NULL */
 				{
-					int			lo = 0;
-					int			hi = in->b - 1;
-					bool		found = false;
-					bool		text = (in->flags == TM_CMP_TEXT || in->flags == TM_CMP_BPCHAR);
+					bool		found = tm_in_list_find(e, in->flags, in->a, in->b, &st[TOP]);
 
-					while (lo <= hi)
-					{
-						int			mid = (lo + hi) / 2;
-						TmValue		cv = tm_expr_const(e, in->a + mid, text);
-						int			c = tm_cmp_class(in->flags, &st[TOP], &cv, 0, 0);
-
-						if (c == 0)
-						{
-							found = true;
-							break;
-						}
-						if (c < 0)
-							hi = mid - 1;
-						else
-							lo = mid + 1;
-					}
 					if (found)
 						st[TOP].i = (in->c & TMF_IN_NEGATE) ? 0 : 1;
 					else if (in->c & TMF_IN_HASNULL)

@@ -3682,7 +3682,8 @@ test_partitioned_join(void)
  * Quals that are AND chains of plain comparisons run without the interpreter (DFastQual; also run with
  * the fast paths off, below main's loop, where the interpreter must pass the same rows): random chains
  * of 1 to 4 comparisons over every comparison class (int, int cross, float, numeric of two scales, text,
- * bpchar, date against timestamp), slot or constant on either side, NULLs; the rows that pass must be
+ * bpchar, date against timestamp), slot or constant on either side, and IN / NOT IN lists (int, text,
+ * bpchar; empty, with a NULL), NULLs; the rows that pass must be
  * those the interpreter passes (tm_eval_qual on the host).  (test_joins' residual b.w < t.v is one too.)
  */
 static void
@@ -3718,7 +3719,7 @@ test_fast_quals(void)
 	HTable		T = make_T(20000, 300);
 	static const char *const bps[] = {"x", "y ", "zz", "a"};
 
-	for (int trial = 0; trial < 40; trial++)
+	for (int trial = 0; trial < 60; trial++)
 	{
 		PipeB		p(TM_SRC_TABLE, 0);
 		int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
@@ -3750,9 +3751,10 @@ test_fast_quals(void)
 		a_init();
 		for (int i = 0; i < n; i++)
 		{
-			int			kind = (int) (rnd() % 8);
+			int			kind = (int) (rnd() % 9);
 			int			pred = (int) (rnd() % 6);
 			bool		swap = chance(0.3);
+			bool		cmp = true;
 			int			cls = TM_CMP_INT,
 						sl = 0,
 						sr = 0;
@@ -3828,12 +3830,53 @@ test_fast_quals(void)
 						cls = swap ? TM_CMP_TS_DATE : TM_CMP_DATE_TS;
 					}
 					break;
+				case 8:			/* int4, text or bpchar IN / NOT IN a sorted list of 0 to 4 constants (a NULL in it) */
+					{
+						int			which = (int) (rnd() % 3);
+						int			cnt = (int) (rnd() % 5);
+						int			first = A.nc;
+						std::vector<TmValue> ks;
+
+						cls = which == 0 ? TM_CMP_INT : which == 1 ? TM_CMP_TEXT : TM_CMP_BPCHAR;
+						for (int k = 0; k < cnt; k++)
+						{
+							TmValue		v;
+
+							memset(&v, 0, sizeof(v));
+							if (which == 0)
+								v.i = rnd_range(-50, 50);
+							else
+							{
+								const char *w = which == 1 ? words[rnd() % NWORDS] : bps[rnd() % 4];
+
+								v.s.p = A.pool + A.plen;	/* a pointer while sorting, an offset after */
+								v.s.len = (int32_t) strlen(w);
+								memcpy(A.pool + A.plen, w, strlen(w));
+								A.plen += (int) strlen(w);
+							}
+							ks.push_back(v);
+						}
+						std::sort(ks.begin(), ks.end(), [cls](const TmValue &x, const TmValue &y) {
+							return tm_cmp_class(cls, &x, &y, 0, 0) < 0;
+						});
+						for (TmValue v : ks)
+						{
+							if (which != 0)
+								v.s.p = (const char *) (intptr_t) (v.s.p - A.pool);
+							A.consts[A.nc++] = v;
+						}
+						p_slot(which == 0 ? s_v : which == 1 ? s_txt : s_bp);
+						a_op(TMI_IN, cls, first, cnt, (chance(0.5) ? TMF_IN_NEGATE : 0) | (chance(0.3) ? TMF_IN_HASNULL : 0));
+						cmp = false;
+					}
+					break;
 				default:		/* date against int8 (an int cross), slot against itself */
 					p_slot(s_d);
 					p_slot(chance(0.5) ? s_d : s_v);
 					break;
 			}
-			a_op(TMI_CMP, cls, pred, sl, sr);
+			if (cmp)
+				a_op(TMI_CMP, cls, pred, sl, sr);
 			if (i > 0)
 				a_op(TMI_AND, 0, 0, 0, 0);
 		}
@@ -3878,6 +3921,13 @@ test_fast_quals(void)
 	a_op(TMI_MOD, TM_K_INT4, 0, 0, 0);
 	p_int(1);
 	a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
+	TM_CHECK_INT_EQ(tm_gpu_qual_is_fast(a_build(ty(TM_K_BOOL))), 0);
+	a_init();					/* a list test of an expression, not of a slot */
+	p_slot(0);
+	p_int(3);
+	a_op(TMI_MOD, TM_K_INT4, 0, 0, 0);
+	A.consts[A.nc].i = 1;		/* the list: { 1 } */
+	a_op(TMI_IN, TM_CMP_INT, A.nc++, 1, 0);
 	TM_CHECK_INT_EQ(tm_gpu_qual_is_fast(a_build(ty(TM_K_BOOL))), 0);
 	a_init();
 	p_slot(0);
