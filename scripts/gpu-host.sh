@@ -32,7 +32,9 @@
 #      (default $WORK/bench); its summary line goes into the table.  BENCH_DATA=DIR keeps the generated
 #      files there for a later call (--data DIR --keep-data); BENCH_DUCKDB=PATH|auto runs DuckDB too;
 #      BENCH_ARGS: more bench/run.sh options (e.g. "--set themis.load_balance=nifs_aws"); BENCH_TRACE=1:
-#      the daemon's per-step timings (THEMIS_GPU_TRACE) into BENCH_OUT/trace.log
+#      the daemon's per-step timings (THEMIS_GPU_TRACE) into BENCH_OUT/trace.log.  A run longer than one
+#      device call: "bench_bg" starts it detached (from a copy of bench/ and scripts/; BENCH_OUT default
+#      /tmp/themis-bench-out) and returns, "bench_wait" in a later call waits at most BENCH_WAIT_S (560)
 #
 #   (regress_nifs, regress_nifs_aws) the regression tests on the GPU with themis.load_balance = nifs / nifs_aws
 #   (regress_extra) the regression tests on the GPU with the settings of REGRESS_SETTINGS ("a = 1; b = on")
@@ -115,7 +117,7 @@ fi
 # a detached fuzz / load run of an earlier call still going: leave the installed build alone (install
 # rewrites themis.so in place, under the running backends that have it mapped); this call uses it
 bg_alive=""
-for f in "${FUZZ_OUT:-/tmp/themis-fuzz}/pid" "${LOAD_OUT:-/tmp/themis-load}/pid"; do
+for f in "${FUZZ_OUT:-/tmp/themis-fuzz}/pid" "${LOAD_OUT:-/tmp/themis-load}/pid" "${BENCH_OUT:-/tmp/themis-bench-out}.pid"; do
     kill -0 "$(cat "$f" 2>/dev/null)" 2>/dev/null && bg_alive="$f"
 done
 if [ -n "$bg_alive" ]; then
@@ -348,25 +350,33 @@ PY
     fi
 
     # ---- benchmark ----
-    if want bench; then
-        BENCH_OUT="${BENCH_OUT:-$WORK/bench}"
-        log "bench/run.sh --sf ${BENCH_SF:-10} --queries ${BENCH_QUERIES:-1,3,6,12,14} -> $BENCH_OUT"
-        # a bench cut short by the device call's time limit leaves its cluster behind (tens of GB at SF 10:
-        # the next load then fails with "No space left on device"): stop and remove such leftovers
+    # bench_clean: a bench cut short by the device call's time limit leaves its cluster behind (tens of
+    # GB at SF 10: the next load then fails with "No space left on device"): stop and remove such leftovers
+    bench_clean() {
+        local d
         for d in /tmp/themis-bench.*; do
             [ -d "$d" ] || continue
             [ -f "$d/cluster/data/postmaster.pid" ] &&
                 runuser -u pgrun -- "$PGBIN_P/pg_ctl" -D "$d/cluster/data" -m immediate stop >/dev/null 2>&1
             rm -rf "$d"
         done
-        bench_data=()
+    }
+    # bench_run ROOTDIR OUT: bench/run.sh of ROOTDIR with the BENCH_* settings
+    bench_run() {
+        local bench_data=()
         [ -n "${BENCH_DATA:-}" ] && bench_data=(--data "$BENCH_DATA" --keep-data)
+        PGBIN="$PGBIN_P" THEMIS_RUN_USER=pgrun bash "$1/bench/run.sh" --sf "${BENCH_SF:-10}" "${bench_data[@]}" \
+            --queries "${BENCH_QUERIES:-1,3,6,12,14}" --runs "${BENCH_RUNS:-2}" --duckdb "${BENCH_DUCKDB:-off}" \
+            --threads "$(nproc)" --out "$2" --timeout "${BENCH_TIMEOUT:-300}" ${BENCH_ARGS:-}
+    }
+    if want bench; then
+        BENCH_OUT="${BENCH_OUT:-$WORK/bench}"
+        log "bench/run.sh --sf ${BENCH_SF:-10} --queries ${BENCH_QUERIES:-1,3,6,12,14} -> $BENCH_OUT"
+        bench_clean
         # BENCH_TRACE=1: the daemon times each step of each pipeline (THEMIS_GPU_TRACE; slower runs), the
         # lines go to BENCH_OUT/trace.log
         [ "${BENCH_TRACE:-0}" = 1 ] && export THEMIS_GPU_TRACE=1 KEEP_TMP=1
-        PGBIN="$PGBIN_P" THEMIS_RUN_USER=pgrun bash bench/run.sh --sf "${BENCH_SF:-10}" "${bench_data[@]}" \
-            --queries "${BENCH_QUERIES:-1,3,6,12,14}" --runs "${BENCH_RUNS:-2}" --duckdb "${BENCH_DUCKDB:-off}" \
-            --threads "$(nproc)" --out "$BENCH_OUT" --timeout "${BENCH_TIMEOUT:-300}" ${BENCH_ARGS:-} 2>&1 | tee "$WORK/bench.log" | tail -n 40
+        bench_run "$ROOT" "$BENCH_OUT" 2>&1 | tee "$WORK/bench.log" | tail -n 40
         if [ "${BENCH_TRACE:-0}" = 1 ]; then
             # (with --pg-conf log_min_duration_statement=0 in BENCH_ARGS, each statement follows its steps)
             grep -h 'trace:\|LOG:  duration:' /tmp/themis-bench.*/cluster/server.log >"$BENCH_OUT/trace.log" 2>/dev/null
@@ -375,6 +385,30 @@ PY
         fi
         bench_state="$(grep -E '^Summary' "$BENCH_OUT/results.md" 2>/dev/null | tail -n 1)"
         bench_state="${bench_state:-did not finish (see $WORK/bench.log)}"
+    fi
+    # a benchmark longer than one device call (all 22 queries at SF 10 with DuckDB): bench_bg starts it
+    # detached from a copy of bench/ and scripts/ (the tree is copied afresh each call), bench_wait (a later
+    # call on the same warm machine) waits for it; the results stay in BENCH_OUT (its log: BENCH_OUT.log)
+    if want bench_bg; then
+        BENCH_OUT="${BENCH_OUT:-/tmp/themis-bench-out}"
+        bench_clean
+        rm -rf "$BENCH_OUT" "$BENCH_OUT.src"; mkdir -p "$BENCH_OUT.src"
+        cp -r bench scripts "$BENCH_OUT.src/"
+        log "bench/run.sh --sf ${BENCH_SF:-10} --queries ${BENCH_QUERIES:-1,3,6,12,14}, detached, into $BENCH_OUT"
+        export -f bench_run
+        export PGBIN_P BENCH_DATA BENCH_SF BENCH_QUERIES BENCH_RUNS BENCH_DUCKDB BENCH_TIMEOUT BENCH_ARGS
+        setsid nohup bash -c 'bench_run "$1" "$2"' _ "$BENCH_OUT.src" "$BENCH_OUT" >"$BENCH_OUT.log" 2>&1 </dev/null &
+        echo $! >"$BENCH_OUT.pid"
+        bench_state="started in the background (pid $(cat "$BENCH_OUT.pid")): STEPS=bench_wait in a later call"
+    fi
+    if want bench_wait; then
+        BENCH_OUT="${BENCH_OUT:-/tmp/themis-bench-out}"
+        log "waiting for the benchmark into $BENCH_OUT (at most ${BENCH_WAIT_S:-560} s)"
+        wait_pidfile "$BENCH_OUT.pid" "${BENCH_WAIT_S:-560}"
+        tail -n 40 "$BENCH_OUT.log" 2>/dev/null
+        bench_state="$(grep -E '^Summary' "$BENCH_OUT/results.md" 2>/dev/null | tail -n 1)"
+        kill -0 "$(cat "$BENCH_OUT.pid" 2>/dev/null)" 2>/dev/null && bench_state="still running (see $BENCH_OUT.log)"
+        bench_state="${bench_state:-did not finish (see $BENCH_OUT.log)}"
     fi
 
     # ---- 6. the GPU as a backend sees it ----
