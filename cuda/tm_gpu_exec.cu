@@ -36,8 +36,9 @@
  *     all threads at their next row; the host reports it after the pass;
  *   - cancel (tm_gpu_pool_cancel): a thread reads the pool's cancel word (mapped host memory) every
  *     CANCEL_POLL_CYCLES at most, between the steps of its walk (and in the match loops of residual
- *     quals, and while it waits for a group's lock); if it is set, the thread leaves and sets DFlags.stop, so the others leave at their next
- *     row or read.  The host checks the word before and after every pass and fails the execution with
+ *     quals, and while it waits for a group's lock); if it is set, the thread leaves and sets
+ *     DFlags.stop, so the others leave at their next row or read (or try of the lock).  The host
+ *     checks the word before and after every pass and fails the execution with
  *     TM_GPU_ERR_CANCELED: the partial state of a canceled pass is never used.
  *
  * Hash rule (the one of themis/tm_hashtable.h, shared with the CPU executor): h = 0; for each key
