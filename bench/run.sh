@@ -25,8 +25,11 @@
 #   * EXPLAIN (ANALYZE, FORMAT JSON) with themis on and fallback on: whether a Themis node ran,
 #     a "Fallback" line and its reason, and the share of base-table rows read by Themis nodes
 #     (bench/lib/report.py documents the definition);
-#   * where a GPU is usable: each table loaded into the GPU column cache alone (themis.cache_drop(), then
-#     themis.cache_table(t), timed): the cold path's load throughput (rows/s, GB/s) in the report;
+#   * where a GPU is usable: the scan floors (the columns' bytes in the GPU column cache after the timed
+#     runs, themis.cache, and the card's copy bandwidth measured by bench/bin/membw: the time to read the
+#     columns of Q1, Q6, Q14, Q19 once, against their GPU time); then each table loaded into the GPU
+#     column cache alone (themis.cache_drop(), then themis.cache_table(t), timed): the cold path's load
+#     throughput (rows/s, GB/s) in the report;
 #   * DuckDB (bench/duckdb_runner.c via libduckdb.so: --duckdb PATH, $DUCKDB_LIB,
 #     bench/duckdb/libduckdb.so from bench/fetch-duckdb.sh, or a system libduckdb) loads the same
 #     files and runs the same queries: cold (first) and warm (median of N).
@@ -348,6 +351,22 @@ for q in "${QS[@]}"; do
 	fi
 	log "q$q: off $(paste -sd ' ' "$RAW/q$q.off.times") ms | on $(paste -sd ' ' "$RAW/q$q.on.times") ms | $same$(grep -m1 -o 'ERROR: .*' "$RAW/q$q.on.err" | sed 's/^/ | on: /')"
 done
+
+# ---- scan floors (issue 6): the cached columns' bytes and the card's copy bandwidth ----
+# (before the cold path drops the cache; bench/lib/report.py adds the columns each floor query reads)
+: >"$RAW/cache_columns.tsv"
+: >"$RAW/membw.txt"
+if [ -n "$DROP_FN" ] && [ "$(sql -c "SELECT usable FROM themis.gpu_status()" 2>/dev/null)" = t ]; then
+	sql -c "COPY (SELECT relation::text, column_name, bytes FROM themis.cache) TO STDOUT" \
+		>"$RAW/cache_columns.tsv" 2>>"$RAW/membw.log"
+	if make -s -C "$ROOT/bench" bin/membw >>"$RAW/membw.log" 2>&1 &&
+		"$ROOT/bench/bin/membw" >"$RAW/membw.txt" 2>>"$RAW/membw.log"; then
+		log "scan floors: copy bandwidth $(sed -n 's/^copy_bytes_per_s=//p' "$RAW/membw.txt") bytes/s, $(wc -l <"$RAW/cache_columns.tsv") cached columns"
+	else
+		: >"$RAW/membw.txt"
+		log "scan floors: no bandwidth measured (see $RAW/membw.log)"
+	fi
+fi
 
 # ---- cold path: loading each table's columns into the GPU column cache ----
 # (issue 6: load throughput) one session per table: drop the cache, then themis.cache_table(t), timed;

@@ -24,6 +24,10 @@ Definitions
   run fell back and the results were identical.  duckdb speedup = themis-off time / DuckDB time.
 * result: md5 of every themis-on run's ordered psql -At output equals that of the first themis-off
   run ("identical"), else "DIFFERENT" (raw/qNN.diff has the diff).
+* scan floor (Q1, Q6, Q14, Q19; FLOOR_COLUMNS): the device bytes of the columns the query reads
+  (raw/cache_columns.tsv, themis.cache after the timed runs) over the card's copy bandwidth
+  (raw/membw.txt, bench/bin/membw: read + write bytes per second of device-to-device copies), against
+  the query's GPU time under EXPLAIN ANALYZE.
 """
 import csv
 import re
@@ -310,6 +314,52 @@ def load_throughput(path):
     return out
 
 
+# the columns the scan-heavy queries read (TPC-H 2.18 text), for their floors (issue 6)
+FLOOR_COLUMNS = {
+    "q01": [("lineitem", c) for c in ("l_returnflag", "l_linestatus", "l_quantity", "l_extendedprice",
+                                       "l_discount", "l_tax", "l_shipdate")],
+    "q06": [("lineitem", c) for c in ("l_shipdate", "l_discount", "l_quantity", "l_extendedprice")],
+    "q14": [("lineitem", c) for c in ("l_partkey", "l_extendedprice", "l_discount", "l_shipdate")]
+           + [("part", c) for c in ("p_partkey", "p_type")],
+    "q19": [("lineitem", c) for c in ("l_partkey", "l_quantity", "l_extendedprice", "l_discount",
+                                       "l_shipinstruct", "l_shipmode")]
+           + [("part", c) for c in ("p_partkey", "p_brand", "p_size", "p_container")],
+}
+
+
+def scan_floors(outdir, rows):
+    """(query, column bytes, floor ms, GPU ms, warm ms, missing columns) for the FLOOR_COLUMNS queries that
+    ran, from raw/cache_columns.tsv (relation, column, device bytes) and raw/membw.txt (bench/bin/membw);
+    None without a measured bandwidth"""
+    bw = None
+    for line in read(os.path.join(outdir, "raw", "membw.txt")).splitlines():
+        if line.startswith("copy_bytes_per_s="):
+            try:
+                bw = float(line.split("=", 1)[1])
+            except ValueError:
+                pass
+    if not bw or bw <= 0:
+        return None
+    cols = {}
+    for line in read(os.path.join(outdir, "raw", "cache_columns.tsv")).splitlines():
+        f = line.split("\t")
+        try:
+            cols[(f[0], f[1])] = int(f[2])
+        except (IndexError, ValueError):
+            pass
+    out = []
+    for r in rows:
+        want = FLOOR_COLUMNS.get(r["query"])
+        if want is None:
+            continue
+        missing = [c for t, c in want if (t, c) not in cols]
+        nbytes = sum(cols.get(k, 0) for k in want)
+        st = stages(os.path.join(outdir, "raw", r["query"] + ".analyze.json"))
+        warm = float(r["themis_warm_ms"]) if r["themis_warm_ms"] else None
+        out.append((r["query"], nbytes, nbytes / bw * 1000.0, st["gpu"] if st else None, warm, missing))
+    return bw, out
+
+
 def write_md(outdir, h, rows):
     lines = ["# TPC-H: PostgreSQL with themis off / on" + (" / DuckDB" if h.get("duckdb", "none") != "none" else ""), ""]
     lines += [f"- {x}" for x in header_lines(h)]
@@ -352,6 +402,24 @@ def write_md(outdir, h, rows):
             big = max(parts, key=parts.get)
             lines.append(f"| {q} | {fmt(x['planning'])} | {fmt(x['gpu'])} | {fmt(x['upload'])} | "
                          f"{fmt(x['themis_other'])} | {fmt(x['postgres'])} | {fmt(x['execution'])} | {big} |")
+    fl = scan_floors(outdir, rows)
+    if fl and fl[1]:
+        bw, fls = fl
+        lines += ["", f"Scan floors: the bytes of the columns each query reads, as cached on the GPU "
+                  f"(`themis.cache` after the timed runs), at the card's measured copy bandwidth "
+                  f"({fmt(bw / 1e9, 0)} GB/s, `bench/bin/membw`: device-to-device copies, read + write bytes "
+                  f"per second); GPU = the daemon's execution time under EXPLAIN ANALYZE; target: GPU within "
+                  f"3x of the floor.", "",
+                  "| query | column bytes | floor | GPU | GPU / floor | themis warm | warm / floor |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        for q, nb, fms, g, w, missing in fls:
+            if missing:
+                lines.append(f"| {q} | not cached: {', '.join(missing)} | – | {fmt(g) if g else '–'} | – | "
+                             f"{fmt(w) if w else '–'} | – |")
+                continue
+            lines.append(f"| {q} | {nb} | {fms:.2f} ms | {fmt(g) if g else '–'} ms | "
+                         f"{fmt(g / fms, 1) + 'x' if g and fms > 0 else '–'} | {fmt(w) if w else '–'} ms | "
+                         f"{fmt(w / fms, 1) + 'x' if w and fms > 0 else '–'} |")
     lt = load_throughput(os.path.join(outdir, "raw", "load_throughput.tsv"))
     if lt:
         lines += ["", "Cold path: each table's columns read from PostgreSQL (parallel workers) and loaded into the GPU "
