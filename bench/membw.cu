@@ -2,7 +2,7 @@
  * bench/membw.cu — the GPU's measured copy bandwidth, for the scan floors of bench/lib/report.py
  * (issue 6: the GPU time of a scan-heavy query against the time to read its columns once).
  *
- *   bench/bin/membw [MiB]     (default 2048)
+ *   bench/bin/membw [MiB]     (default 1024: the themis daemon on the same card leaves little free)
  *
  * Copies a buffer of MiB mebibytes to another on device 0 (cudaMemcpyAsync, device to device), 3 times
  * to warm up and 20 times timed with CUDA events, and prints
@@ -28,7 +28,7 @@
 int
 main(int argc, char **argv)
 {
-	long		mib = argc > 1 ? atol(argv[1]) : 2048;
+	long		mib = argc > 1 ? atol(argv[1]) : 1024;
 	size_t		bytes;
 	void	   *src = NULL;
 	void	   *dst = NULL;
