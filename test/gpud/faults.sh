@@ -8,8 +8,8 @@
 #   - on a machine with a usable GPU also: queries run on the GPU again after the restart, injected faults
 #     (themis.debug_fault = daemon_crash / gpu_error) fall back or raise a clear ERROR, statement_timeout
 #     cancels a query the daemon holds (daemon_hang) within a second or two, statement_timeout stops a
-#     join that would keep the GPU busy for minutes (themis.load_balance none / nifs / nifs_aws): the
-#     query ends within ~2 s, the daemon stops its kernels (the next query runs at once and right, the
+#     join that would keep the GPU busy for minutes (themis.load_balance none / nifs / nifs_aws, and a float
+#     sum over it where every row takes one group's lock): the query ends within ~2.5 s, the daemon stops its kernels (the next query runs at once and right, the
 #     daemon logs how soon it stopped), is not restarted and holds no more cache arena than before; a
 #     too small device memory limit falls back with the reason, the column cache serves, and DML makes
 #     its entry stale; without a GPU those checks are reported as skipped;
@@ -160,7 +160,9 @@ if [ "$GPU" = t ]; then
     # join rows into count(*): minutes of GPU work in any mode.  Both tables are cached first, so the
     # request reaches the daemon at once.  statement_timeout must end the query within ~2 s, the daemon
     # must stop its kernels (it logs "request canceled ... stopped N ms after that"; the next query would
-    # otherwise wait for the GPU lock) and give back what the query held.
+    # otherwise wait for the GPU lock) and give back what the query held.  The ":lock" cases sum a float
+    # instead, with themis.gpu_fast_paths off: every join row takes the one group's lock, and the
+    # threads waiting for it must leave on the cancel too.
     sql <<'SQL'
 CREATE TABLE skew_r AS SELECT 1 AS k, g AS v FROM generate_series(1, 8000000) g;
 CREATE TABLE skew_s AS SELECT 1 AS k, g AS w FROM generate_series(1, 500000) g;
@@ -169,24 +171,28 @@ ANALYZE skew_s;
 SQL
     sql -c "SELECT themis.cache_table('skew_r'), themis.cache_table('skew_s')" >/dev/null
     QS="SELECT count(*) FROM skew_r JOIN skew_s USING (k)"
+    QL="SELECT sum(v::float8) FROM skew_r JOIN skew_s USING (k)"
     sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "$Q" >/dev/null   # f cached too
     arena0="$(sql -c "SELECT cache_arena_used FROM themis.gpu_status()")"
     dpid0="$(daemon_pid)"
-    for lb in none nifs nifs_aws; do
+    for case in none nifs nifs_aws none:lock nifs_aws:lock; do
+        lb="${case%%:*}"
+        q="$QS"; fast=on
+        [ "$case" != "$lb" ] && { q="$QL"; fast=off; }
         nlog0="$(wc -l <"$WORK/server.log")"
         t0=$(date +%s%N)
         out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.fallback = off" \
                    -c "SET max_parallel_workers_per_gather = 0" -c "SET themis.load_balance = $lb" \
-                   -c "SET themis.join_algorithm = pipelined" \
-                   -c "SET statement_timeout = '1s'" -c "$QS" 2>&1)"
+                   -c "SET themis.join_algorithm = pipelined" -c "SET themis.gpu_fast_paths = $fast" \
+                   -c "SET statement_timeout = '1s'" -c "$q" 2>&1)"
         ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-        check "statement_timeout ends a long GPU join (load_balance = $lb) in $ms ms" \
+        check "statement_timeout ends a long GPU join ($case) in $ms ms" \
             bash -c "grep -q 'canceling statement due to statement timeout' <<<\"\$0\" && [ $ms -lt 2500 ]" "$out"
         t0=$(date +%s%N)
         out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.fallback = off" \
                    -c "SET statement_timeout = '20s'" -c "$Q" 2>&1 | md5sum | cut -d' ' -f1)"
         ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-        what="($lb) the daemon stopped the join's kernels: the next query runs on the GPU at once ($ms ms), result identical"
+        what="($case) the daemon stopped the join's kernels: the next query runs on the GPU at once ($ms ms), result identical"
         if [ "$out" != "$EXPECT" ] || [ $ms -ge 3000 ]; then
             bad "$what"
             d="$(daemon_pid)"; [ -n "$d" ] && kill -9 "$d"   # still busy: start afresh for the checks below
@@ -202,7 +208,7 @@ SQL
         stopped="$(tail -n +$((nlog0 + 1)) "$WORK/server.log" | grep 'request canceled' |
                    sed -n 's/.*stopped \([0-9]*\) ms after that, \([0-9]*\) ms into.*/\1 \2/p' |
                    awk '$2 >= 500 { print $1 }' | tail -n 1)"
-        check "($lb) the daemon logged the cancel: its GPU work stopped ${stopped:-?} ms after the backend left" \
+        check "($case) the daemon logged the cancel: its GPU work stopped ${stopped:-?} ms after the backend left" \
             bash -c "[ -n '$stopped' ] && [ '$stopped' -lt 1000 ]"
     done
     check "after the cancels: the same daemon (pid $dpid0), no restart, GPU usable" \
@@ -247,7 +253,7 @@ SQL
 else
     for t in "queries run on the GPU after a restart" "injected daemon crash (fallback on / off)" \
              "injected CUDA error (gpu / auto)" "statement_timeout while the daemon holds a request" \
-             "statement_timeout stops a long GPU join (none / nifs / nifs_aws), the daemon is ready at once" \
+             "statement_timeout stops a long GPU join (none / nifs / nifs_aws, a hot group's lock), the daemon is ready at once" \
              "column cache: cache_table, view, hit, stale after UPDATE" \
              "chunked source larger than device memory" "out of device memory (fallback on / off)"; do
         skip "$t (no usable GPU)"
