@@ -389,7 +389,9 @@ PY
     # a benchmark longer than one device call (all 22 queries at SF 10 with DuckDB): bench_bg starts it
     # detached from a copy of bench/ and scripts/ (the tree is copied afresh each call), bench_wait (a later
     # call on the same warm machine) waits for it; the results stay in BENCH_OUT (its log: BENCH_OUT.log)
-    if want bench_bg; then
+    if want bench_bg && kill -0 "$(cat "${BENCH_OUT:-/tmp/themis-bench-out}.pid" 2>/dev/null)" 2>/dev/null; then
+        bench_state="not started: the detached benchmark of an earlier call is still going (STEPS=bench_wait)"
+    elif want bench_bg; then
         BENCH_OUT="${BENCH_OUT:-/tmp/themis-bench-out}"
         bench_clean
         rm -rf "$BENCH_OUT" "$BENCH_OUT.src"; mkdir -p "$BENCH_OUT.src"
