@@ -300,6 +300,11 @@ wait_ready() {
 }
 
 log "running ${#QS[@]} queries: themis off and on, 1 cold + $RUNS warm runs each"
+# the scan floors (below) need the bytes of each query's columns as cached on the GPU: each query's
+# cold run drops the cache, so it is read after every query's timed runs (report.py keeps one per column)
+: >"$RAW/cache_columns.tsv"
+GPU_CACHE=""
+[ -n "$DROP_FN" ] && [ "$(sql -c "SELECT usable FROM themis.gpu_status()" 2>/dev/null)" = t ] && GPU_CACHE=1
 for q in "${QS[@]}"; do
 	body="$(sed -e 's/--.*$//' "$RAW/q$q.sql" | tr '\n' ' ' | sed -e 's/; *$//')"
 	wait_ready
@@ -309,6 +314,8 @@ for q in "${QS[@]}"; do
 		| "${PSQL[@]}" -At -f - >"$RAW/q$q.plan.txt" 2>>"$RAW/q$q.plan.err"
 	session off "$q"
 	session on "$q"
+	[ -n "$GPU_CACHE" ] && sql -c "COPY (SELECT relation::text, column_name, bytes FROM themis.cache) TO STDOUT" \
+		>>"$RAW/cache_columns.tsv" 2>>"$RAW/membw.log"
 	[ "${#ALT_SETS[@]}" -gt 0 ] && session alt "$q"
 	wait_ready
 	{ echo "SET statement_timeout = '${TIMEOUT}s';"; set_lines; echo "SET themis.enabled = on;"; echo "SET themis.fallback = on;"
@@ -352,13 +359,10 @@ for q in "${QS[@]}"; do
 	log "q$q: off $(paste -sd ' ' "$RAW/q$q.off.times") ms | on $(paste -sd ' ' "$RAW/q$q.on.times") ms | $same$(grep -m1 -o 'ERROR: .*' "$RAW/q$q.on.err" | sed 's/^/ | on: /')"
 done
 
-# ---- scan floors (issue 6): the cached columns' bytes and the card's copy bandwidth ----
-# (before the cold path drops the cache; bench/lib/report.py adds the columns each floor query reads)
-: >"$RAW/cache_columns.tsv"
+# ---- scan floors (issue 6): the card's copy bandwidth (the columns' bytes were read above) ----
+# (bench/lib/report.py adds the columns each floor query reads)
 : >"$RAW/membw.txt"
-if [ -n "$DROP_FN" ] && [ "$(sql -c "SELECT usable FROM themis.gpu_status()" 2>/dev/null)" = t ]; then
-	sql -c "COPY (SELECT relation::text, column_name, bytes FROM themis.cache) TO STDOUT" \
-		>"$RAW/cache_columns.tsv" 2>>"$RAW/membw.log"
+if [ -n "$GPU_CACHE" ]; then
 	if make -s -C "$ROOT/bench" bin/membw >>"$RAW/membw.log" 2>&1 &&
 		"$ROOT/bench/bin/membw" >"$RAW/membw.txt" 2>>"$RAW/membw.log"; then
 		log "scan floors: copy bandwidth $(sed -n 's/^copy_bytes_per_s=//p' "$RAW/membw.txt") bytes/s, $(wc -l <"$RAW/cache_columns.tsv") cached columns"

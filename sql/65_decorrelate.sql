@@ -60,8 +60,8 @@ SELECT * FROM tt.check($$SELECT y, count(*) FROM dc_o WHERE x > (SELECT avg(n) F
 -- conditions with numeric and date / timestamp comparisons inside the subquery (not leakproof, cannot fail)
 SELECT dc_subplan($$SELECT id FROM dc_o WHERE y > (SELECT 0.025 * sum(n) FROM dc_i WHERE k = dc_o.k AND q > 1.5 AND d < date '2020-03-01' + interval '1 month')$$) AS subplan;
 SELECT * FROM tt.check($$SELECT id FROM dc_o WHERE y > (SELECT 0.025 * sum(n) FROM dc_i WHERE k = dc_o.k AND q > 1.5 AND d < date '2020-03-01' + interval '1 month')$$);
--- Themis nodes inside the PostgreSQL subtree a Themis node reads (as TPC-H Q17): the join whose filter
--- divides numerics (avg) stays on PostgreSQL; the sum above it and its inputs below it are Themis nodes
+-- as TPC-H Q17: the join whose filter compares with a numeric quotient (0.2 * avg) runs in themis too
+-- (sql/16_numeric_div), so one Themis node holds the aggregation, the join and the sum
 SELECT dc_themis_nodes($$SELECT sum(x) FROM dc_o WHERE x < (SELECT 0.2 * avg(q) FROM dc_i WHERE dc_i.k = dc_o.k)$$) AS themis_nodes;
 SELECT * FROM tt.check($$SELECT sum(x) FROM dc_o WHERE x < (SELECT 0.2 * avg(q) FROM dc_i WHERE dc_i.k = dc_o.k)$$);
 -- nested: the subquery inside an IN subquery (as TPC-H Q20)

@@ -5,9 +5,10 @@
  * Only constructs whose PostgreSQL 15 semantics the interpreter reproduces exactly are accepted:
  * functions are identified by OID in a whitelist; anything else makes compilation fail with a short
  * reason, and the plan node stays on PostgreSQL.  numeric expressions get a static scale (PostgreSQL's
- * dscale rules: + and - take the larger scale, * the sum); constructs whose result scale depends on
- * the values (division, CASE branches of different scales) are refused.  int128 overflow of numeric
- * arithmetic is detected at run time (TM_ERR_FALLBACK), never raised as an error.
+ * dscale rules: + and - take the larger scale, * the sum).  A numeric quotient's dscale depends on
+ * the values (select_div_scale): it is held at a fixed scale and may only be compared (directly or
+ * through + - *), never shown (compile_node); CASE branches of different scales are refused.  int128
+ * overflow of numeric arithmetic is detected at run time (TM_ERR_FALLBACK), never raised as an error.
  */
 #include "postgres.h"
 
@@ -150,6 +151,7 @@ static const FnInfo fn_table[] = {
 	{F_NUMERIC_ADD, FN_ARITH, TMI_ADD, NU, NU, NU},
 	{F_NUMERIC_SUB, FN_ARITH, TMI_SUB, NU, NU, NU},
 	{F_NUMERIC_MUL, FN_ARITH, TMI_MUL, NU, NU, NU},
+	{F_NUMERIC_DIV, FN_ARITH, TMI_DIV, NU, NU, NU},
 	{F_NUMERIC_MOD, FN_ARITH, TMI_MOD, NU, NU, NU},
 	{F_MOD_NUMERIC_NUMERIC, FN_ARITH, TMI_MOD, NU, NU, NU},
 	{F_MOD_INT2_INT2, FN_ARITH, TMI_MOD, I2, I2, I2},
@@ -281,6 +283,8 @@ typedef struct CRes
 {
 	TmType		t;
 	bool		nullconst;		/* a NULL constant: fits any type of a CASE / COALESCE */
+	bool		dynscale;		/* numeric whose PostgreSQL dscale depends on the values (a quotient):
+								 * t.scale is only the scale it is held at; see compile_node */
 } CRes;
 
 typedef struct CState
@@ -307,6 +311,7 @@ typedef struct CState
 } CState;
 
 static bool compile_node(CState *cs, Node *node, CRes *res, bool toplevel);
+static bool compile_node_dyn(CState *cs, Node *node, CRes *res, bool toplevel);
 
 static bool
 fail(CState *cs, const char *why)
@@ -609,8 +614,9 @@ emit_ts_pl_interval(CState *cs, int32 months, int32 days, int64 usecs)
 	emit(cs, TMI_TS_PL_INTERVAL, 0, months, days, add_const(cs, &v));
 }
 
+/* compile the arguments; dynok: they may be quotients of value-dependent scale (CRes.dynscale) */
 static bool
-compile_args(CState *cs, List *args, CRes *r, int maxargs)
+compile_args(CState *cs, List *args, CRes *r, int maxargs, bool dynok)
 {
 	ListCell   *lc;
 	int			i = 0;
@@ -619,7 +625,7 @@ compile_args(CState *cs, List *args, CRes *r, int maxargs)
 		return fail(cs, "too many arguments");
 	foreach(lc, args)
 	{
-		if (!compile_node(cs, (Node *) lfirst(lc), &r[i], false))
+		if (!(dynok ? compile_node_dyn : compile_node) (cs, (Node *) lfirst(lc), &r[i], false))
 			return false;
 		i++;
 	}
@@ -646,7 +652,8 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 	switch (fi->cls)
 	{
 		case FN_CMP:
-			if (nargs != 2 || !compile_args(cs, args, r, 2) ||
+			/* a comparison sees only the values: quotients may take part */
+			if (nargs != 2 || !compile_args(cs, args, r, 2, fi->aux == TM_CMP_NUMERIC) ||
 				!check_kind(cs, &r[0], fi->k1) || !check_kind(cs, &r[1], fi->k2))
 				return false;
 			if ((fi->aux == TM_CMP_TEXT || fi->aux == TM_CMP_BPCHAR) &&
@@ -657,7 +664,10 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 			return true;
 
 		case FN_ARITH:
-			if (nargs != 2 || !compile_args(cs, args, r, 2) ||
+			/* + - * of numeric are exact whatever the operands' dscale: quotients may take part */
+			if (nargs != 2 ||
+				!compile_args(cs, args, r, 2, fi->aux == TM_K_NUMERIC &&
+							  (fi->sub == TMI_ADD || fi->sub == TMI_SUB || fi->sub == TMI_MUL)) ||
 				!check_kind(cs, &r[0], fi->k1) || !check_kind(cs, &r[1], fi->k2))
 				return false;
 			make_type(&res->t, fi->aux);
@@ -667,12 +677,20 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 				int			s2 = r[1].t.scale;
 				int			rs;
 
-				/* numeric.c: add/sub/mod keep max(dscale), mul exact with dscale1 + dscale2 */
-				rs = (fi->sub == TMI_MUL) ? s1 + s2 : Max(s1, s2);
+				/*
+				 * numeric.c: add/sub/mod keep max(dscale), mul exact with dscale1 + dscale2; div rounds
+				 * to select_div_scale's value-dependent scale, held here at TM_NUM_DIV_SCALE (or the
+				 * operands' larger scale) digits: the result is marked dynscale
+				 */
+				if (fi->sub == TMI_DIV)
+					rs = Max(TM_NUM_DIV_SCALE, Max(s1, s2));
+				else
+					rs = (fi->sub == TMI_MUL) ? s1 + s2 : Max(s1, s2);
 				if (rs > 38)
 					return fail(cs, "numeric result with more than 38 digits after the point");
 				res->t.scale = (int16) rs;
-				emit(cs, fi->sub, TM_K_NUMERIC, s1, s2, 0);
+				res->dynscale = (fi->sub == TMI_DIV) || r[0].dynscale || r[1].dynscale;
+				emit(cs, fi->sub, TM_K_NUMERIC, s1, s2, fi->sub == TMI_DIV ? rs : 0);
 			}
 			else
 				emit(cs, fi->sub, fi->aux, 0, 0, 0);
@@ -681,9 +699,11 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 		case FN_NEG:
 		case FN_ABS:
 		case FN_NOOP:
-			if (nargs != 1 || !compile_args(cs, args, r, 1) || !check_kind(cs, &r[0], fi->k1))
+			if (nargs != 1 || !compile_args(cs, args, r, 1, fi->k1 == TM_K_NUMERIC) ||
+				!check_kind(cs, &r[0], fi->k1))
 				return false;
 			res->t = r[0].t;
+			res->dynscale = r[0].dynscale;
 			if (fi->aux != fi->k1)
 				make_type(&res->t, fi->aux);	/* widening cast */
 			else
@@ -707,7 +727,7 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 		case FN_DATE_TO_TS:
 		case FN_TS_TO_DATE:
 		case FN_BPCHAR_RTRIM:
-			if (nargs != 1 || !compile_args(cs, args, r, 1) || !check_kind(cs, &r[0], fi->k1))
+			if (nargs != 1 || !compile_args(cs, args, r, 1, false) || !check_kind(cs, &r[0], fi->k1))
 				return false;
 			make_type(&res->t, fi->aux);
 			switch (fi->cls)
@@ -819,7 +839,7 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 			}
 
 		case FN_FLOAT_FN:
-			if (nargs != 1 || !compile_args(cs, args, r, 1) || !check_kind(cs, &r[0], TM_K_FLOAT8))
+			if (nargs != 1 || !compile_args(cs, args, r, 1, false) || !check_kind(cs, &r[0], TM_K_FLOAT8))
 				return false;
 			emit(cs, TMI_FLOAT_FN, fi->sub, 0, 0, 0);
 			make_type(&res->t, TM_K_FLOAT8);
@@ -828,7 +848,7 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 		case FN_DATE_PLI:
 		case FN_DATE_MII:
 		case FN_DATE_MI:
-			if (nargs != 2 || !compile_args(cs, args, r, 2) ||
+			if (nargs != 2 || !compile_args(cs, args, r, 2, false) ||
 				!check_kind(cs, &r[0], fi->k1) || !check_kind(cs, &r[1], fi->k2))
 				return false;
 			emit(cs, fi->cls == FN_DATE_PLI ? TMI_DATE_PLI : fi->cls == FN_DATE_MII ? TMI_DATE_MII : TMI_DATE_MI,
@@ -841,7 +861,7 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 			{
 				int			k;
 
-				if (nargs != 2 || !compile_args(cs, args, r, 2) ||
+				if (nargs != 2 || !compile_args(cs, args, r, 2, false) ||
 					!check_kind(cs, &r[0], fi->k1) || !check_kind(cs, &r[1], fi->k2))
 					return false;
 				k = alloc_local(cs);
@@ -924,7 +944,7 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 			}
 
 		case FN_LIKE:
-			if (nargs != 2 || !compile_args(cs, args, r, 2) ||
+			if (nargs != 2 || !compile_args(cs, args, r, 2, false) ||
 				!check_kind(cs, &r[0], fi->k1) || !check_kind(cs, &r[1], fi->k2))
 				return false;
 			/* GenericMatchText refuses nondeterministic collations */
@@ -940,7 +960,7 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 			return true;
 
 		case FN_SUBSTR:
-			if (nargs != (fi->sub ? 3 : 2) || !compile_args(cs, args, r, 3) ||
+			if (nargs != (fi->sub ? 3 : 2) || !compile_args(cs, args, r, 3, false) ||
 				!check_kind(cs, &r[0], fi->k1) || !check_kind(cs, &r[1], TM_K_INT4) ||
 				(fi->sub && !check_kind(cs, &r[2], TM_K_INT4)))
 				return false;
@@ -954,7 +974,7 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 			return true;
 
 		case FN_CHAR_LENGTH:
-			if (nargs != 1 || !compile_args(cs, args, r, 1) || !check_kind(cs, &r[0], fi->k1))
+			if (nargs != 1 || !compile_args(cs, args, r, 1, false) || !check_kind(cs, &r[0], fi->k1))
 				return false;
 			if (!text_char_mode(cs, &flags))
 				return false;
@@ -1224,7 +1244,7 @@ compile_distinct(CState *cs, DistinctExpr *de, CRes *res)
 	fi = lookup_fn(de->opfuncid);
 	if (fi == NULL || fi->cls != FN_CMP || fi->sub != TM_PRED_EQ)
 		return fail(cs, "IS DISTINCT FROM with an unsupported operator");
-	if (list_length(de->args) != 2 || !compile_args(cs, de->args, r, 2) ||
+	if (list_length(de->args) != 2 || !compile_args(cs, de->args, r, 2, false) ||
 		!check_kind(cs, &r[0], fi->k1) || !check_kind(cs, &r[1], fi->k2))
 		return false;
 	if ((fi->aux == TM_CMP_TEXT || fi->aux == TM_CMP_BPCHAR) &&
@@ -1470,8 +1490,25 @@ compile_saop(CState *cs, ScalarArrayOpExpr *sa, CRes *res)
  * Nodes
  * ------------------------------------------------------------------------------------------------
  */
+
+/*
+ * Compile node where its value may show (output, aggregate input, key, CASE branch, function
+ * argument...): a quotient is refused there, because PostgreSQL gives each quotient its own dscale
+ * (1 / 3 has 20 digits after the point, 100 / 3 has 16) and themis holds values at one scale.
+ * Comparisons and + - * (whose results are exact) take quotients through compile_node_dyn.
+ */
 static bool
 compile_node(CState *cs, Node *node, CRes *res, bool toplevel)
+{
+	if (!compile_node_dyn(cs, node, res, toplevel))
+		return false;
+	if (res->dynscale)
+		return fail(cs, "the result of a numeric division is used where its scale shows (only comparisons of it run in themis)");
+	return true;
+}
+
+static bool
+compile_node_dyn(CState *cs, Node *node, CRes *res, bool toplevel)
 {
 	memset(res, 0, sizeof(CRes));
 	if (node == NULL)
@@ -1567,7 +1604,7 @@ compile_node(CState *cs, Node *node, CRes *res, bool toplevel)
 
 				if (nt->argisrow)
 					return fail(cs, "IS NULL on a row value");
-				if (!compile_node(cs, (Node *) nt->arg, &r, false))
+				if (!compile_node_dyn(cs, (Node *) nt->arg, &r, false))	/* only NULL-ness */
 					return false;
 				emit(cs, nt->nulltesttype == IS_NULL ? TMI_IS_NULL : TMI_IS_NOT_NULL, 0, 0, 0, 0);
 				make_type(&res->t, TM_K_BOOL);
@@ -1961,7 +1998,9 @@ tm_expr_to_string(const TmExpr *e)
 			case TMI_DIV:
 			case TMI_MOD:
 				appendStringInfo(&buf, " %s", kind_name(in->flags));
-				if (in->flags == TM_K_NUMERIC)
+				if (in->flags == TM_K_NUMERIC && in->op == TMI_DIV)
+					appendStringInfo(&buf, " (scales %d, %d, held at %d)", in->a, in->b, in->c);
+				else if (in->flags == TM_K_NUMERIC)
 					appendStringInfo(&buf, " (scales %d, %d)", in->a, in->b);
 				break;
 			case TMI_NEG:

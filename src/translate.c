@@ -1004,16 +1004,57 @@ only_varno(Node *node, int varno)
 	return true;
 }
 
+/* the distinct slots an expression reads (List of int) */
+static bool
+slots_read_walker(Node *node, List **slots)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varno == TM_SLOT_VARNO)
+	{
+		*slots = list_append_unique_int(*slots, ((Var *) node)->varattno - 1);
+		return false;
+	}
+	return expression_tree_walker(node, slots_read_walker, (void *) slots);
+}
+
+/* add expression e (over b's slots) as a payload column of hash table h; -1 if themis cannot hold it */
+static int
+add_payload(TState *ts, Stream *b, BHash *h, Expr *e)
+{
+	const char *save = ts->why;
+	TmType		t;
+	int			col = -1;
+
+	if (!has_bad_var((Node *) e) && expr_type(ts, b->pl, e, NULL, &t))
+	{
+		TmType	   *tp = palloc(sizeof(TmType));
+
+		*tp = t;
+		col = list_length(b->pl->sinkvals);
+		b->pl->sinkvals = lappend(b->pl->sinkvals, e);
+		h->payload_types = lappend(h->payload_types, tp);
+	}
+	ts->why = save;
+	return col;
+}
+
 /*
  * Finish build stream b with a HASH_BUILD sink on the given keys; returns the hash table id and in
- * *payload_slots the mapping output column -> payload column (-1 if unavailable).
+ * *payload_cols the mapping output column -> payload column, -1 if unavailable, or PAYLOAD_SLOTS:
+ * the column is an expression themis cannot hold as one value (a numeric quotient, whose scale varies)
+ * but whose slots are all held, *slot_cols mapping b's slot -> payload column (-1 if none); the
+ * probe side rebuilds the expression over them (payload_expr).
  */
+#define PAYLOAD_SLOTS (-2)
+
 static int
-finish_build(TState *ts, Stream *b, List *keys, TmType *keytypes, int **payload_cols)
+finish_build(TState *ts, Stream *b, List *keys, TmType *keytypes, int **payload_cols, int **slot_cols)
 {
 	BHash	   *h = palloc0(sizeof(BHash));
 	int			n = list_length(b->out);
 	int		   *pc = palloc(sizeof(int) * Max(n, 1));
+	int		   *sc = palloc(sizeof(int) * Max(b->pl->nslots, 1));
 	int			i = 0;
 	ListCell   *lc;
 	int			id = list_length(ts->hashes);
@@ -1027,26 +1068,39 @@ finish_build(TState *ts, Stream *b, List *keys, TmType *keytypes, int **payload_
 	h->nkeys = list_length(keys);
 	h->keytypes = keytypes;
 	h->build = b->pl;
+	for (i = 0; i < b->pl->nslots; i++)
+		sc[i] = -1;
+	i = 0;
 	foreach(lc, b->out)
 	{
 		Expr	   *e = (Expr *) lfirst(lc);
-		TmType		t;
 
-		pc[i] = -1;
-		if (!has_bad_var((Node *) e))
+		pc[i] = add_payload(ts, b, h, e);
+		if (pc[i] >= 0 && IsA(e, Var) && ((Var *) e)->varno == TM_SLOT_VARNO)
+			sc[((Var *) e)->varattno - 1] = pc[i];
+		i++;
+	}
+	/* columns that are not one value themis holds: carry the slots they read */
+	i = 0;
+	foreach(lc, b->out)
+	{
+		Expr	   *e = (Expr *) lfirst(lc);
+		List	   *slots = NIL;
+		ListCell   *lc2;
+
+		if (pc[i] < 0 && !has_bad_var((Node *) e))
 		{
-			const char *save = ts->why;
-
-			if (expr_type(ts, b->pl, e, NULL, &t))
+			slots_read_walker((Node *) e, &slots);
+			pc[i] = slots != NIL ? PAYLOAD_SLOTS : -1;
+			foreach(lc2, slots)
 			{
-				TmType	   *tp = palloc(sizeof(TmType));
+				int			s = lfirst_int(lc2);
 
-				*tp = t;
-				pc[i] = list_length(b->pl->sinkvals);
-				b->pl->sinkvals = lappend(b->pl->sinkvals, e);
-				h->payload_types = lappend(h->payload_types, tp);
+				if (sc[s] < 0)
+					sc[s] = add_payload(ts, b, h, (Expr *) slot_var(b->pl, s));
+				if (sc[s] < 0)
+					pc[i] = -1;
 			}
-			ts->why = save;
 		}
 		i++;
 	}
@@ -1054,7 +1108,44 @@ finish_build(TState *ts, Stream *b, List *keys, TmType *keytypes, int **payload_
 	ts->hashes = lappend(ts->hashes, h);
 	ts->pipelines = lappend(ts->pipelines, b->pl);
 	*payload_cols = pc;
+	*slot_cols = sc;
 	return id;
+}
+
+/* Probe-side slots of a hash table's payload columns, made on first use. */
+typedef struct PayloadCtx
+{
+	TState	   *ts;
+	BPipeline  *build;
+	BPipeline  *probe;
+	int			level;
+	List	   *types;			/* TmType * per payload column */
+	int		   *slot_cols;		/* build slot -> payload column */
+	int		   *probe_slot;		/* payload column -> probe slot, -1 */
+} PayloadCtx;
+
+static int
+payload_slot(PayloadCtx *c, int col, Expr *e)
+{
+	if (c->probe_slot[col] < 0)
+		c->probe_slot[col] = add_slot(c->probe, c->level, col, exprType((Node *) e),
+									  exprTypmod((Node *) e), exprCollation((Node *) e),
+									  (TmType *) list_nth(c->types, col), origin_of(c->build, e));
+	return c->probe_slot[col];
+}
+
+static Node *
+payload_expr_mutator(Node *node, PayloadCtx *c)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == TM_SLOT_VARNO)
+	{
+		int			s = ((Var *) node)->varattno - 1;
+
+		return (Node *) slot_var(c->probe, payload_slot(c, c->slot_cols[s], (Expr *) node));
+	}
+	return expression_tree_mutator(node, payload_expr_mutator, (void *) c);
 }
 
 static Stream *
@@ -1072,6 +1163,8 @@ translate_join(TState *ts, Join *join, List *keyclauses, List *residual, Stream 
 			   *bkeys = NIL;
 	TmType	   *keytypes;
 	int		   *pc;
+	int		   *sc;
+	PayloadCtx	pctx;
 	int			ht,
 				level,
 				nk;
@@ -1169,7 +1262,7 @@ translate_join(TState *ts, Join *join, List *keyclauses, List *residual, Stream 
 		nk++;
 	}
 
-	ht = finish_build(ts, build, bkeys, keytypes, &pc);
+	ht = finish_build(ts, build, bkeys, keytypes, &pc, &sc);
 
 	/* the probe: payload columns become slots of a new level */
 	op = palloc0(sizeof(BOp));
@@ -1181,19 +1274,24 @@ translate_join(TState *ts, Join *join, List *keyclauses, List *residual, Stream 
 	op->est_rows = join->plan.plan_rows;
 	probe->pl->ops = lappend(probe->pl->ops, op);
 	level = list_length(probe->pl->ops);
+	memset(&pctx, 0, sizeof(pctx));
+	pctx.ts = ts;
+	pctx.build = build->pl;
+	pctx.probe = probe->pl;
+	pctx.level = level;
+	pctx.types = ((BHash *) list_nth(ts->hashes, ht))->payload_types;
+	pctx.slot_cols = sc;
+	pctx.probe_slot = palloc(sizeof(int) * Max(list_length(pctx.types), 1));
+	for (int i = 0; i < list_length(pctx.types); i++)
+		pctx.probe_slot[i] = -1;
 	for (int i = 0; i < list_length(build->out); i++)
 	{
 		Expr	   *e = (Expr *) list_nth(build->out, i);
 
 		if (pc[i] >= 0)
-		{
-			TmType	   *t = (TmType *) list_nth(ts->hashes ? ((BHash *) list_nth(ts->hashes, ht))->payload_types : NIL, pc[i]);
-			int			s = add_slot(probe->pl, level, pc[i], exprType((Node *) e),
-									 exprTypmod((Node *) e), exprCollation((Node *) e), t,
-									 origin_of(build->pl, e));
-
-			payload = lappend(payload, slot_var(probe->pl, s));
-		}
+			payload = lappend(payload, slot_var(probe->pl, payload_slot(&pctx, pc[i], e)));
+		else if (pc[i] == PAYLOAD_SLOTS)
+			payload = lappend(payload, payload_expr_mutator(copyObject((Node *) e), &pctx));
 		else
 			payload = lappend(payload, bad_var(exprType((Node *) e), exprTypmod((Node *) e),
 											   exprCollation((Node *) e)));

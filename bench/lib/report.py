@@ -25,7 +25,7 @@ Definitions
 * result: md5 of every themis-on run's ordered psql -At output equals that of the first themis-off
   run ("identical"), else "DIFFERENT" (raw/qNN.diff has the diff).
 * scan floor (Q1, Q6, Q14, Q19; FLOOR_COLUMNS): the device bytes of the columns the query reads
-  (raw/cache_columns.tsv, themis.cache after the timed runs) over the card's copy bandwidth
+  (raw/cache_columns.tsv, themis.cache after each query's timed runs) over the card's copy bandwidth
   (raw/membw.txt, bench/bin/membw: read + write bytes per second of device-to-device copies), against
   the query's GPU time under EXPLAIN ANALYZE.
 """
@@ -406,7 +406,7 @@ def write_md(outdir, h, rows):
     if fl and fl[1]:
         bw, fls = fl
         lines += ["", f"Scan floors: the bytes of the columns each query reads, as cached on the GPU "
-                  f"(`themis.cache` after the timed runs), at the card's measured copy bandwidth "
+                  f"(`themis.cache` after each query's timed runs), at the card's measured copy bandwidth "
                   f"({fmt(bw / 1e9, 0)} GB/s, `bench/bin/membw`: device-to-device copies, read + write bytes "
                   f"per second); GPU = the daemon's execution time under EXPLAIN ANALYZE; target: GPU within "
                   f"3x of the floor.", "",

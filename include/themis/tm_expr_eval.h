@@ -89,7 +89,7 @@ typedef enum TmOpcode
 	TMI_ADD,
 	TMI_SUB,
 	TMI_MUL,
-	TMI_DIV,					/* not NUMERIC */
+	TMI_DIV,					/* NUMERIC: a, b = operand scales, c = result scale (tm_num_div) */
 	TMI_MOD,					/* INT2/4/8, NUMERIC */
 	TMI_NEG,					/* unary: numeric needs no scale */
 	TMI_ABS,
@@ -429,6 +429,129 @@ tm_num_reduce(tm_int128 x, int k, int mode)
 			q -= 1;
 	}
 	return q;
+}
+
+/* decimal digits of u > 0 (1..39) */
+TM_FN int
+tm_u128_digits(tm_uint128 u)
+{
+	int			d = 1;
+
+	while (d < 39 && u >= (tm_uint128) tm_pow10(d))
+		d++;
+	return d;
+}
+
+/*
+ * Weight and first digit of x (scale sx) as a PostgreSQL NumericVar holds them: base-10000 digits
+ * aligned at the decimal point, weight = position of the leading non-zero one (0: units), first =
+ * its value (1..9999).  0 gives weight 0, first 0 (select_div_scale's defaults).
+ */
+TM_FN void
+tm_num_weight(tm_int128 x, int sx, int *weight, int *first)
+{
+	tm_uint128	u = tm_abs_u128(x);
+	int			e,
+				w,
+				j;
+
+	*weight = 0;
+	*first = 0;
+	if (u == 0)
+		return;
+	e = tm_u128_digits(u) - 1 - sx;		/* floor(log10(|value|)) */
+	w = (e >= 0) ? e / 4 : -((3 - e) / 4);
+	j = sx + 4 * w;						/* -3 <= j <= 38: |x| / 10^j is the leading group */
+	if (j >= 0)
+		*first = (int) (u / (tm_uint128) tm_pow10(j));
+	else
+		*first = (int) (u * (tm_uint128) tm_pow10_u64(-j));
+	*weight = w;
+}
+
+/*
+ * Scale a numeric quotient is held at: select_div_scale keeps 16 significant digits, so quotients
+ * from 10^-4 up have at most 20 digits after the point (more only when an operand has more).
+ */
+#define TM_NUM_DIV_SCALE 20
+
+/*
+ * numeric_div: x (scale sx) / y (scale sy), PostgreSQL's value-dependent result scale
+ * (select_div_scale: at least 16 significant digits, at least either operand's dscale), rounded half
+ * away from zero (div_var with round = true), returned at the fixed scale rs.  A quotient whose own
+ * scale exceeds rs, or that does not fit, is TM_ERR_FALLBACK; y = 0 is division by zero.
+ */
+TM_FN TmStatus
+tm_num_div(tm_int128 x, int sx, tm_int128 y, int sy, int rs, tm_int128 *r)
+{
+	int			w1,
+				f1,
+				w2,
+				f2,
+				qweight,
+				rscale,
+				k;
+	tm_uint128	ux = tm_abs_u128(x);
+	tm_uint128	uy = tm_abs_u128(y);
+	const tm_uint128 lim = (tm_uint128) TM_INT128_MAX;
+	tm_uint128	q,
+				rem;
+	bool		neg = (x < 0) != (y < 0);
+
+	if (y == 0)
+		return TM_ERR_DIV_BY_ZERO;
+	if (x == 0)
+	{
+		*r = 0;
+		return TM_OK;
+	}
+	tm_num_weight(x, sx, &w1, &f1);
+	tm_num_weight(y, sy, &w2, &f2);
+	qweight = w1 - w2;
+	if (f1 <= f2)
+		qweight--;
+	rscale = 16 - qweight * 4;
+	if (rscale < sx)
+		rscale = sx;
+	if (rscale < sy)
+		rscale = sy;
+	if (rscale < 0)
+		rscale = 0;
+	if (rscale > rs)
+		return TM_ERR_FALLBACK;
+
+	/* |x| * 10^k / |y| truncated, k = rscale + sy - sx >= 0: long division in steps that fit */
+	k = rscale + sy - sx;
+	q = ux / uy;
+	rem = ux % uy;
+	while (k > 0)
+	{
+		int			m = k < 19 ? k : 19;
+		tm_uint128	p,
+					t;
+
+		while (m > 1 && rem > lim / (tm_uint128) tm_pow10_u64(m))
+			m--;
+		p = (tm_uint128) tm_pow10_u64(m);
+		if (rem > lim / p || q > lim / p)
+			return TM_ERR_FALLBACK;
+		t = rem * p;
+		q = q * p + t / uy;
+		rem = t % uy;
+		if (q > lim)
+			return TM_ERR_FALLBACK;
+		k -= m;
+	}
+	/* round half away from zero: 2 * rem >= |y| */
+	if (rem >= uy - rem)
+	{
+		if (q >= lim)
+			return TM_ERR_FALLBACK;
+		q++;
+	}
+	if (tm_num_upscale(neg ? -(tm_int128) q : (tm_int128) q, rs - rscale, r))
+		return TM_ERR_FALLBACK;
+	return TM_OK;
 }
 
 /* compare a (scale sa) with b (scale sb) */
@@ -1489,7 +1612,9 @@ tm_eval_mode(const TmExpr *e, const TmValue *slots, const bool *slotnulls,
 							bool		ovf = false;
 
 							rc = TM_OK;
-							if (in->op == TMI_MUL)
+							if (in->op == TMI_DIV)
+								rc = tm_num_div(x, in->a, y, in->b, in->c, &st[TOP].n);
+							else if (in->op == TMI_MUL)
 								ovf = tm_mul_s128_overflow(x, y, &st[TOP].n);
 							else
 							{
@@ -2096,6 +2221,9 @@ tm_expr_validate(const TmExpr *e, int nslots, int *depth)
 			case TMI_NEG:
 			case TMI_ABS:
 				if (in->flags < TM_K_INT2 || in->flags > TM_K_NUMERIC)
+					return false;
+				if (in->flags == TM_K_NUMERIC &&
+					(in->a < 0 || in->a > 38 || in->b < 0 || in->b > 38 || in->c < 0 || in->c > 38))
 					return false;
 				break;
 			case TMI_INT_NARROW:

@@ -807,9 +807,20 @@ class ExprGen:
     def pred(self, depth=2):
         rng = self.rng
         k = rng.choices(["cmp", "between", "in", "like", "isnull", "and", "or", "not", "boolcol", "distinct",
-                         "booltest", "cmpcol"], [12, 3, 3, 3, 3, 2, 3, 1, 1, 1, 1, 3])[0]
+                         "booltest", "cmpcol", "divcmp"], [12, 3, 3, 3, 3, 2, 3, 1, 1, 1, 1, 3, 2])[0]
         if depth <= 0 and k in ("and", "or", "not"):
             k = "cmp"
+        if k == "divcmp" and "num" not in self.classes():
+            k = "cmp"
+        if k == "divcmp":
+            # a raw numeric quotient (its scale depends on the values) compared, maybe through + - *
+            a = self.expr("num", depth - 1, prefer_col=0.8)
+            b = self.expr(rng.choice(["num", "int"]), depth - 1, prefer_col=0.8)
+            d = "({0} / {1})" if self.errors_ok and rng.random() < 0.3 else "({0} / nullif({1}, 0))"
+            d = rng.choice([d, d, "(0.2 * %s)" % d, "(%s + {0})" % d, "(- %s)" % d])
+            c = self.expr("num", depth - 1, prefer_col=0.5) if rng.random() < 0.5 else self.const(num(2))
+            op = rng.choice(["=", "<>", "<", "<=", ">", ">="])
+            return X("(%s %s {2})" % (d, op), [a, b, c], BOOL)
         if k in ("cmp", "cmpcol"):
             cls = rng.choice([c for c in self.classes() if c != "bool"] or ["int"])
             a = self.expr(cls, depth - 1, prefer_col=0.7)

@@ -444,13 +444,19 @@ test_short_circuit(void)
 }
 
 static TmExpr *
-binop(int op, int kind, int sa, int sb)
+binop_c(int op, int kind, int sa, int sb, int c)
 {
 	a_init();
 	p_slot(0);
 	p_slot(1);
-	a_op(op, kind, sa, sb, 0);
+	a_op(op, kind, sa, sb, c);
 	return a_build();
+}
+
+static TmExpr *
+binop(int op, int kind, int sa, int sb)
+{
+	return binop_c(op, kind, sa, sb, 0);
 }
 
 static TmExpr *
@@ -851,6 +857,73 @@ test_numeric(void)
 	EXPECT_NUM(e, -15);
 	s_num(1, 0);
 	EXPECT_STATUS(e, TM_ERR_DIV_BY_ZERO);
+	/*
+	 * div (numeric_div): select_div_scale's result scale, round half away from zero, held at c.
+	 * 1 / 3 = 0.33333333333333333333 (scale 20: first digits 1 <= 3); 100 / 3 = 33.3333333333333333
+	 * (16); 150001 / 131072 = 1.14441680908203125 -> 1.1444168090820313 (a tie at the 17th digit).
+	 */
+	e = binop_c(TMI_DIV, TM_K_NUMERIC, 0, 0, 20);
+	s_num(0, 1);
+	s_num(1, 3);
+	EXPECT_NUM(e, (tm_int128) INT64_C(3333333333333333333) * 10 + 3);
+	s_num(0, 2);
+	EXPECT_NUM(e, (tm_int128) INT64_C(6666666666666666666) * 10 + 7);
+	s_num(0, -2);
+	EXPECT_NUM(e, -((tm_int128) INT64_C(6666666666666666666) * 10 + 7));
+	s_num(0, 100);
+	EXPECT_NUM(e, (tm_int128) INT64_C(333333333333333333) * 10000);	/* 33.3333333333333333 at 20 */
+	s_num(0, 150001);
+	s_num(1, 131072);
+	EXPECT_NUM(e, (tm_int128) INT64_C(11444168090820313) * 10000);
+	s_num(1, -131072);
+	EXPECT_NUM(e, -(tm_int128) INT64_C(11444168090820313) * 10000);
+	s_num(0, 0);
+	s_num(1, INT64_C(99999999999));
+	EXPECT_NUM(e, 0);						/* 0 whatever the scale */
+	s_num(0, 1);
+	s_num(1, 0);
+	EXPECT_STATUS(e, TM_ERR_DIV_BY_ZERO);
+	s_num(0, 0);
+	EXPECT_STATUS(e, TM_ERR_DIV_BY_ZERO);
+	s_num(0, 1);
+	s_num(1, 100000);						/* 10^-5: scale 24 > 20 */
+	EXPECT_STATUS(e, TM_ERR_FALLBACK);
+	s_num(0, big);
+	s_num(1, 7);							/* fits only below 10^18 at scale 20 */
+	EXPECT_STATUS(e, TM_ERR_FALLBACK);
+	/* operands' scales: 0.000001 (6) / 0.001 (3) = 0.001 (scale 20); 7.50 (2) / 2.5 (1) = 3 (16) */
+	e = binop_c(TMI_DIV, TM_K_NUMERIC, 6, 3, 20);
+	s_num(0, 1);
+	s_num(1, 1);
+	EXPECT_NUM(e, (tm_int128) INT64_C(100000000000000000));
+	e = binop_c(TMI_DIV, TM_K_NUMERIC, 2, 1, 20);
+	s_num(0, 750);
+	s_num(1, 25);
+	EXPECT_NUM(e, (tm_int128) 3 * INT64_C(100000000000000000) * 1000);
+	/*
+	 * a long division: 10^30 / 123.45678901 (scale 8): weights 7 / 0, first digits 100 <= 123, so
+	 * qweight 6 and scale max(16 - 24, 8) = 8; 10^30 * 10^16 is beyond 128 bits, the quotient
+	 * 8100000073053900658.87313004237675985 rounded to 8 digits is not
+	 */
+	e = binop_c(TMI_DIV, TM_K_NUMERIC, 0, 8, 8);
+	s_num(0, (tm_int128) INT64_C(1000000000000000) * INT64_C(1000000000000000));
+	s_num(1, INT64_C(12345678901));
+	EXPECT_NUM(e, (tm_int128) INT64_C(810000007305390065) * INT64_C(1000000000000000000) +
+			   INT64_C(887313004237675985));
+	/* the weight of a value: base-10000 digits aligned at the point */
+	{
+		int			w,
+					f;
+
+		tm_num_weight(5, 1, &w, &f);		/* 0.5 = .5000 */
+		TM_CHECK(w == -1 && f == 5000);
+		tm_num_weight(12345, 0, &w, &f);	/* 1|2345 */
+		TM_CHECK(w == 1 && f == 1);
+		tm_num_weight(-1, 5, &w, &f);		/* 0.00001 = .0000|1000 */
+		TM_CHECK(w == -2 && f == 1000);
+		tm_num_weight(99999999, 4, &w, &f);	/* 9999.9999 */
+		TM_CHECK(w == 0 && f == 9999);
+	}
 	/* unary */
 	e = unop(TMI_NEG, TM_K_NUMERIC, 0, 0);
 	s_num(0, 12);
