@@ -55,7 +55,7 @@ SELECT * FROM tt.check_join_methods($$SELECT count(*), sum(l.l_quantity) FROM or
 CREATE TABLE sl_small (k int, v int);
 CREATE TABLE sl_big (k int, w int);
 INSERT INTO sl_small VALUES (1, 10), (1, 11), (2, 20), (NULL, 30), (5, 0), (7, 70), (NULL, NULL);
-INSERT INTO sl_big SELECT CASE WHEN i % 50 = 0 THEN NULL ELSE i % 40 END, i FROM generate_series(1, 4000) i;
+INSERT INTO sl_big SELECT CASE WHEN i % 50 = 0 THEN NULL ELSE i % 40 END, i FROM generate_series(1, 12000) i;
 CREATE INDEX ON sl_big (k);
 ANALYZE sl_small, sl_big;
 SELECT * FROM tt.check_join_methods($$SELECT s.k, s.v, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k$$);
@@ -67,6 +67,16 @@ SELECT * FROM tt.check_error($$SELECT s.k, b.w FROM sl_small s JOIN sl_big b ON 
 SELECT * FROM tt.check_error($$SELECT s.k, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k WHERE b.w * 1000000 > s.v$$);
 SET themis.min_rows = 0;
 EXPLAIN (COSTS OFF) SELECT s.k, s.v, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k;
+-- auto (the default): only where the table has over 1000x the outer side's rows (12,000 against 7);
+-- the lookup's qual on the outer row's value (b.w > s.v * 100) is a residual join qual
+SET themis.stream_lookup_side = auto;
+EXPLAIN (COSTS OFF) SELECT s.k, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k AND b.w > s.v * 100;
+SELECT * FROM tt.check($$SELECT s.k, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k AND b.w > s.v * 100$$);
+SELECT * FROM tt.check_error($$SELECT s.k, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k AND b.w / s.v > 1$$);
+DELETE FROM sl_big WHERE w > 6000;
+ANALYZE sl_big;
+EXPLAIN (COSTS OFF) SELECT s.k, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k AND b.w > s.v * 100;
+SET themis.stream_lookup_side = on;
 RESET themis.min_rows;
 RESET enable_hashjoin;
 RESET enable_mergejoin;

@@ -49,7 +49,7 @@ extern double themis_tuple_cost;	/* cost per source row scanned by a Themis node
 extern bool themis_fallback;
 extern bool themis_debug_ir;		/* print the IR (NOTICE) when a plan is made */
 extern bool themis_decorrelate_on;	/* themis.decorrelate */
-extern bool themis_stream_lookup_side;	/* themis.stream_lookup_side */
+extern int	themis_stream_lookup_side;	/* themis.stream_lookup_side: THEMIS_LOOKUP_* */
 extern bool themis_gpu_fast_paths;	/* themis.gpu_fast_paths */
 
 /* decorrelate.c */
@@ -73,6 +73,13 @@ typedef enum ThemisJoinAlgorithm
 	THEMIS_JOIN_PARTITIONED_GFUR,
 	THEMIS_JOIN_PIPELINED
 } ThemisJoinAlgorithm;
+
+typedef enum ThemisLookupSide
+{
+	THEMIS_LOOKUP_OFF,
+	THEMIS_LOOKUP_ON,			/* table over 4x the outer side's estimated rows */
+	THEMIS_LOOKUP_AUTO			/* table over 1000x */
+} ThemisLookupSide;
 
 typedef enum ThemisLoadBalance
 {

@@ -824,11 +824,13 @@ refs_nest_param_walker(Node *node, List *nestparams)
 }
 
 /*
- * Is every use of the nested loop's parameters in the quals of a lookup scan a bare operand of a binary
- * operator (inner_column = $n), and every parameter's value a plain column of the outer side?  Then
- * hashing the outer side evaluates nothing on its rows but columns (themis.stream_lookup_side): with an
- * expression such as $n + 10 it would be evaluated on every outer row, also where PostgreSQL's plan never
- * looks anything up (local fuzz s9019-q226: integer out of range).
+ * Is every use of the nested loop's parameters in the quals of a lookup scan that can become a hash key
+ * (an equality operator) a bare operand (inner_column = $n), and every parameter's value a plain column
+ * of the outer side?  Then hashing the outer side evaluates nothing on its rows but columns
+ * (themis.stream_lookup_side): with a key such as $n + 10 it would be evaluated on every outer row, also
+ * where PostgreSQL's plan never looks anything up (local fuzz s9019-q226: integer out of range).  Other
+ * quals (TPC-H Q17's l_quantity < 0.2 * $avg) stay residual join quals, evaluated per matching pair
+ * either way.
  */
 static bool
 lookup_keys_plain(List *quals, List *nestparams)
@@ -854,10 +856,12 @@ lookup_keys_plain(List *quals, List *nestparams)
 		if (!refs_nest_param_walker(q, nestparams))
 			continue;
 		if (!IsA(q, OpExpr) || list_length(((OpExpr *) q)->args) != 2)
-			return false;
+			continue;			/* residual */
 		op = (OpExpr *) q;
 		a = (Node *) linitial(op->args);
 		b = (Node *) lsecond(op->args);
+		if (!op_hashjoinable(op->opno, exprType(a)) && !op_mergejoinable(op->opno, exprType(a)))
+			continue;			/* residual: translate_nestloop takes only these operators as keys */
 		while (IsA(a, RelabelType))
 			a = (Node *) ((RelabelType *) a)->arg;
 		while (IsA(b, RelabelType))
@@ -1470,7 +1474,7 @@ translate_nestloop(TState *ts, NestLoop *nl)
 		 * probe.  The outer side is translated first: its pipelines must run before the one that
 		 * probes what they build.
 		 */
-		if (themis_stream_lookup_side && nl->join.jointype == JOIN_INNER)
+		if (themis_stream_lookup_side != THEMIS_LOOKUP_OFF && nl->join.jointype == JOIN_INNER)
 		{
 			RangeTblEntry *rte = rt_fetch(((Scan *) inner)->scanrelid, ts->pstmt->rtable);
 			List	   *lq = inner->qual;
@@ -1483,7 +1487,8 @@ translate_nestloop(TState *ts, NestLoop *nl)
 				lq = list_concat(list_copy(((BitmapHeapScan *) inner)->bitmapqualorig), lq);
 			if (rte->rtekind == RTE_RELATION && !IsA(inner, IndexOnlyScan) &&
 				lookup_keys_plain(lq, nl->nestParams) &&
-				rel_tuples(rte->relid, 0) > 4.0 * Max(outerPlan(nl)->plan_rows, 1.0))
+				rel_tuples(rte->relid, 0) > (themis_stream_lookup_side == THEMIS_LOOKUP_ON ? 4.0 : 1000.0) *
+				Max(outerPlan(nl)->plan_rows, 1.0))
 			{
 				outer_stream = translate_node(ts, outerPlan(nl));
 				if (outer_stream == NULL || !settle(ts, outer_stream))
