@@ -1698,6 +1698,25 @@ sum_restype(TState *ts, const TmType *arg, TmType *res)
 	}
 }
 
+/* the sum aggregate over avg's argument type (the display form of the sum avg() is split into) */
+static Oid
+sum_of_avg(Oid fn)
+{
+	switch (fn)
+	{
+		case F_AVG_INT2:
+			return F_SUM_INT2;
+		case F_AVG_INT4:
+			return F_SUM_INT4;
+		case F_AVG_INT8:
+			return F_SUM_INT8;
+		case F_AVG_NUMERIC:
+			return F_SUM_NUMERIC;
+		default:
+			return fn;
+	}
+}
+
 static int
 add_agg(AggCollect *ac, TmAggKind kind, Aggref *ref, Expr *arg, Expr *filter, bool distinct,
 		const TmType *restype, const TmType *coerce)
@@ -2260,6 +2279,8 @@ translate_agg(TState *ts, Agg *top)
 		else
 		{
 			o->aggfnoid = a->kind == TM_AGG_COUNT ? F_COUNT_ANY : o->aggfnoid;
+			if (a->kind == TM_AGG_SUM)
+				o->aggfnoid = sum_of_avg(o->aggfnoid);	/* avg's sum shows as sum */
 			o->args = list_make1(makeTargetEntry(origin_of(in, a->arg), 1, NULL, false));
 			o->aggstar = false;
 		}
