@@ -16,7 +16,8 @@ PG_MODULE_MAGIC;
 
 bool		themis_enabled = true;
 bool		themis_decorrelate_on = true;
-int			themis_stream_lookup_side = THEMIS_LOOKUP_AUTO;
+int			themis_stream_lookup_side = THEMIS_TRI_AUTO;
+int			themis_inline_view_ctes = THEMIS_TRI_AUTO;
 bool		themis_gpu_fast_paths = true;
 int			themis_device = THEMIS_DEVICE_AUTO;
 int			themis_min_rows = 100000;
@@ -40,16 +41,16 @@ static const struct config_enum_entry join_algorithm_options[] = {
 	{NULL, 0, false}
 };
 
-static const struct config_enum_entry lookup_side_options[] = {
-	{"auto", THEMIS_LOOKUP_AUTO, false},
-	{"on", THEMIS_LOOKUP_ON, false},
-	{"off", THEMIS_LOOKUP_OFF, false},
-	{"true", THEMIS_LOOKUP_ON, true},
-	{"false", THEMIS_LOOKUP_OFF, true},
-	{"yes", THEMIS_LOOKUP_ON, true},
-	{"no", THEMIS_LOOKUP_OFF, true},
-	{"1", THEMIS_LOOKUP_ON, true},
-	{"0", THEMIS_LOOKUP_OFF, true},
+static const struct config_enum_entry tri_state_options[] = {
+	{"auto", THEMIS_TRI_AUTO, false},
+	{"on", THEMIS_TRI_ON, false},
+	{"off", THEMIS_TRI_OFF, false},
+	{"true", THEMIS_TRI_ON, true},
+	{"false", THEMIS_TRI_OFF, true},
+	{"yes", THEMIS_TRI_ON, true},
+	{"no", THEMIS_TRI_OFF, true},
+	{"1", THEMIS_TRI_ON, true},
+	{"0", THEMIS_TRI_OFF, true},
 	{NULL, 0, false}
 };
 
@@ -100,8 +101,22 @@ _PG_init(void)
 							 "than 1000 times the outer side's estimated rows (TPC-H Q17: 2,000 parts against 60 M lineitem rows) "
 							 "(src/translate.c).",
 							 &themis_stream_lookup_side,
-							 THEMIS_LOOKUP_AUTO,
-							 lookup_side_options,
+							 THEMIS_TRI_AUTO,
+							 tri_state_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("themis.inline_view_ctes",
+							 "The max-over-a-view pattern (TPC-H Q15): plan an aggregating CTE anew at each reference instead of materializing it.",
+							 "A CTE with aggregates referenced more than once, once by a scalar subquery that aggregates over it, is "
+							 "marked NOT MATERIALIZED, so that each reference is a Themis node of its own (the aggregation runs twice) "
+							 "and the CTE's rows never pass through PostgreSQL. auto (default): where the GPU is usable (themis.device "
+							 "gpu, or auto with the daemon's GPU usable); on the CPU executor materializing is cheaper "
+							 "(src/decorrelate.c).",
+							 &themis_inline_view_ctes,
+							 THEMIS_TRI_AUTO,
+							 tri_state_options,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

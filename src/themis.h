@@ -49,7 +49,8 @@ extern double themis_tuple_cost;	/* cost per source row scanned by a Themis node
 extern bool themis_fallback;
 extern bool themis_debug_ir;		/* print the IR (NOTICE) when a plan is made */
 extern bool themis_decorrelate_on;	/* themis.decorrelate */
-extern int	themis_stream_lookup_side;	/* themis.stream_lookup_side: THEMIS_LOOKUP_* */
+extern int	themis_stream_lookup_side;	/* themis.stream_lookup_side: THEMIS_TRI_* */
+extern int	themis_inline_view_ctes;	/* themis.inline_view_ctes: THEMIS_TRI_* (auto: GPU usable) */
 extern bool themis_gpu_fast_paths;	/* themis.gpu_fast_paths */
 
 /* decorrelate.c */
@@ -74,12 +75,12 @@ typedef enum ThemisJoinAlgorithm
 	THEMIS_JOIN_PIPELINED
 } ThemisJoinAlgorithm;
 
-typedef enum ThemisLookupSide
+typedef enum ThemisTriState
 {
-	THEMIS_LOOKUP_OFF,
-	THEMIS_LOOKUP_ON,			/* table over 4x the outer side's estimated rows */
-	THEMIS_LOOKUP_AUTO			/* table over 1000x */
-} ThemisLookupSide;
+	THEMIS_TRI_OFF,
+	THEMIS_TRI_ON,				/* stream_lookup_side: table over 4x the outer side's estimated rows */
+	THEMIS_TRI_AUTO				/* stream_lookup_side: over 1000x; inline_view_ctes: GPU usable */
+} ThemisTriState;
 
 typedef enum ThemisLoadBalance
 {

@@ -1474,7 +1474,7 @@ translate_nestloop(TState *ts, NestLoop *nl)
 		 * probe.  The outer side is translated first: its pipelines must run before the one that
 		 * probes what they build.
 		 */
-		if (themis_stream_lookup_side != THEMIS_LOOKUP_OFF && nl->join.jointype == JOIN_INNER)
+		if (themis_stream_lookup_side != THEMIS_TRI_OFF && nl->join.jointype == JOIN_INNER)
 		{
 			RangeTblEntry *rte = rt_fetch(((Scan *) inner)->scanrelid, ts->pstmt->rtable);
 			List	   *lq = inner->qual;
@@ -1487,7 +1487,7 @@ translate_nestloop(TState *ts, NestLoop *nl)
 				lq = list_concat(list_copy(((BitmapHeapScan *) inner)->bitmapqualorig), lq);
 			if (rte->rtekind == RTE_RELATION && !IsA(inner, IndexOnlyScan) &&
 				lookup_keys_plain(lq, nl->nestParams) &&
-				rel_tuples(rte->relid, 0) > (themis_stream_lookup_side == THEMIS_LOOKUP_ON ? 4.0 : 1000.0) *
+				rel_tuples(rte->relid, 0) > (themis_stream_lookup_side == THEMIS_TRI_ON ? 4.0 : 1000.0) *
 				Max(outerPlan(nl)->plan_rows, 1.0))
 			{
 				outer_stream = translate_node(ts, outerPlan(nl));
