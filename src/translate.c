@@ -1119,7 +1119,6 @@ finish_build(TState *ts, Stream *b, List *keys, TmType *keytypes, int **payload_
 /* Probe-side slots of a hash table's payload columns, made on first use. */
 typedef struct PayloadCtx
 {
-	TState	   *ts;
 	BPipeline  *build;
 	BPipeline  *probe;
 	int			level;
@@ -1279,7 +1278,6 @@ translate_join(TState *ts, Join *join, List *keyclauses, List *residual, Stream 
 	probe->pl->ops = lappend(probe->pl->ops, op);
 	level = list_length(probe->pl->ops);
 	memset(&pctx, 0, sizeof(pctx));
-	pctx.ts = ts;
 	pctx.build = build->pl;
 	pctx.probe = probe->pl;
 	pctx.level = level;
