@@ -60,6 +60,28 @@ SELECT * FROM tt.check($$SELECT id FROM nd WHERE id <> 10011 AND (a / b) IS NOT 
 -- the quotient of row 10011 (10^27) or of one under 10^-4 cannot be held: the CPU plan answers
 SELECT * FROM tt.check_fallback($$SELECT id FROM nd WHERE a / b > 1$$);
 SELECT * FROM tt.check_fallback($$SELECT id FROM nd WHERE b / nullif(a, 0) > 0$$);
+-- round / trunc / ceil / floor and numeric(p, s) of a quotient: their scale is fixed, so themis computes
+-- them (filters, aggregate arguments, group keys; a scan's output columns PostgreSQL projects itself);
+-- a quotient directly under them is reduced from its own scale (no fallback for small ones)
+SELECT * FROM tt.check($$SELECT c, sum(round(a / b, 4)) AS s, max(trunc(b / nullif(a, 0), 12)) AS m FROM nd WHERE id <> 10011 GROUP BY c$$);
+SELECT * FROM tt.check($$SELECT round(b / nullif(a, 0), 5) AS g, count(*) AS n FROM nd WHERE id <> 10011 GROUP BY 1$$);
+SELECT * FROM tt.check($$SELECT id FROM nd WHERE round(b / nullif(a, 0), 6) > 0 AND ceil(a / b) < 100 AND id <> 10011$$);
+SELECT * FROM tt.check($$SELECT sum((a / b)::numeric(30, 3)) AS s, sum(floor(a / b)) AS f FROM nd WHERE id <> 10011$$);
+SELECT * FROM tt.check($$SELECT id, round(a / b, 4) AS r FROM nd WHERE id <> 10011$$);
+SELECT * FROM tt.check($$SELECT id, round(b / nullif(a, 0), 9) AS r, trunc(b / nullif(a, 0), 12) AS t FROM nd$$);
+SELECT * FROM tt.check($$SELECT id, ceil(a / b) AS c, floor(a / b) AS f, round(a / b) AS r0 FROM nd WHERE id <> 10011$$);
+SELECT * FROM tt.check($$SELECT id, (a / b)::numeric(30, 3) AS t FROM nd WHERE id <> 10011$$);
+SELECT * FROM tt.check($$SELECT id, round(a / b + 1, 2) AS r FROM nd WHERE id <> 10011$$);
+SELECT * FROM tt.check($$SELECT c, round(avg(a), 2) AS av, round(sum(a) / count(*), 5) AS av5 FROM nd1 GROUP BY c$$);
+SELECT * FROM tt.check_error($$SELECT id, round(a / (c - c), 2) AS r FROM nd$$);
+-- PostgreSQL rounds the quotient to its scale first: 1 / 200.0000000000000000001 is
+-- 0.00499999999999999999999750..., 0.00500000000000000000 at scale 20, so round(.., 2) is 0.01
+CREATE TABLE nd2 (x numeric(5, 0), y numeric(25, 19));
+INSERT INTO nd2 VALUES (1, 200.0000000000000000001), (-1, 200.0000000000000000001), (1, 3), (NULL, 1);
+SELECT * FROM tt.check($$SELECT x, y, round(x / y, 2) AS r, trunc(x / y, 2) AS t FROM nd2$$);
+SELECT * FROM tt.check($$SELECT x, count(*) AS n FROM nd2 WHERE round(x / y, 2) = 0.01 GROUP BY x$$);
+SELECT x, round(x / y, 2) AS r FROM nd2 ORDER BY x, y;
+DROP TABLE nd2;
 -- aggregates: HAVING over avg, a join with an avg (the shape of TPC-H Q17 after decorrelation)
 SELECT * FROM tt.check($$SELECT c, count(*) AS n FROM nd1 GROUP BY c HAVING avg(a) > 100$$);
 SELECT * FROM tt.check($$SELECT o.id FROM nd o, (SELECT c, avg(b) AS av FROM nd GROUP BY c) g
@@ -68,5 +90,6 @@ SELECT * FROM tt.check($$SELECT sum(o.b) AS s FROM nd o WHERE o.b < (SELECT 0.2 
 SET themis.min_rows = 0;
 EXPLAIN (COSTS OFF) SELECT sum(o.b) AS s FROM nd o WHERE o.b < (SELECT 0.2 * avg(i.b) FROM nd i WHERE i.c = o.c);
 EXPLAIN (COSTS OFF) SELECT id FROM nd WHERE a / b > c;
+EXPLAIN (COSTS OFF) SELECT c, sum(round(a / b, 4)) AS s FROM nd GROUP BY c;
 RESET themis.min_rows;
 DROP TABLE nd, nd1;

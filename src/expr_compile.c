@@ -7,7 +7,8 @@
  * reason, and the plan node stays on PostgreSQL.  numeric expressions get a static scale (PostgreSQL's
  * dscale rules: + and - take the larger scale, * the sum).  A numeric quotient's dscale depends on
  * the values (select_div_scale): it is held at a fixed scale and may only be compared (directly or
- * through + - *), never shown (compile_node); CASE branches of different scales are refused.  int128
+ * through + - *) or rounded to a fixed scale (round, trunc, ceil, floor, numeric(p, s)), never shown as
+ * it is (compile_node); CASE branches of different scales are refused.  int128
  * overflow of numeric arithmetic is detected at run time (TM_ERR_FALLBACK), never raised as an error.
  */
 #include "postgres.h"
@@ -632,6 +633,36 @@ compile_args(CState *cs, List *args, CRes *r, int maxargs, bool dynok)
 	return true;
 }
 
+/*
+ * The argument just compiled (r) is a quotient itself (its last instruction is a numeric TMI_DIV):
+ * turn that instruction into TMI_NUM_DIV_REDUCE to scale (>= 0) by mode (TmReduce), so that the
+ * quotient is reduced from its own scale, never held at TM_NUM_DIV_SCALE (which a small one exceeds).
+ * round() and numeric(p, s) of a quotient: their result scale is static, their value that of
+ * PostgreSQL's rounded quotient reduced.
+ */
+static bool
+fuse_div_reduce(CState *cs, const CRes *r, int scale, int mode)
+{
+	TmInstr    *in;
+
+	if (!r->dynscale || cs->ncode == 0 || scale < 0)
+		return false;
+	in = &cs->code[cs->ncode - 1];
+	if (in->op != TMI_DIV || in->flags != TM_K_NUMERIC)
+		return false;
+	/* (the quotient is the argument's value on every path: no jump lands behind it) */
+	for (int i = 0; i < cs->ncode; i++)
+		if ((cs->code[i].op == TMI_JUMP || cs->code[i].op == TMI_JUMP_IF_FALSE ||
+			 cs->code[i].op == TMI_JUMP_IF_TRUE || cs->code[i].op == TMI_QJUMP_IF_FALSE ||
+			 cs->code[i].op == TMI_JUMP_IF_NOT_TRUE_POP || cs->code[i].op == TMI_JUMP_IF_NOT_NULL) &&
+			cs->code[i].a == cs->ncode)
+			return false;
+	in->op = TMI_NUM_DIV_REDUCE;
+	in->flags = (uint16) mode;
+	in->c = scale;
+	return true;
+}
+
 static bool
 compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 {
@@ -777,17 +808,22 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 				if (tm == NULL || !IsA(tm, Const) || ((Const *) tm)->constisnull)
 					return fail(cs, "numeric length coercion with a non-constant typmod");
 				typmod = DatumGetInt32(((Const *) tm)->constvalue);
-				if (!compile_node(cs, (Node *) linitial(args), &r[0], false) ||
+				/* apply_typmod rounds the value to the typmod's scale: a quotient may come in */
+				if (!compile_node_dyn(cs, (Node *) linitial(args), &r[0], false) ||
 					!check_kind(cs, &r[0], TM_K_NUMERIC))
 					return false;
 				res->t = r[0].t;
 				if (typmod < (int32) VARHDRSZ)
+				{
+					if (r[0].dynscale)
+						return fail(cs, "the result of a numeric division is used where its scale shows (only comparisons of it run in themis)");
 					return true;	/* not a valid typmod: value unchanged */
+				}
 				precision = ((typmod - VARHDRSZ) >> 16) & 0xffff;
 				scale = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
 				if (scale < 0 || scale > 38)
 					return fail(cs, "numeric typmod with a scale outside 0..38");
-				if (scale != r[0].t.scale)
+				if (!fuse_div_reduce(cs, &r[0], scale, TM_REDUCE_ROUND) && scale != r[0].t.scale)
 					emit(cs, TMI_NUM_RESCALE, 0, scale - r[0].t.scale, 0, 0);
 				emit(cs, TMI_NUM_CHECK_PREC, 0, precision, 0, 0);
 				res->t.scale = (int16) scale;
@@ -810,7 +846,8 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 				}
 				else if (nargs != 1)
 					return fail(cs, "unexpected number of arguments");
-				if (!compile_node(cs, (Node *) linitial(args), &r[0], false) ||
+				/* round_var etc. set the result's scale whatever the input's: a quotient may come in */
+				if (!compile_node_dyn(cs, (Node *) linitial(args), &r[0], false) ||
 					!check_kind(cs, &r[0], TM_K_NUMERIC))
 					return false;
 				/* numeric_round / numeric_trunc clamp the scale; the result dscale is Max(scale, 0) */
@@ -819,6 +856,8 @@ compile_func(CState *cs, Oid funcid, List *args, Oid inputcollid, CRes *res)
 				if (scale > 38)
 					return fail(cs, "numeric result with more than 38 digits after the point");
 				s = r[0].t.scale;
+				if (fuse_div_reduce(cs, &r[0], scale, fi->sub))
+					s = scale;
 				if (scale > s)
 					emit(cs, TMI_NUM_RESCALE, 0, scale - s, 0, 0);
 				else if (scale < s)
@@ -2019,6 +2058,11 @@ tm_expr_to_string(const TmExpr *e)
 			case TMI_INT_TO_NUM:
 			case TMI_NUM_CHECK_PREC:
 				appendStringInfo(&buf, " %d", in->a);
+				break;
+			case TMI_NUM_DIV_REDUCE:
+				appendStringInfo(&buf, " (scales %d, %d) to %d%s", in->a, in->b, in->c,
+								 in->flags == TM_REDUCE_TRUNC ? " trunc" : in->flags == TM_REDUCE_CEIL ? " ceil" :
+								 in->flags == TM_REDUCE_FLOOR ? " floor" : " round");
 				break;
 			case TMI_NUM_RESCALE:
 				appendStringInfo(&buf, " %d%s", in->a,

@@ -118,6 +118,8 @@ typedef enum TmOpcode
 	TMI_LIKE,					/* pop pattern, text; flags & TMF_NEGATE: NOT LIKE */
 	TMI_SUBSTR,					/* flags & TMF_HASLEN: pop len; pop start, text */
 	TMI_CHAR_LENGTH,			/* flags & TMF_BPCHAR: without trailing blanks */
+	TMI_NUM_DIV_REDUCE,			/* pop y, x: numeric_div reduced to scale c by flags (TmReduce); a, b =
+								 * the operands' scales (tm_num_div_reduce) */
 	TMI__COUNT
 } TmOpcode;
 
@@ -476,13 +478,13 @@ tm_num_weight(tm_int128 x, int sx, int *weight, int *first)
 #define TM_NUM_DIV_SCALE 20
 
 /*
- * numeric_div: x (scale sx) / y (scale sy), PostgreSQL's value-dependent result scale
- * (select_div_scale: at least 16 significant digits, at least either operand's dscale), rounded half
- * away from zero (div_var with round = true), returned at the fixed scale rs.  A quotient whose own
- * scale exceeds rs, or that does not fit, is TM_ERR_FALLBACK; y = 0 is division by zero.
+ * numeric_div's exact result: x (scale sx) / y (scale sy) rounded half away from zero (div_var with
+ * round = true) to PostgreSQL's value-dependent scale (select_div_scale: at least 16 significant digits,
+ * at least either operand's dscale): *q at scale *rscale.  Such a quotient has about 20 digits, so it
+ * fits unless an operand's scale or magnitude is extreme (TM_ERR_FALLBACK); y = 0 is division by zero.
  */
 TM_FN TmStatus
-tm_num_div(tm_int128 x, int sx, tm_int128 y, int sy, int rs, tm_int128 *r)
+tm_num_div_exact(tm_int128 x, int sx, tm_int128 y, int sy, tm_int128 *q_out, int *rscale_out)
 {
 	int			w1,
 				f1,
@@ -502,7 +504,8 @@ tm_num_div(tm_int128 x, int sx, tm_int128 y, int sy, int rs, tm_int128 *r)
 		return TM_ERR_DIV_BY_ZERO;
 	if (x == 0)
 	{
-		*r = 0;
+		*q_out = 0;				/* 0 at any scale */
+		*rscale_out = 0;
 		return TM_OK;
 	}
 	tm_num_weight(x, sx, &w1, &f1);
@@ -517,7 +520,7 @@ tm_num_div(tm_int128 x, int sx, tm_int128 y, int sy, int rs, tm_int128 *r)
 		rscale = sy;
 	if (rscale < 0)
 		rscale = 0;
-	if (rscale > rs)
+	if (rscale > 38)
 		return TM_ERR_FALLBACK;
 
 	/* |x| * 10^k / |y| truncated, k = rscale + sy - sx >= 0: long division in steps that fit */
@@ -549,8 +552,50 @@ tm_num_div(tm_int128 x, int sx, tm_int128 y, int sy, int rs, tm_int128 *r)
 			return TM_ERR_FALLBACK;
 		q++;
 	}
-	if (tm_num_upscale(neg ? -(tm_int128) q : (tm_int128) q, rs - rscale, r))
+	*q_out = neg ? -(tm_int128) q : (tm_int128) q;
+	*rscale_out = rscale;
+	return TM_OK;
+}
+
+/*
+ * numeric_div held at the fixed scale rs (TMI_DIV): a quotient whose own scale exceeds rs, or that does
+ * not fit there, is TM_ERR_FALLBACK.
+ */
+TM_FN TmStatus
+tm_num_div(tm_int128 x, int sx, tm_int128 y, int sy, int rs, tm_int128 *r)
+{
+	tm_int128	q;
+	int			rscale;
+	TmStatus	st = tm_num_div_exact(x, sx, y, sy, &q, &rscale);
+
+	if (st != TM_OK)
+		return st;
+	if (rscale > rs || tm_num_upscale(q, rs - rscale, r))
 		return TM_ERR_FALLBACK;
+	return TM_OK;
+}
+
+/*
+ * round / trunc / ceil / floor (mode, TmReduce) of numeric_div's result to scale s >= 0
+ * (TMI_NUM_DIV_REDUCE): the quotient at its own scale, then reduced as numeric_round etc. reduce it
+ * (no fixed scale in between, so small quotients need no fallback).
+ */
+TM_FN TmStatus
+tm_num_div_reduce(tm_int128 x, int sx, tm_int128 y, int sy, int s, int mode, tm_int128 *r)
+{
+	tm_int128	q;
+	int			rscale;
+	TmStatus	st = tm_num_div_exact(x, sx, y, sy, &q, &rscale);
+
+	if (st != TM_OK)
+		return st;
+	if (s >= rscale)
+	{
+		if (tm_num_upscale(q, s - rscale, r))
+			return TM_ERR_FALLBACK;
+	}
+	else
+		*r = tm_num_reduce(q, rscale - s, mode);
 	return TM_OK;
 }
 
@@ -1710,6 +1755,17 @@ tm_eval_mode(const TmExpr *e, const TmValue *slots, const bool *slotnulls,
 						st[TOP].n = tm_num_reduce(st[TOP].n, -in->a, in->flags);
 				}
 				break;
+			case TMI_NUM_DIV_REDUCE:
+				sp--;
+				if (nl[sp] || nl[TOP])
+				{
+					nl[TOP] = true;
+					break;
+				}
+				rc = tm_num_div_reduce(st[TOP].n, in->a, st[sp].n, in->b, in->c, in->flags, &st[TOP].n);
+				if (rc != TM_OK)
+					return rc;
+				break;
 			case TMI_NUM_CHECK_PREC:
 				if (!nl[TOP] && in->a <= 38 && tm_abs_u128(st[TOP].n) >= (tm_uint128) tm_pow10(in->a))
 					return TM_ERR_FALLBACK;		/* "numeric field overflow" */
@@ -2088,6 +2144,7 @@ tm_instr_effect(const TmInstr *in, int *pops, int *pushes)
 		case TMI_MUL:
 		case TMI_DIV:
 		case TMI_MOD:
+		case TMI_NUM_DIV_REDUCE:
 		case TMI_DATE_PLI:
 		case TMI_DATE_MII:
 		case TMI_DATE_MI:
@@ -2240,6 +2297,11 @@ tm_expr_validate(const TmExpr *e, int nslots, int *depth)
 				if (in->flags > TM_REDUCE_FLOOR)
 					return false;
 				break;
+			case TMI_NUM_DIV_REDUCE:
+				if (in->flags > TM_REDUCE_FLOOR || in->a < 0 || in->a > 38 || in->b < 0 || in->b > 38 ||
+					in->c < 0 || in->c > 38)
+					return false;
+				break;
 			case TMI_FLOAT_FN:
 				if (in->flags > TM_FFN_FLOOR)
 					return false;
@@ -2329,6 +2391,7 @@ tm_opcode_name(int op)
 		case TMI_LIKE: return "like";
 		case TMI_SUBSTR: return "substr";
 		case TMI_CHAR_LENGTH: return "char_length";
+		case TMI_NUM_DIV_REDUCE: return "numeric_div_reduce";
 		default: return "?";
 	}
 }

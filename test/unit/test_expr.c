@@ -910,6 +910,40 @@ test_numeric(void)
 	s_num(1, INT64_C(12345678901));
 	EXPECT_NUM(e, (tm_int128) INT64_C(810000007305390065) * INT64_C(1000000000000000000) +
 			   INT64_C(887313004237675985));
+	/*
+	 * div then reduce (round(x / y, s) and friends, TMI_NUM_DIV_REDUCE): from the quotient's own scale.
+	 * round(1 / 3, 2) = 0.33, round(2 / 3, 2) = 0.67, trunc(-2 / 3, 3) = -0.666, ceil(1 / 3) = 1,
+	 * floor(-1 / 3) = -1; round(1 / 100000, 6) = 0.000010 (the quotient's scale is 24: no fallback);
+	 * round(150001 / 131072, 15): of 1.1444168090820313 (scale 16), 1.144416809082031
+	 */
+	e = binop_c(TMI_NUM_DIV_REDUCE, TM_REDUCE_ROUND, 0, 0, 2);
+	s_num(0, 1);
+	s_num(1, 3);
+	EXPECT_NUM(e, 33);
+	s_num(0, 2);
+	EXPECT_NUM(e, 67);
+	s_num(1, 0);
+	EXPECT_STATUS(e, TM_ERR_DIV_BY_ZERO);
+	e = binop_c(TMI_NUM_DIV_REDUCE, TM_REDUCE_TRUNC, 0, 0, 3);
+	s_num(0, -2);
+	s_num(1, 3);
+	EXPECT_NUM(e, -666);
+	e = binop_c(TMI_NUM_DIV_REDUCE, TM_REDUCE_CEIL, 0, 0, 0);
+	s_num(0, 1);
+	EXPECT_NUM(e, 1);
+	e = binop_c(TMI_NUM_DIV_REDUCE, TM_REDUCE_FLOOR, 0, 0, 0);
+	s_num(0, -1);
+	EXPECT_NUM(e, -1);
+	e = binop_c(TMI_NUM_DIV_REDUCE, TM_REDUCE_ROUND, 0, 0, 6);
+	s_num(0, 1);
+	s_num(1, 100000);
+	EXPECT_NUM(e, 10);
+	e = binop_c(TMI_NUM_DIV_REDUCE, TM_REDUCE_ROUND, 0, 0, 15);
+	s_num(0, 150001);
+	s_num(1, 131072);
+	EXPECT_NUM(e, (tm_int128) INT64_C(1144416809082031));
+	s_num(0, 0);
+	EXPECT_NUM(e, 0);
 	/* the weight of a value: base-10000 digits aligned at the point */
 	{
 		int			w,
