@@ -955,18 +955,11 @@ inline_view_ctes(Query *q)
 	ListCell   *lc;
 	int			n = 0;
 
+	List	   *found = NIL;
+
 	if (q->commandType != CMD_SELECT || q->jointree == NULL || q->jointree->quals == NULL ||
 		q->cteList == NIL || themis_inline_view_ctes == THEMIS_TRI_OFF)
 		return 0;
-	if (themis_inline_view_ctes == THEMIS_TRI_AUTO)
-	{
-		const char *why = NULL;
-
-		/* the aggregation then runs twice: worth it on the GPU, not on the CPU executor */
-		if (themis_device == THEMIS_DEVICE_CPU ||
-			(themis_device == THEMIS_DEVICE_AUTO && !tm_gpud_ready(false, &why)))
-			return 0;
-	}
 	foreach(lc, q->cteList)
 	{
 		CommonTableExpr *cte = lfirst_node(CommonTableExpr, lc);
@@ -981,10 +974,23 @@ inline_view_ctes(Query *q)
 		vc.found = false;
 		(void) view_agg_sublink_walker(q->jointree->quals, &vc);
 		if (vc.found)
-		{
-			cte->ctematerialized = CTEMaterializeNever;
-			n++;
-		}
+			found = lappend(found, cte);
+	}
+	if (found == NIL)
+		return 0;
+	if (themis_inline_view_ctes == THEMIS_TRI_AUTO)
+	{
+		const char *why = NULL;
+
+		/* the aggregation then runs twice: worth it on the GPU, not on the CPU executor */
+		if (themis_device == THEMIS_DEVICE_CPU ||
+			(themis_device == THEMIS_DEVICE_AUTO && !tm_gpud_ready(false, &why)))
+			return 0;
+	}
+	foreach(lc, found)
+	{
+		((CommonTableExpr *) lfirst(lc))->ctematerialized = CTEMaterializeNever;
+		n++;
 	}
 	if (n > 0 && themis_debug_ir)
 		ereport(NOTICE, (errmsg("themis: %d aggregating CTE%s read by an aggregate over %s marked NOT MATERIALIZED",
