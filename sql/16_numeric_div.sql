@@ -56,6 +56,10 @@ SELECT * FROM tt.check($$SELECT id, coalesce(a / b, 0) AS r FROM nd WHERE c > 3 
 SELECT * FROM tt.check_error($$SELECT id FROM nd WHERE a / (c - c) > 0$$);
 SELECT * FROM tt.check_error($$SELECT id FROM nd WHERE a / (b * 0) > 0 AND b IS NOT NULL$$);
 SELECT * FROM tt.check($$SELECT id FROM nd WHERE id <> 10011 AND (a / b) IS NULL$$);
+-- an empty table; the shared test table (NULLs, duplicates, zeros as divisors: PostgreSQL's error)
+SELECT * FROM tt.check($$SELECT id, round(n2 / n4, 3) AS r FROM empty_types WHERE n2 / n4 > 1$$);
+SELECT * FROM tt.check($$SELECT g, count(*) AS n, sum(round(n4 / nullif(n2, 0), 6)) AS s FROM types WHERE id <= 1000 GROUP BY g$$);
+SELECT * FROM tt.check_error($$SELECT id FROM types WHERE n4 / n2 > 1$$);
 SELECT * FROM tt.check($$SELECT id FROM nd WHERE id <> 10011 AND (a / b) IS NOT NULL$$);
 -- the quotient of row 10011 (10^27) or of one under 10^-4 cannot be held: the CPU plan answers
 SELECT * FROM tt.check_fallback($$SELECT id FROM nd WHERE a / b > 1$$);
