@@ -218,7 +218,9 @@ struct DFastCmp
 struct DFastQual
 {
 	int32_t		n;
-	int32_t		pad[3];
+	int32_t		partial;		/* c[] are the leading conjuncts only: rows that pass them go on to the
+								 * interpreter (the whole qual), rows that fail them are rejected */
+	int32_t		pad[2];
 	DFastCmp	c[FQ_MAX];
 };
 
@@ -442,6 +444,8 @@ op_qual(const DOp *op, const TmValue *vals, const bool *nulls, bool *pass)
 		if (!tm_pred_holds(f->pred, tm_cmp_class(f->cls, &a, &b, f->lscale, f->rscale)))
 			return TM_OK;
 	}
+	if (fq->partial)
+		return d_qual(op->qual, vals, nulls, pass);
 	*pass = true;
 	return TM_OK;
 }
@@ -3606,6 +3610,12 @@ img_expr(Img *im, const TmExpr *e)
  * chain of n comparisons is C1 QJUMP C2 AND QJUMP C3 AND ... Cn AND, every jump to the end, where each
  * Ci is PUSH_SLOT / PUSH_CONST twice and a CMP without IS DISTINCT FROM, or PUSH_SLOT and an IN.  dev:
  * the device address of e's copy in the image (text constants point into its pool).
+ *
+ * A chain whose leading conjuncts are such comparisons and whose next one is anything else (TPC-H Q19:
+ * l_shipmode IN (...) AND l_shipinstruct = '...' AND (an OR of ranges)) gives those leading ones with
+ * fq->partial: a row that fails one of them is rejected without the interpreter, as the qual's
+ * QJUMP_IF_FALSE would reject it before reaching the rest (they raise no error, so nothing the
+ * interpreter would raise is skipped), and a row that passes them all runs the whole qual.
  */
 static bool
 fast_qual_compile(const TmExpr *e, const TmExpr *dev, DFastQual *fq)
@@ -3629,8 +3639,9 @@ fast_qual_compile(const TmExpr *e, const TmExpr *dev, DFastQual *fq)
 				return false;
 			pc++;
 		}
+		/* from here on a conjunct that is not a plain comparison ends the leading ones (rest) */
 		if (fq->n >= FQ_MAX || pc + 2 > e->ninstr)
-			return false;
+			goto rest;
 		f = &fq->c[fq->n];
 		if (code[pc].op == TMI_PUSH_SLOT && code[pc + 1].op == TMI_IN)
 		{
@@ -3638,7 +3649,7 @@ fast_qual_compile(const TmExpr *e, const TmExpr *dev, DFastQual *fq)
 
 			if (in->flags < TM_CMP_INT || in->flags > TM_CMP_TS_DATE || in->b < 0 || in->a < 0 ||
 				in->a + in->b > e->nconst || (in->c & ~(TMF_IN_NEGATE | TMF_IN_HASNULL)) != 0)
-				return false;
+				goto rest;
 			f->l = (int16_t) code[pc].a;
 			f->r = -1;
 			f->cls = (uint8_t) in->flags;
@@ -3650,14 +3661,14 @@ fast_qual_compile(const TmExpr *e, const TmExpr *dev, DFastQual *fq)
 			if (fq->n > 0)
 			{
 				if (pc >= e->ninstr || code[pc].op != TMI_AND)
-					return false;
+					goto rest;
 				pc++;
 			}
 			fq->n++;
 			continue;
 		}
 		if (pc + 3 > e->ninstr)
-			return false;
+			goto rest;
 		for (int side = 0; side < 2; side++)
 		{
 			const TmInstr *in = &code[pc + side];
@@ -3674,12 +3685,12 @@ fast_qual_compile(const TmExpr *e, const TmExpr *dev, DFastQual *fq)
 					k->s.p = (const char *) dev + e->pool_off + (intptr_t) k->s.p;
 			}
 			else
-				return false;
+				goto rest;
 		}
 		if (code[pc + 2].op != TMI_CMP || (code[pc + 2].flags & ~TMF_CLASS_MASK) != 0 ||
 			code[pc + 2].flags < TM_CMP_INT || code[pc + 2].flags > TM_CMP_TS_DATE ||
 			code[pc + 2].a < TM_PRED_EQ || code[pc + 2].a > TM_PRED_GE)
-			return false;
+			goto rest;
 		f->cls = (uint8_t) code[pc + 2].flags;
 		f->pred = (uint8_t) code[pc + 2].a;
 		f->lscale = code[pc + 2].b;
@@ -3688,12 +3699,19 @@ fast_qual_compile(const TmExpr *e, const TmExpr *dev, DFastQual *fq)
 		if (fq->n > 0)
 		{
 			if (pc >= e->ninstr || code[pc].op != TMI_AND)
-				return false;
+				goto rest;
 			pc++;
 		}
 		fq->n++;
 	}
 	return fq->n > 0;
+
+rest:
+	/* conjunct fq->n is not a plain comparison: the leading ones, if any, are */
+	if (fq->n == 0)
+		return false;
+	fq->partial = 1;
+	return true;
 }
 
 extern "C" int
@@ -3701,7 +3719,7 @@ tm_gpu_qual_is_fast(const TmExpr *e)
 {
 	DFastQual	fq;
 
-	return fast_qual_compile(e, e, &fq) ? 1 : 0;
+	return fast_qual_compile(e, e, &fq) && !fq.partial ? 1 : 0;
 }
 
 /* array of n expressions: device address of the pointer array (NULL if n == 0 or on failure) */

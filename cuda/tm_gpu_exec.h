@@ -224,7 +224,8 @@ extern int64_t tm_gpu_pool_topn_rows_in(const TmGpuPool *pool);
  * plain comparisons and IN lists of a slot evaluated without the interpreter (DFastQual), bare slots read
  * without it (x_eval), a pipeline's leading filters run ahead of the walk of the row's evaluation tree
  * (DPipe.nlead), the lock-free peek of a min / max and a warp's partial float sums (DAgg.peek, .wsum).
- * tm_gpu_qual_is_fast: can qual e (a FILTER's or a probe's residual) take the first, 1 or 0.
+ * tm_gpu_qual_is_fast: can qual e (a FILTER's or a probe's residual) take the first whole, 1 or 0 (a
+ * qual whose leading conjuncts only are plain comparisons takes it for those, then the interpreter).
  * tm_gpu_pool_set_fast_paths(pool, 0): the next executions take none of them; 1 (the default): all.
  * Results are the same either way.
  */

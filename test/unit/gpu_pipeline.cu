@@ -3733,6 +3733,7 @@ test_fast_quals(void)
 		int			s_g = p.slot(ty(TM_K_INT4), 0, T_G);
 		int			slotcol[16];
 		int			n = 1 + (int) (rnd() % 4);
+		bool		tail;
 		int			jumps[8];
 		int			nj = 0;
 		TmExpr	   *q;
@@ -3880,11 +3881,34 @@ test_fast_quals(void)
 			if (i > 0)
 				a_op(TMI_AND, 0, 0, 0, 0);
 		}
+		/*
+		 * a last conjunct that is not a plain comparison, (v % 3 = 1 OR g > 5): the comparisons before
+		 * it are a fast prefix (DFastQual.partial), the rows that pass them run the whole qual
+		 */
+		tail = chance(0.3);
+		if (tail)
+		{
+			int			j;
+
+			jumps[nj++] = a_op(TMI_QJUMP_IF_FALSE, 0, -1, 0, 0);
+			p_slot(s_v);
+			p_int(3);
+			a_op(TMI_MOD, TM_K_INT4, 0, 0, 0);
+			p_int(1);
+			a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
+			j = a_op(TMI_JUMP_IF_TRUE, 0, -1, 0, 0);
+			p_slot(s_g);
+			p_int(5);
+			a_op(TMI_CMP, TM_CMP_INT, TM_PRED_GT, 0, 0);
+			a_op(TMI_OR, 0, 0, 0, 0);
+			patch(j);
+			a_op(TMI_AND, 0, 0, 0, 0);
+		}
 		while (nj > 0)
 			patch(jumps[--nj]);
 		q = a_build(ty(TM_K_BOOL));
-		snprintf(what, sizeof(what), "fast qual, trial %d (%d comparisons)", trial, n);
-		TM_CHECK_MSG(tm_gpu_qual_is_fast(q) == 1, "%s: not taken as plain comparisons", what);
+		snprintf(what, sizeof(what), "fast qual, trial %d (%d comparisons%s)", trial, n, tail ? ", a tail" : "");
+		TM_CHECK_MSG(tm_gpu_qual_is_fast(q) == (tail ? 0 : 1), "%s: not taken as plain comparisons", what);
 
 		/* the interpreter, on the host */
 		for (int64_t r = 0; r < T.nrows; r++)
