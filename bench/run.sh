@@ -6,6 +6,7 @@
 #                [--data DIR] [--keep-data] [--set NAME=VALUE]... [--pg-conf 'LINE']...
 #                [--host H --port P [--user U] [--db D] [--no-load]]
 #                [--duckdb auto|off|PATH] [--timeout SECONDS] [--show-plans] [--compare NAME=VALUE]...
+#                [--sql FILE]...
 #
 # Steps: builds bench/bin/dbgen (and bench/bin/duckdb_runner); generates SF (default 0.05) with
 # --threads threads into --data (default: a temporary directory; an existing one with a matching
@@ -20,6 +21,10 @@
 #   * with --compare (repeatable): a third session per query, themis on with those settings on top of
 #     --set ones (e.g. --compare themis.stream_lookup_side=on): its times and md5 land in RAW/qQ.alt.*,
 #     and results.md gets a table "themis on" against "themis on + NAME=VALUE", same run, same data;
+#   * with --sql FILE (repeatable): after the queries, FILE runs in one psql session (themis on, the --set
+#     settings, fallback on, echoed) into RAW/sql.N.out: ad-hoc probes (EXPLAIN ANALYZE of variants of
+#     a query) on the loaded data, in the same run (bench/probe/ has some; $BENCH_QDIR is the directory
+#     of the TPC-H queries, for psql's backticks);
 #   * the md5 of each run's psql -At output (ordered: every query has a total ORDER BY or one row)
 #     is compared with the first themis-off run: "identical" or "DIFFERENT";
 #   * EXPLAIN (ANALYZE, FORMAT JSON) with themis on and fallback on: whether a Themis node ran,
@@ -67,6 +72,7 @@ DATA=""
 KEEP_DATA=0
 SETS=()
 ALT_SETS=()
+SQL_FILES=()
 PGCONF=()
 EXT_HOST=""
 EXT_PORT=""
@@ -76,7 +82,7 @@ NO_LOAD=0
 DUCKDB="auto"
 TIMEOUT=600
 
-usage() { sed -n '2,36p' "$0" >&2; exit 2; }
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--sf) SF="$2"; shift 2 ;;
@@ -91,6 +97,7 @@ while [ $# -gt 0 ]; do
 		--set) SETS+=("$2"); shift 2 ;;
 		--compare) [[ "$2" == *=* ]] || die "--compare wants NAME=VALUE"; ALT_SETS+=("$2"); shift 2 ;;
 		--pg-conf) PGCONF+=("$2"); shift 2 ;;
+		--sql) [ -f "$2" ] || die "--sql: no file $2"; SQL_FILES+=("$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
 		--host) EXT_HOST="$2"; shift 2 ;;
 		--port) EXT_PORT="$2"; shift 2 ;;
 		--user) EXT_USER="$2"; shift 2 ;;
@@ -357,6 +364,15 @@ for q in "${QS[@]}"; do
 		log "q$q: on + ${ALT_SETS[*]}: $(paste -sd ' ' "$RAW/q$q.alt.times") ms | $alt"
 	fi
 	log "q$q: off $(paste -sd ' ' "$RAW/q$q.off.times") ms | on $(paste -sd ' ' "$RAW/q$q.on.times") ms | $same$(grep -m1 -o 'ERROR: .*' "$RAW/q$q.on.err" | sed 's/^/ | on: /')"
+done
+
+# ---- --sql files: ad-hoc probes on the loaded data ----
+for i in "${!SQL_FILES[@]}"; do
+	wait_ready
+	log "--sql ${SQL_FILES[$i]} -> $RAW/sql.$i.out"
+	{ echo "SET statement_timeout = '${TIMEOUT}s';"; set_lines; echo "SET themis.enabled = on;"; echo "SET themis.fallback = on;"
+	  echo "\\i ${SQL_FILES[$i]}"; } | BENCH_QDIR="$ROOT/bench/tpch/queries" "${PSQL[@]}" -a -f - >"$RAW/sql.$i.out" 2>&1
+	echo "-- file: ${SQL_FILES[$i]}" >>"$RAW/sql.$i.out"
 done
 
 # ---- scan floors (issue 6): the card's copy bandwidth (the columns' bytes were read above) ----

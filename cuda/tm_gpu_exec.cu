@@ -966,6 +966,33 @@ distinct_insert(const DAggState *S, const TmType *type, long long g, const TmVal
 	}
 }
 
+/*
+ * AM_LOCKED min / max: true if the group's state already has a value that v cannot beat.  seen[g] is a
+ * sequence word: 0 until the group has a value, odd while the holder of the lock writes one, even (and
+ * not 0) otherwise; the value is read between two reads of it, as a seqlock.  The state only moves one
+ * way, so a value that a consistent snapshot beats or equals cannot change it
+ */
+__device__ static bool
+minmax_beaten(const DAgg *ag, const TmValue *v, volatile unsigned long long *vw, volatile unsigned int *vseen)
+{
+	unsigned int s1 = *vseen;
+	unsigned long long words[2];
+	TmValue		cur;
+	int			cmp;
+
+	if (s1 == 0 || (s1 & 1u) != 0)
+		return false;
+	__threadfence();
+	words[0] = vw[0];
+	words[1] = vw[1];
+	__threadfence();
+	if (*vseen != s1)
+		return false;
+	memcpy(&cur, words, sizeof(cur));
+	cmp = tm_values_cmp(v, &cur, &ag->restype);
+	return ag->kind == TM_AGG_MIN ? cmp >= 0 : cmp <= 0;
+}
+
 /* update aggregate a of group g with the current row */
 __device__ int
 agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals, const bool *nulls,
@@ -1047,35 +1074,46 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 				DCancel		cp;
 
 				/*
-				 * seen[g] is a sequence word: 0 until the group has a value, odd while the holder of the
-				 * lock writes one, even (and not 0) otherwise.  A min / max (DAgg.peek: the fast paths)
-				 * first reads the value between two reads of it, as a seqlock: the state only moves one
-				 * way, so a value that a consistent snapshot already beats cannot change it, and the row
-				 * skips the lock (a global min over a join that fans out: all rows on one lock)
+				 * A min / max (DAgg.peek: the fast paths): the lanes that run this update together for the
+				 * same state (labeled by its address) keep the best of their values in one lane first
+				 * (ties: any of them, as the lock's order is any order), and that lane alone goes on; then
+				 * it skips the lock if the state already beats its value (minmax_beaten), and checks that
+				 * again while it waits: the rows of a global max that all start before the state has a
+				 * value (a max over 100,000 group results: one launch) leave the lock after its first holder
 				 */
 				if (ag->peek)
 				{
-					unsigned int s1 = *vseen;
+					namespace cg = cooperative_groups;
+					cg::coalesced_group act = cg::coalesced_threads();
+					cg::coalesced_group peers = cg::labeled_partition(act, (unsigned long long) (uintptr_t) w);
+					unsigned int n = peers.size();
 
-					if (s1 != 0 && (s1 & 1u) == 0)
+					if (n > 1)
 					{
-						unsigned long long words[2];
+						unsigned int rank = peers.thread_rank();
 
-						__threadfence();
-						words[0] = vw[0];
-						words[1] = vw[1];
-						__threadfence();
-						if (*vseen == s1)
+						for (unsigned int off = 1; off < n; off <<= 1)
 						{
-							TmValue		cur;
-							int			cmp;
+							unsigned long long mine[2];
+							TmValue		x;
 
-							memcpy(&cur, words, sizeof(cur));
-							cmp = tm_values_cmp(&v, &cur, &ag->restype);
-							if (ag->kind == TM_AGG_MIN ? cmp >= 0 : cmp <= 0)
-								return TM_OK;
+							memcpy(mine, &v, sizeof(v));
+							mine[0] = peers.shfl_down(mine[0], off);
+							mine[1] = peers.shfl_down(mine[1], off);
+							memcpy(&x, mine, sizeof(x));
+							if ((rank & (2u * off - 1u)) == 0 && rank + off < n)
+							{
+								int			cmp = tm_values_cmp(&x, &v, &ag->restype);
+
+								if (ag->kind == TM_AGG_MIN ? cmp < 0 : cmp > 0)
+									v = x;
+							}
 						}
+						if (rank != 0)
+							return TM_OK;
 					}
+					if (minmax_beaten(ag, &v, vw, vseen))
+						return TM_OK;
 				}
 				/*
 				 * a float sum (DAgg.wsum: the fast paths): the lanes that run this update together and
@@ -1135,6 +1173,8 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 						__nanosleep(ns);
 						if (ns < 512u)
 							ns *= 2u;
+						if (ag->peek && minmax_beaten(ag, &v, vw, vseen))
+							return TM_OK;
 						if (stopped(flags) && *(volatile unsigned long long *) &flags->errinv == 0)
 							return ST_ABORT;
 						if (cancel_poll(&cp))

@@ -1365,6 +1365,23 @@ test_global_agg(void)
 	CHECK_OK(r);
 	check_rows("global aggregate, no rows", out_rows(r.out), {none.cells()}, true);
 	tm_gpu_table_free(&r.out);
+
+	/*
+	 * many rows in one launch, all on the one state before it has a value: the min / max under lock
+	 * (numeric, text, float8) keep the best of a warp's values in one lane and leave the lock once the
+	 * state beats them (a max over 100,000 group results, TPC-H Q15)
+	 */
+	{
+		HTable		L = make_T(400000, 300);
+		RefAgg		big;
+
+		r = run_plan(pl, {&L});
+		CHECK_OK(r);
+		for (int64_t i = 0; i < L.nrows; i++)
+			big.add(L, i);
+		check_rows("global aggregate, 400000 rows", out_rows(r.out), {big.cells()}, true);
+		tm_gpu_table_free(&r.out);
+	}
 }
 
 /*
