@@ -103,9 +103,22 @@ faults_state="not run"
 isolation_state="not run"
 status_line="not run"
 
+# a detached fuzz / load / bench run of an earlier call still going: leave the installed build alone
+# (install rewrites themis.so in place, under the running backends that have it mapped), and the
+# PostgreSQL install too (setup recreates its library links: a psql started meanwhile finds no libpq,
+# which failed a skewed benchmark's load); this call uses them
+bg_alive=""
+for f in "${FUZZ_OUT:-/tmp/themis-fuzz}/pid" "${LOAD_OUT:-/tmp/themis-load}/pid" "${BENCH_OUT:-/tmp/themis-bench-out}.pid"; do
+    kill -0 "$(cat "$f" 2>/dev/null)" 2>/dev/null && bg_alive="$f"
+done
+
 # ---- 1. PostgreSQL, build, install ----
-log "PostgreSQL from $PGDEBS"
-pp setup >"$WORK/setup.log" 2>&1 || { cat "$WORK/setup.log"; die "pg-portable.sh setup failed"; }
+if [ -n "$bg_alive" ] && [ -x "${PGROOT:-/opt/pgroot}/usr/lib/postgresql/15/bin/psql" ]; then
+    log "PostgreSQL: set up already (not again: the detached run of $bg_alive uses it)"
+else
+    log "PostgreSQL from $PGDEBS"
+    pp setup >"$WORK/setup.log" 2>&1 || { cat "$WORK/setup.log"; die "pg-portable.sh setup failed"; }
+fi
 eval "$(pp env)"
 command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || die "nvcc not found"
 # Debian's PostgreSQL 15 is built with ICU: its server headers include ICU's (package libicu-dev)
@@ -114,12 +127,6 @@ if grep -q '^#define USE_ICU 1' "$("$PG_CONFIG" --includedir-server)/pg_config.h
     die "ICU headers (unicode/ucol.h) missing: carry libicu-dev too: on a machine with apt, (cd .pgdebs && apt-get download libicu-dev)"
 fi
 
-# a detached fuzz / load run of an earlier call still going: leave the installed build alone (install
-# rewrites themis.so in place, under the running backends that have it mapped); this call uses it
-bg_alive=""
-for f in "${FUZZ_OUT:-/tmp/themis-fuzz}/pid" "${LOAD_OUT:-/tmp/themis-load}/pid" "${BENCH_OUT:-/tmp/themis-bench-out}.pid"; do
-    kill -0 "$(cat "$f" 2>/dev/null)" 2>/dev/null && bg_alive="$f"
-done
 if [ -n "$bg_alive" ]; then
     build_state="not rebuilt: the detached run of $bg_alive uses the installed build"
     log "$build_state"
