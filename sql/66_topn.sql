@@ -74,6 +74,31 @@ SELECT * FROM tt.check_error($$SELECT d - (-30) AS c0, i8 AS c1 FROM topn_d ORDE
 EXPLAIN (COSTS OFF) SELECT d = '2000-05-11' AS c0, i8 AS c1 FROM topn_d ORDER BY c1 DESC NULLS FIRST, c0 LIMIT 3;
 SELECT * FROM tt.check_ordered($$SELECT d = '2000-05-11' AS c0, i8 AS c1 FROM topn_d ORDER BY c1 DESC NULLS FIRST, c0 LIMIT 3$$);
 DROP TABLE topn_d;
+-- a Sort right above the node, with or without LIMIT (src/presort.c): the node returns its rows in the
+-- Sort's order where every key compares natively (integers, dates, timestamps, numerics; text and bpchar
+-- under the C collation), and EXPLAIN ANALYZE checks that order with the Sort's own comparators
+CREATE FUNCTION pg_temp.presorted(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
+DECLARE l text;
+BEGIN
+    FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+        IF l ~ 'Presort' THEN RETURN NEXT btrim(l); END IF;
+    END LOOP;
+END $f$;
+-- text (bytes: upper case, multibyte, empty), bpchar (trailing blanks do not count), NULLs first / last
+SELECT * FROM pg_temp.presorted($$SELECT t, c10, count(*) AS n FROM types GROUP BY t, c10 ORDER BY t, c10 DESC$$);
+SELECT * FROM tt.check_ordered($$SELECT t, c10, count(*) AS n FROM types GROUP BY t, c10 ORDER BY t, c10 DESC$$);
+SELECT * FROM pg_temp.presorted($$SELECT c10, vc, min(id) AS m FROM types GROUP BY c10, vc ORDER BY c10 NULLS FIRST, vc DESC NULLS LAST$$);
+SELECT * FROM tt.check_ordered($$SELECT c10, vc, min(id) AS m FROM types GROUP BY c10, vc ORDER BY c10 NULLS FIRST, vc DESC NULLS LAST$$);
+-- TPC-H Q16's shape: a count descending, then text and integer keys; numeric, date and timestamp keys
+SELECT * FROM pg_temp.presorted($$SELECT g, t, count(DISTINCT i4) AS n FROM types GROUP BY g, t ORDER BY n DESC, t, g$$);
+SELECT * FROM tt.check_ordered($$SELECT g, t, count(DISTINCT i4) AS n FROM types GROUP BY g, t ORDER BY n DESC, t, g$$);
+SELECT * FROM pg_temp.presorted($$SELECT id, n4, d, ts FROM types WHERE id % 4 = 0 ORDER BY n4 DESC, d, ts DESC, id$$);
+SELECT * FROM tt.check_ordered($$SELECT id, n4, d, ts FROM types WHERE id % 4 = 0 ORDER BY n4 DESC, d, ts DESC, id$$);
+-- with a top-N cut too: the kept rows in order
+SELECT * FROM pg_temp.presorted($$SELECT g, sum(n2) AS s FROM types GROUP BY g ORDER BY s DESC, g LIMIT 3$$);
+-- a float key does not compare natively here: no presort (the Sort orders the rows as always)
+SELECT * FROM pg_temp.presorted($$SELECT id, f8 FROM types WHERE id % 5 = 0 ORDER BY f8, id$$);
+SELECT * FROM tt.check_ordered($$SELECT id, f8 FROM types WHERE id % 5 = 0 ORDER BY f8, id$$);
 RESET themis.min_rows;
 RESET themis.fallback;
 RESET themis.device;

@@ -106,6 +106,7 @@ themis_begin(CustomScanState *node, EState *estate, int eflags)
 		elog(ERROR, "themis: custom scan has no plan");
 	ts->plan = tm_plan_deserialize(DatumGetByteaPP(blob->constvalue));
 	themis_topn_get(cscan, &ts->topn);
+	themis_presort_get(cscan, &ts->presort);
 
 	if (ts->plan->nparams != list_length(cscan->custom_exprs))
 		elog(ERROR, "themis: plan has %d parameters but the node has %d expressions",
@@ -394,6 +395,13 @@ themis_compute(ThemisScanState *ts)
 			MemoryContextSwitchTo(old);
 			ts->topn_rows_in += topn_in >= 0 ? topn_in : rs->nrows;
 			ts->topn_rows_kept += ts->rowmap ? ts->nrowmap : rs->nrows;
+		}
+		if (ts->presort.nkeys > 0)
+		{
+			/* the rows in the order of the Sort above, which then finds them presorted (presort.c) */
+			old = MemoryContextSwitchTo(ts->runcxt);
+			themis_presort_apply(ts, ts->css.ss.ps.instrument != NULL);
+			MemoryContextSwitchTo(old);
 		}
 	}
 }

@@ -17,6 +17,21 @@ typedef struct ThemisTopN
 	bool		nulls_first;
 } ThemisTopN;
 
+/* a Sort right above the node (presort.c): its keys */
+typedef struct ThemisPresortKey
+{
+	int			col;			/* scan-tuple column (0-based) */
+	Oid			sortop;
+	Oid			collation;
+	bool		nulls_first;
+} ThemisPresortKey;
+
+typedef struct ThemisPresort
+{
+	int			nkeys;			/* 0: not marked */
+	ThemisPresortKey *keys;
+} ThemisPresort;
+
 typedef struct ThemisScanState
 {
 	CustomScanState css;
@@ -36,6 +51,10 @@ typedef struct ThemisScanState
 	ThemisTopN	topn;			/* n = 0: none */
 	int64		topn_rows_in;	/* EXPLAIN ANALYZE: result rows and rows kept, over all runs */
 	int64		topn_rows_kept;
+	ThemisPresort presort;		/* nkeys = 0: none */
+	int64		presort_rows;	/* EXPLAIN ANALYZE, over all runs: rows returned in the Sort's order */
+	int			presort_skipped;	/* runs where a key did not compare natively */
+	int			presort_unordered;	/* runs whose order the Sort's comparators disagreed with */
 
 	/* parts of the plan PostgreSQL runs for SUBPLAN sources: custom_plans[1..] */
 	PlanState **inputs;
@@ -67,5 +86,13 @@ extern void themis_topn_mark(PlannedStmt *stmt);
 extern bool themis_topn_get(CustomScan *cs, ThemisTopN *t);
 extern void themis_topn_select(ThemisScanState *ts, const ThemisTopN *t);
 extern bool themis_topn_device(ThemisScanState *ts, struct TmGpuRunTopN *d);
+extern int	themis_scan_column(CustomScan *cs, AttrNumber attno);
+extern bool themis_native_order(const TmType *t, Oid sortop, bool *desc);
+extern void themis_walk_plans(PlannedStmt *stmt, void (*visit) (Plan *));
+
+/* presort.c */
+extern void themis_presort_mark(PlannedStmt *stmt);
+extern bool themis_presort_get(CustomScan *cs, ThemisPresort *p);
+extern void themis_presort_apply(ThemisScanState *ts, bool check);
 
 #endif							/* THEMIS_EXEC_NODE_H */

@@ -268,6 +268,19 @@ themis_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 										 (long long) ts->topn_rows_in), es);
 	}
 
+	/* a Sort right above: the rows come in its order where its keys compare natively (presort.c) */
+	if (ts->presort.nkeys > 0)
+	{
+		ExplainPropertyInteger("Presort Keys", NULL, ts->presort.nkeys, es);
+		if (es->analyze && ts->nruns > 0)
+			ExplainPropertyText("Presorted Rows",
+								ts->presort_skipped > 0 && ts->presort_rows == 0 ?
+								pstrdup("none (a key does not compare natively)") :
+								psprintf("%lld, %s", (long long) ts->presort_rows,
+										 ts->presort_unordered > 0 ? "NOT in the Sort's order" :
+										 "in the Sort's order"), es);
+	}
+
 	if (ts->fallback && ts->fallback_reason != NULL)
 		ExplainPropertyText("Fallback", ts->fallback_reason, es);
 }

@@ -482,6 +482,8 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 		lfirst(lc) = rewrite_plan(&ctx, (Plan *) lfirst(lc), true, false);
 	/* ORDER BY ... LIMIT above a Themis node: it returns only rows that can make the cut (topn.c) */
 	themis_topn_mark(stmt);
+	/* a Sort right above a Themis node: it returns its rows in the Sort's order (presort.c) */
+	themis_presort_mark(stmt);
 	return stmt;
 }
 

@@ -80,8 +80,8 @@ topn_candidate(Limit *limit, int64 *n)
 }
 
 /* the scan-tuple column (1-based) that the node's output column attno is, or 0 */
-static int
-scan_column(CustomScan *cs, AttrNumber attno)
+int
+themis_scan_column(CustomScan *cs, AttrNumber attno)
 {
 	TargetEntry *tle;
 	Var		   *v;
@@ -96,14 +96,50 @@ scan_column(CustomScan *cs, AttrNumber attno)
 	return v->varattno;
 }
 
+/* visit every plan node of plan's tree, subplans of Append, MergeAppend and SubqueryScan included */
 static void
-topn_mark_walk(Plan *plan)
+walk_plan(Plan *plan, void (*visit) (Plan *))
 {
 	ListCell   *lc;
 
 	if (plan == NULL)
 		return;
 	check_stack_depth();
+	visit(plan);
+	walk_plan(plan->lefttree, visit);
+	walk_plan(plan->righttree, visit);
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			foreach(lc, ((Append *) plan)->appendplans)
+				walk_plan((Plan *) lfirst(lc), visit);
+			break;
+		case T_MergeAppend:
+			foreach(lc, ((MergeAppend *) plan)->mergeplans)
+				walk_plan((Plan *) lfirst(lc), visit);
+			break;
+		case T_SubqueryScan:
+			walk_plan(((SubqueryScan *) plan)->subplan, visit);
+			break;
+		default:
+			break;
+	}
+}
+
+/* visit every plan node of a finished plan (its main tree and its subplans) */
+void
+themis_walk_plans(PlannedStmt *stmt, void (*visit) (Plan *))
+{
+	ListCell   *lc;
+
+	walk_plan(stmt->planTree, visit);
+	foreach(lc, stmt->subplans)
+		walk_plan((Plan *) lfirst(lc), visit);
+}
+
+static void
+topn_mark_node(Plan *plan)
+{
 	if (IsA(plan, Limit))
 	{
 		int64		n;
@@ -112,7 +148,7 @@ topn_mark_walk(Plan *plan)
 		if (cs != NULL)
 		{
 			Sort	   *sort = (Sort *) plan->lefttree;
-			int			col = scan_column(cs, sort->sortColIdx[0]);
+			int			col = themis_scan_column(cs, sort->sortColIdx[0]);
 
 			if (col > 0)
 				cs->custom_private = lappend(cs->custom_private,
@@ -124,35 +160,13 @@ topn_mark_walk(Plan *plan)
 														makeInteger(sort->nullsFirst[0] ? 1 : 0)));
 		}
 	}
-	topn_mark_walk(plan->lefttree);
-	topn_mark_walk(plan->righttree);
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			foreach(lc, ((Append *) plan)->appendplans)
-				topn_mark_walk((Plan *) lfirst(lc));
-			break;
-		case T_MergeAppend:
-			foreach(lc, ((MergeAppend *) plan)->mergeplans)
-				topn_mark_walk((Plan *) lfirst(lc));
-			break;
-		case T_SubqueryScan:
-			topn_mark_walk(((SubqueryScan *) plan)->subplan);
-			break;
-		default:
-			break;
-	}
 }
 
 /* Mark the Themis nodes of a finished plan that sit under Sort under Limit. */
 void
 themis_topn_mark(PlannedStmt *stmt)
 {
-	ListCell   *lc;
-
-	topn_mark_walk(stmt->planTree);
-	foreach(lc, stmt->subplans)
-		topn_mark_walk((Plan *) lfirst(lc));
+	themis_walk_plans(stmt, topn_mark_node);
 }
 
 /* read a node's mark: false if it has none */
@@ -165,7 +179,7 @@ themis_topn_get(CustomScan *cs, ThemisTopN *t)
 	if (list_length(cs->custom_private) < 2)
 		return false;
 	l = (List *) lsecond(cs->custom_private);
-	if (!IsA(l, List) || list_length(l) != 5)
+	if (!IsA(l, List) || list_length(l) != 5 || !IsA(linitial(l), Const))	/* (not presort.c's mark) */
 		return false;
 	t->n = DatumGetInt64(((Const *) linitial(l))->constvalue);
 	t->col = intVal(lsecond(l)) - 1;
@@ -211,8 +225,8 @@ key_cmp(const TopNKey *a, const TopNKey *b, const TopNCmp *cmp)
 }
 
 /* kinds whose values (int64 / scaled int128) order as the type's btree operators do */
-static bool
-native_order(const TmType *t, Oid sortop, bool *desc)
+bool
+themis_native_order(const TmType *t, Oid sortop, bool *desc)
 {
 	TypeCacheEntry *tc;
 
@@ -289,7 +303,7 @@ key_of(const TmResultSet *rs, int col, int64 row, const TopNCmp *cmp, TopNKey *k
 
 /*
  * The cut the GPU daemon can make before the result leaves the device (tm_gpu_pool_set_topn): where the
- * key orders natively (native_order: integers, dates, timestamps, numerics of one scale, with the type's
+ * key orders natively (themis_native_order: integers, dates, timestamps, numerics of one scale, with the type's
  * own < or >), the same selection as themis_topn_select below, on the device's values; false otherwise.
  */
 bool
@@ -303,7 +317,7 @@ themis_topn_device(ThemisScanState *ts, TmGpuRunTopN *d)
 		return false;
 	out = &plan->results[plan->output_result];
 	if (ts->topn.col < 0 || ts->topn.col >= out->ncols ||
-		!native_order(&out->coltypes[ts->topn.col], ts->topn.sortop, &d->desc))
+		!themis_native_order(&out->coltypes[ts->topn.col], ts->topn.sortop, &d->desc))
 		return false;
 	d->n = ts->topn.n;
 	d->col = ts->topn.col;
@@ -340,7 +354,7 @@ themis_topn_select(ThemisScanState *ts, const ThemisTopN *t)
 	cmp.ssd.ssup_cxt = CurrentMemoryContext;
 	cmp.ssd.ssup_collation = t->collation;
 	cmp.ssd.ssup_nulls_first = t->nulls_first;
-	cmp.native = native_order(&rs->types[t->col], t->sortop, &cmp.desc);
+	cmp.native = themis_native_order(&rs->types[t->col], t->sortop, &cmp.desc);
 	cmp.wide = rs->types[t->col].kind == TM_K_NUMERIC;
 	if (!cmp.native)
 		PrepareSortSupportFromOrderingOp(t->sortop, &cmp.ssd);
