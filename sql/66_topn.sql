@@ -96,6 +96,9 @@ SELECT * FROM pg_temp.presorted($$SELECT id, n4, d, ts FROM types WHERE id % 4 =
 SELECT * FROM tt.check_ordered($$SELECT id, n4, d, ts FROM types WHERE id % 4 = 0 ORDER BY n4 DESC, d, ts DESC, id$$);
 -- with a top-N cut too: the kept rows in order
 SELECT * FROM pg_temp.presorted($$SELECT g, sum(n2) AS s FROM types GROUP BY g ORDER BY s DESC, g LIMIT 3$$);
+-- no rows
+SELECT * FROM pg_temp.presorted($$SELECT id, t FROM empty_types ORDER BY t DESC, id$$);
+SELECT * FROM tt.check_ordered($$SELECT id, t FROM empty_types ORDER BY t DESC, id$$);
 -- a float key does not compare natively here: no presort (the Sort orders the rows as always)
 SELECT * FROM pg_temp.presorted($$SELECT id, f8 FROM types WHERE id % 5 = 0 ORDER BY f8, id$$);
 SELECT * FROM tt.check_ordered($$SELECT id, f8 FROM types WHERE id % 5 = 0 ORDER BY f8, id$$);

@@ -88,7 +88,9 @@ extern void themis_topn_select(ThemisScanState *ts, const ThemisTopN *t);
 extern bool themis_topn_device(ThemisScanState *ts, struct TmGpuRunTopN *d);
 extern int	themis_scan_column(CustomScan *cs, AttrNumber attno);
 extern bool themis_native_order(const TmType *t, Oid sortop, bool *desc);
-extern void themis_walk_plans(PlannedStmt *stmt, void (*visit) (Plan *));
+
+/* planner.c: every plan node of a finished plan, parents first */
+extern void themis_walk_plans(PlannedStmt *stmt, void (*visit) (Plan *, void *), void *arg);
 
 /* presort.c */
 extern void themis_presort_mark(PlannedStmt *stmt);

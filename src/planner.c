@@ -83,14 +83,54 @@ max_node_id_walker(Plan *plan, int *max)
 	return false;
 }
 
-/* the parameters that initplans set (constant for the whole query, unlike correlated ones) */
+/* visit every plan node of plan's tree, subplans of Append, MergeAppend and SubqueryScan included */
 static void
-collect_initplan_params(Plan *plan, Bitmapset **ids)
+walk_plan(Plan *plan, void (*visit) (Plan *, void *), void *arg)
 {
 	ListCell   *lc;
 
 	if (plan == NULL)
 		return;
+	check_stack_depth();
+	visit(plan, arg);
+	walk_plan(plan->lefttree, visit, arg);
+	walk_plan(plan->righttree, visit, arg);
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			foreach(lc, ((Append *) plan)->appendplans)
+				walk_plan((Plan *) lfirst(lc), visit, arg);
+			break;
+		case T_MergeAppend:
+			foreach(lc, ((MergeAppend *) plan)->mergeplans)
+				walk_plan((Plan *) lfirst(lc), visit, arg);
+			break;
+		case T_SubqueryScan:
+			walk_plan(((SubqueryScan *) plan)->subplan, visit, arg);
+			break;
+		default:
+			break;
+	}
+}
+
+/* visit every plan node of a finished plan (its main tree and its subplans), parents first */
+void
+themis_walk_plans(PlannedStmt *stmt, void (*visit) (Plan *, void *), void *arg)
+{
+	ListCell   *lc;
+
+	walk_plan(stmt->planTree, visit, arg);
+	foreach(lc, stmt->subplans)
+		walk_plan((Plan *) lfirst(lc), visit, arg);
+}
+
+/* the parameters that initplans set (constant for the whole query, unlike correlated ones) */
+static void
+collect_initplan_params(Plan *plan, void *arg)
+{
+	Bitmapset **ids = (Bitmapset **) arg;
+	ListCell   *lc;
+
 	foreach(lc, plan->initPlan)
 	{
 		SubPlan    *sp = (SubPlan *) lfirst(lc);
@@ -98,24 +138,6 @@ collect_initplan_params(Plan *plan, Bitmapset **ids)
 
 		foreach(lc2, sp->setParam)
 			*ids = bms_add_member(*ids, lfirst_int(lc2));
-	}
-	collect_initplan_params(plan->lefttree, ids);
-	collect_initplan_params(plan->righttree, ids);
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			foreach(lc, ((Append *) plan)->appendplans)
-				collect_initplan_params(lfirst(lc), ids);
-			break;
-		case T_MergeAppend:
-			foreach(lc, ((MergeAppend *) plan)->mergeplans)
-				collect_initplan_params(lfirst(lc), ids);
-			break;
-		case T_SubqueryScan:
-			collect_initplan_params(((SubqueryScan *) plan)->subplan, ids);
-			break;
-		default:
-			break;
 	}
 }
 
@@ -472,9 +494,7 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	ctx.pstmt = stmt;
 	ctx.next_node_id = maxid + 1;
 	ctx.initplan_params = NULL;
-	collect_initplan_params(stmt->planTree, &ctx.initplan_params);
-	foreach(lc, stmt->subplans)
-		collect_initplan_params((Plan *) lfirst(lc), &ctx.initplan_params);
+	themis_walk_plans(stmt, collect_initplan_params, &ctx.initplan_params);
 
 	/* the order of the top node's output matters only where the query asks for one */
 	stmt->planTree = rewrite_plan(&ctx, stmt->planTree, parse->sortClause != NIL, false);

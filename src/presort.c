@@ -52,15 +52,14 @@ presort_candidate(Sort *sort)
 }
 
 /*
- * Sorts under a Limit (directly or through a SubqueryScan) that PostgreSQL runs bounded: a heap of the
- * LIMIT's rows, n log LIMIT comparisons, cheaper than sorting all n rows here unless topn.c already cut
- * them to about LIMIT.  Collected while walking (a Limit is visited before its children).
+ * *arg: the Sorts under a Limit (directly or through a SubqueryScan), which PostgreSQL runs bounded: a
+ * heap of the LIMIT's rows, n log LIMIT comparisons, cheaper than sorting all n rows here unless topn.c
+ * already cut them to about LIMIT.  Collected while walking (a Limit is visited before its children).
  */
-static List *bounded_sorts = NIL;
-
 static void
-presort_mark_node(Plan *plan)
+presort_mark_node(Plan *plan, void *arg)
 {
+	List	  **bounded_sorts = (List **) arg;
 	Sort	   *sort;
 	CustomScan *cs;
 	List	   *mark;
@@ -74,7 +73,7 @@ presort_mark_node(Plan *plan)
 		if (child != NULL && IsA(child, SubqueryScan) && child->qual == NIL)
 			child = ((SubqueryScan *) child)->subplan;
 		if (child != NULL && IsA(child, Sort))
-			bounded_sorts = lappend(bounded_sorts, child);
+			*bounded_sorts = lappend(*bounded_sorts, child);
 		return;
 	}
 	if (!IsA(plan, Sort))
@@ -83,7 +82,7 @@ presort_mark_node(Plan *plan)
 	cs = presort_candidate(sort);
 	if (cs == NULL)
 		return;
-	if (list_member_ptr(bounded_sorts, sort) && !themis_topn_get(cs, &topn))
+	if (list_member_ptr(*bounded_sorts, sort) && !themis_topn_get(cs, &topn))
 		return;
 	mark = list_make1(makeString(pstrdup(PRESORT_TAG)));
 	for (i = 0; i < sort->numCols; i++)
@@ -103,10 +102,10 @@ presort_mark_node(Plan *plan)
 void
 themis_presort_mark(PlannedStmt *stmt)
 {
-	bounded_sorts = NIL;
-	themis_walk_plans(stmt, presort_mark_node);
+	List	   *bounded_sorts = NIL;
+
+	themis_walk_plans(stmt, presort_mark_node, &bounded_sorts);
 	list_free(bounded_sorts);
-	bounded_sorts = NIL;
 }
 
 /* read a node's mark into *p (palloc'd keys): false if it has none */

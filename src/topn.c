@@ -96,49 +96,8 @@ themis_scan_column(CustomScan *cs, AttrNumber attno)
 	return v->varattno;
 }
 
-/* visit every plan node of plan's tree, subplans of Append, MergeAppend and SubqueryScan included */
 static void
-walk_plan(Plan *plan, void (*visit) (Plan *))
-{
-	ListCell   *lc;
-
-	if (plan == NULL)
-		return;
-	check_stack_depth();
-	visit(plan);
-	walk_plan(plan->lefttree, visit);
-	walk_plan(plan->righttree, visit);
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			foreach(lc, ((Append *) plan)->appendplans)
-				walk_plan((Plan *) lfirst(lc), visit);
-			break;
-		case T_MergeAppend:
-			foreach(lc, ((MergeAppend *) plan)->mergeplans)
-				walk_plan((Plan *) lfirst(lc), visit);
-			break;
-		case T_SubqueryScan:
-			walk_plan(((SubqueryScan *) plan)->subplan, visit);
-			break;
-		default:
-			break;
-	}
-}
-
-/* visit every plan node of a finished plan (its main tree and its subplans) */
-void
-themis_walk_plans(PlannedStmt *stmt, void (*visit) (Plan *))
-{
-	ListCell   *lc;
-
-	walk_plan(stmt->planTree, visit);
-	foreach(lc, stmt->subplans)
-		walk_plan((Plan *) lfirst(lc), visit);
-}
-
-static void
-topn_mark_node(Plan *plan)
+topn_mark_node(Plan *plan, void *arg)
 {
 	if (IsA(plan, Limit))
 	{
@@ -166,7 +125,7 @@ topn_mark_node(Plan *plan)
 void
 themis_topn_mark(PlannedStmt *stmt)
 {
-	themis_walk_plans(stmt, topn_mark_node);
+	themis_walk_plans(stmt, topn_mark_node, NULL);
 }
 
 /* read a node's mark: false if it has none */
