@@ -189,16 +189,31 @@ struct DJoin
 };
 
 /*
- * A qual that is a conjunction of plain comparisons (slot or constant against slot or constant, no IS
- * DISTINCT FROM) and of slots IN (or NOT IN) a list of constants: `l_shipdate >= $1 AND l_shipdate <
- * $2`, `l_receiptdate > l_commitdate`, `l2.l_suppkey <> l1.l_suppkey`, `l_shipmode IN ('MAIL', 'SHIP')`.
- * Decoded once from the bytecode (fast_qual_compile) and evaluated without the interpreter (op_qual): a
- * row passes iff every comparison has two non-NULL operands and holds, and every list test is true
- * (TMI_IN as the interpreter runs it: a binary search of the sorted constants; not found in a list that
- * held a NULL is NULL, which fails), which is what the interpreter's qual mode gives for such a chain
- * (neither raises an error, so their order does not matter).
+ * A qual that is an AND / OR tree of plain tests: comparisons (slot or constant against slot or constant,
+ * no IS DISTINCT FROM) and slots IN (or NOT IN) a list of constants: `l_shipdate >= $1 AND l_shipdate <
+ * $2`, `l_receiptdate > l_commitdate`, `l_shipmode IN ('MAIL', 'SHIP')`, TPC-H Q19's join filter (an OR
+ * of three ANDs of eight tests).  Decoded once from the bytecode (fast_qual_compile) and evaluated
+ * without the interpreter (op_qual, fq_eval).
+ *
+ * Two-valued: a test is true iff its operands are not NULL and it holds (an IN list: TMI_IN as the
+ * interpreter runs it, a binary search of the sorted constants; not found in a list that held a NULL is
+ * NULL), else false.  For a tree of AND and OR (no NOT), that is exact for a qual: map false and NULL to
+ * false, true to true; the map is monotone on false < NULL < true, where AND is min and OR is max, so it
+ * commutes with them and the tree is true in two-valued logic iff it is true in three-valued logic.  No
+ * test raises an error, so the order of evaluation does not matter either; the bytecode's short-circuit
+ * jumps are kept (prog[], tgt[]: a jump peeks the top of the stack).
+ *
+ * prog[i] < FQ_MAX pushes test prog[i] (c[]); FQ_AND / FQ_OR pop two, push one; FQ_JF / FQ_JT jump to
+ * tgt[i] if the top is false / true (tgt[i] == nprog: the end, the top is the result).  The stack is the
+ * bits of a word (FQ_DEPTH).
  */
-#define FQ_MAX				8
+#define FQ_MAX				32
+#define FQ_PROG_MAX			96
+#define FQ_DEPTH			32
+#define FQ_AND				0xfc
+#define FQ_OR				0xfd
+#define FQ_JF				0xfe
+#define FQ_JT				0xff
 #define FQ_PRED_IN			0xff	/* DFastCmp.pred of a list test: l IN constants lscale ..
 									 * lscale + rscale - 1 of the qual, pad = the TMF_IN_* bits */
 
@@ -217,12 +232,77 @@ struct DFastCmp
 
 struct DFastQual
 {
-	int32_t		n;
-	int32_t		partial;		/* c[] are the leading conjuncts only: rows that pass them go on to the
-								 * interpreter (the whole qual), rows that fail them are rejected */
-	int32_t		pad[2];
+	int32_t		n;				/* tests in c[] */
+	int32_t		nprog;
+	int32_t		partial;		/* prog is the leading conjuncts of a top-level AND only: rows that pass
+								 * them go on to the interpreter (the whole qual), rows that fail them are
+								 * rejected */
+	int32_t		pad;
+	uint8_t		prog[FQ_PROG_MAX];
+	uint8_t		tgt[FQ_PROG_MAX];
 	DFastCmp	c[FQ_MAX];
 };
+
+/* one test of a DFastQual, two-valued (NULL: false); qual: the expression (its IN-list constants) */
+__host__ __device__ __forceinline__ bool
+fq_test(const DFastCmp *f, const TmExpr *qual, const TmValue *vals, const bool *nulls)
+{
+	TmValue		a,
+				b;
+
+	if (f->pred == FQ_PRED_IN)
+	{
+		if (nulls[f->l])
+			return false;
+		if (tm_in_list_find(qual, f->cls, f->lscale, f->rscale, &vals[f->l]))
+			return (f->pad & TMF_IN_NEGATE) == 0;
+		return (f->pad & (TMF_IN_NEGATE | TMF_IN_HASNULL)) == TMF_IN_NEGATE;
+	}
+	if (f->l >= 0)
+	{
+		if (nulls[f->l])
+			return false;
+		a = vals[f->l];
+	}
+	else
+		a = f->lk;
+	if (f->r >= 0)
+	{
+		if (nulls[f->r])
+			return false;
+		b = vals[f->r];
+	}
+	else
+		b = f->rk;
+	return tm_pred_holds(f->pred, tm_cmp_class(f->cls, &a, &b, f->lscale, f->rscale));
+}
+
+/* the tree of fq (its prefix, if partial) on one row: true iff the qual (the prefix) is true */
+__host__ __device__ __forceinline__ bool
+fq_eval(const DFastQual *fq, const TmExpr *qual, const TmValue *vals, const bool *nulls)
+{
+	uint32_t	st = 0;			/* the stack, top in bit 0 */
+	int			pc = 0;
+
+	while (pc < fq->nprog)
+	{
+		int			p = fq->prog[pc];
+
+		if (p < FQ_MAX)
+			st = (st << 1) | (fq_test(&fq->c[p], qual, vals, nulls) ? 1u : 0u);
+		else if (p == FQ_AND)
+			st = (st >> 1) & (~1u | st);
+		else if (p == FQ_OR)
+			st = (st >> 1) | (st & 1u);
+		else if ((p == FQ_JF) == ((st & 1u) == 0))
+		{
+			pc = fq->tgt[pc];
+			continue;
+		}
+		pc++;
+	}
+	return (st & 1u) != 0;
+}
 
 struct DOp
 {
@@ -401,7 +481,7 @@ d_qual(const TmExpr *e, const TmValue *slots, const bool *nulls, bool *pass)
 	return (int) tm_eval_qual(e, slots, nulls, pass);
 }
 
-/* a FILTER's or a probe's residual qual: fast_qual where it has one, else the interpreter */
+/* a FILTER's or a probe's residual qual: its fast form where it has one, else the interpreter */
 __device__ __forceinline__ int
 op_qual(const DOp *op, const TmValue *vals, const bool *nulls, bool *pass)
 {
@@ -409,46 +489,9 @@ op_qual(const DOp *op, const TmValue *vals, const bool *nulls, bool *pass)
 
 	if (fq == NULL)
 		return d_qual(op->qual, vals, nulls, pass);
-	*pass = false;
-	for (int i = 0; i < fq->n; i++)
-	{
-		const DFastCmp *f = &fq->c[i];
-		TmValue		a,
-					b;
-
-		if (f->pred == FQ_PRED_IN)
-		{
-			bool		found;
-
-			if (nulls[f->l])
-				return TM_OK;
-			found = tm_in_list_find(op->qual, f->cls, f->lscale, f->rscale, &vals[f->l]);
-			if (found ? (f->pad & TMF_IN_NEGATE) != 0 : (f->pad & (TMF_IN_NEGATE | TMF_IN_HASNULL)) != TMF_IN_NEGATE)
-				return TM_OK;
-			continue;
-		}
-		if (f->l >= 0)
-		{
-			if (nulls[f->l])
-				return TM_OK;
-			a = vals[f->l];
-		}
-		else
-			a = f->lk;
-		if (f->r >= 0)
-		{
-			if (nulls[f->r])
-				return TM_OK;
-			b = vals[f->r];
-		}
-		else
-			b = f->rk;
-		if (!tm_pred_holds(f->pred, tm_cmp_class(f->cls, &a, &b, f->lscale, f->rscale)))
-			return TM_OK;
-	}
-	if (fq->partial)
+	*pass = fq_eval(fq, op->qual, vals, nulls);
+	if (*pass && fq->partial)
 		return d_qual(op->qual, vals, nulls, pass);
-	*pass = true;
 	return TM_OK;
 }
 
@@ -3879,112 +3922,166 @@ img_expr(Img *im, const TmExpr *e)
 }
 
 /*
- * Qual e as plain comparisons (DFastQual above) into *fq, if it is one: the bytecode of a top-level AND
- * chain of n comparisons is C1 QJUMP C2 AND QJUMP C3 AND ... Cn AND, every jump to the end, where each
- * Ci is PUSH_SLOT / PUSH_CONST twice and a CMP without IS DISTINCT FROM, or PUSH_SLOT and an IN.  dev:
- * the device address of e's copy in the image (text constants point into its pool).
+ * One plain test of qual e at code[*pc] into *f, advancing *pc past it: PUSH_SLOT / PUSH_CONST twice and
+ * a CMP without IS DISTINCT FROM, or PUSH_SLOT and an IN.  False if the code there is something else.
+ */
+static bool
+fast_test_compile(const TmExpr *e, const TmExpr *dev, int *pc, DFastCmp *f)
+{
+	const TmInstr *code = tm_expr_code(e);
+	int			i = *pc;
+
+	memset(f, 0, sizeof(*f));
+	if (i + 2 > e->ninstr)
+		return false;
+	if (code[i].op == TMI_PUSH_SLOT && code[i + 1].op == TMI_IN)
+	{
+		const TmInstr *in = &code[i + 1];
+
+		if (in->flags < TM_CMP_INT || in->flags > TM_CMP_TS_DATE || in->b < 0 || in->a < 0 ||
+			in->a + in->b > e->nconst || (in->c & ~(TMF_IN_NEGATE | TMF_IN_HASNULL)) != 0)
+			return false;
+		f->l = (int16_t) code[i].a;
+		f->r = -1;
+		f->cls = (uint8_t) in->flags;
+		f->pred = FQ_PRED_IN;
+		f->pad = (int16_t) in->c;
+		f->lscale = in->a;
+		f->rscale = in->b;
+		*pc = i + 2;
+		return true;
+	}
+	if (i + 3 > e->ninstr)
+		return false;
+	for (int side = 0; side < 2; side++)
+	{
+		const TmInstr *in = &code[i + side];
+		int16_t    *slot = side == 0 ? &f->l : &f->r;
+		TmValue    *k = side == 0 ? &f->lk : &f->rk;
+
+		if (in->op == TMI_PUSH_SLOT)
+			*slot = (int16_t) in->a;
+		else if (in->op == TMI_PUSH_CONST && in->a >= 0 && in->a < e->nconst)
+		{
+			*slot = -1;
+			memcpy(k, (const char *) e + e->const_off + sizeof(TmValue) * (size_t) in->a, sizeof(TmValue));
+			if (in->flags & TMF_TEXT)
+				k->s.p = (const char *) dev + e->pool_off + (intptr_t) k->s.p;
+		}
+		else
+			return false;
+	}
+	if (code[i + 2].op != TMI_CMP || (code[i + 2].flags & ~TMF_CLASS_MASK) != 0 ||
+		code[i + 2].flags < TM_CMP_INT || code[i + 2].flags > TM_CMP_TS_DATE ||
+		code[i + 2].a < TM_PRED_EQ || code[i + 2].a > TM_PRED_GE)
+		return false;
+	f->cls = (uint8_t) code[i + 2].flags;
+	f->pred = (uint8_t) code[i + 2].a;
+	f->lscale = code[i + 2].b;
+	f->rscale = code[i + 2].c;
+	*pc = i + 3;
+	return true;
+}
+
+/*
+ * Qual e as an AND / OR tree of plain tests (DFastQual above) into *fq, if it is one.  The bytecode of
+ * AND (OR) of n arguments is A1 JUMP_IF_FALSE (JUMP_IF_TRUE) A2 AND (OR) JUMP ... An AND (OR), every jump
+ * to the end; a qual's top-level AND has QJUMP_IF_FALSE to the end of the code instead.  The tests go to
+ * c[], the rest one for one to prog[], jump targets mapped from code positions to prog positions.
  *
- * A chain whose leading conjuncts are such comparisons and whose next one is anything else (TPC-H Q19:
- * l_shipmode IN (...) AND l_shipinstruct = '...' AND (an OR of ranges)) gives those leading ones with
- * fq->partial: a row that fails one of them is rejected without the interpreter, as the qual's
- * QJUMP_IF_FALSE would reject it before reaching the rest (they raise no error, so nothing the
- * interpreter would raise is skipped), and a row that passes them all runs the whole qual.
+ * A top-level AND whose leading conjuncts are such trees and whose next one is anything else gives those
+ * leading ones with fq->partial (the prog stops before that conjunct's QJUMP_IF_FALSE): a row that fails
+ * them is rejected without the interpreter, as the qual's QJUMP_IF_FALSE would reject it before reaching
+ * the rest (they raise no error, so nothing the interpreter would raise is skipped), and a row that passes
+ * them runs the whole qual.  dev: the device address of e's copy in the image (text constants point into
+ * its pool).
  */
 static bool
 fast_qual_compile(const TmExpr *e, const TmExpr *dev, DFastQual *fq)
 {
 	const TmInstr *code;
-	int			pc = 0;
+	std::vector<int> at;		/* code position -> prog position, -1: inside a test */
+	std::vector<int> dest;		/* prog position -> code position jumped to */
+	int			pc = 0,
+				depth = 0,
+				end;
+	int			cut_pc = -1,	/* the last top-level QJUMP_IF_FALSE: code, prog, tests there */
+				cut_prog = 0,
+				cut_n = 0;
 
 	/* (dev only resolves text constants: the decision must not depend on it, for upload_pipeline lays
 	 * the image out twice, the first time at base address 0) */
-	if (e == NULL)
+	if (e == NULL || e->ninstr <= 0)
 		return false;
 	code = tm_expr_code(e);
 	memset(fq, 0, sizeof(*fq));
+	at.assign((size_t) e->ninstr + 1, -1);
+	dest.assign(FQ_PROG_MAX, 0);
 	while (pc < e->ninstr)
 	{
-		DFastCmp   *f;
+		const TmInstr *in = &code[pc];
+		int			p;
 
-		if (fq->n > 0)
+		if (fq->nprog >= FQ_PROG_MAX)
+			break;
+		at[pc] = fq->nprog;
+		p = fq->nprog;
+		if (in->op == TMI_QJUMP_IF_FALSE && in->a == e->ninstr && depth == 1)
 		{
-			if (code[pc].op != TMI_QJUMP_IF_FALSE || code[pc].a != e->ninstr)
-				return false;
+			cut_pc = pc;
+			cut_prog = p;
+			cut_n = fq->n;
+			fq->prog[p] = FQ_JF;
+			dest[p] = in->a;
 			pc++;
 		}
-		/* from here on a conjunct that is not a plain comparison ends the leading ones (rest) */
-		if (fq->n >= FQ_MAX || pc + 2 > e->ninstr)
-			goto rest;
-		f = &fq->c[fq->n];
-		if (code[pc].op == TMI_PUSH_SLOT && code[pc + 1].op == TMI_IN)
+		else if ((in->op == TMI_JUMP_IF_FALSE || in->op == TMI_JUMP_IF_TRUE) && depth >= 1 &&
+				 in->a > pc && in->a <= e->ninstr)
 		{
-			const TmInstr *in = &code[pc + 1];
-
-			if (in->flags < TM_CMP_INT || in->flags > TM_CMP_TS_DATE || in->b < 0 || in->a < 0 ||
-				in->a + in->b > e->nconst || (in->c & ~(TMF_IN_NEGATE | TMF_IN_HASNULL)) != 0)
-				goto rest;
-			f->l = (int16_t) code[pc].a;
-			f->r = -1;
-			f->cls = (uint8_t) in->flags;
-			f->pred = FQ_PRED_IN;
-			f->pad = (int16_t) in->c;
-			f->lscale = in->a;
-			f->rscale = in->b;
-			pc += 2;
-			if (fq->n > 0)
-			{
-				if (pc >= e->ninstr || code[pc].op != TMI_AND)
-					goto rest;
-				pc++;
-			}
-			fq->n++;
-			continue;
-		}
-		if (pc + 3 > e->ninstr)
-			goto rest;
-		for (int side = 0; side < 2; side++)
-		{
-			const TmInstr *in = &code[pc + side];
-			int16_t    *slot = side == 0 ? &f->l : &f->r;
-			TmValue    *k = side == 0 ? &f->lk : &f->rk;
-
-			if (in->op == TMI_PUSH_SLOT)
-				*slot = (int16_t) in->a;
-			else if (in->op == TMI_PUSH_CONST && in->a >= 0 && in->a < e->nconst)
-			{
-				*slot = -1;
-				memcpy(k, (const char *) e + e->const_off + sizeof(TmValue) * (size_t) in->a, sizeof(TmValue));
-				if (in->flags & TMF_TEXT)
-					k->s.p = (const char *) dev + e->pool_off + (intptr_t) k->s.p;
-			}
-			else
-				goto rest;
-		}
-		if (code[pc + 2].op != TMI_CMP || (code[pc + 2].flags & ~TMF_CLASS_MASK) != 0 ||
-			code[pc + 2].flags < TM_CMP_INT || code[pc + 2].flags > TM_CMP_TS_DATE ||
-			code[pc + 2].a < TM_PRED_EQ || code[pc + 2].a > TM_PRED_GE)
-			goto rest;
-		f->cls = (uint8_t) code[pc + 2].flags;
-		f->pred = (uint8_t) code[pc + 2].a;
-		f->lscale = code[pc + 2].b;
-		f->rscale = code[pc + 2].c;
-		pc += 3;
-		if (fq->n > 0)
-		{
-			if (pc >= e->ninstr || code[pc].op != TMI_AND)
-				goto rest;
+			fq->prog[p] = in->op == TMI_JUMP_IF_FALSE ? FQ_JF : FQ_JT;
+			dest[p] = in->a;
 			pc++;
 		}
-		fq->n++;
+		else if ((in->op == TMI_AND || in->op == TMI_OR) && depth >= 2)
+		{
+			fq->prog[p] = in->op == TMI_AND ? FQ_AND : FQ_OR;
+			depth--;
+			pc++;
+		}
+		else if (fq->n < FQ_MAX && depth < FQ_DEPTH && fast_test_compile(e, dev, &pc, &fq->c[fq->n]))
+		{
+			fq->prog[p] = (uint8_t) fq->n++;
+			depth++;
+		}
+		else
+			break;
+		fq->nprog++;
 	}
-	return fq->n > 0;
-
-rest:
-	/* conjunct fq->n is not a plain comparison: the leading ones, if any, are */
-	if (fq->n == 0)
+	if (pc == e->ninstr && depth == 1)
+		end = e->ninstr;		/* all of it */
+	else if (cut_pc > 0)
+	{
+		/* the conjuncts before the last top-level jump reached */
+		end = cut_pc;
+		fq->nprog = cut_prog;
+		fq->n = cut_n;
+		fq->partial = 1;
+	}
+	else
 		return false;
-	fq->partial = 1;
-	return true;
+	at[end] = fq->nprog;
+	for (int p = 0; p < fq->nprog; p++)
+	{
+		int			t;
+
+		if (fq->prog[p] != FQ_JF && fq->prog[p] != FQ_JT)
+			continue;
+		t = dest[p] >= end ? fq->nprog : at[dest[p]];
+		if (t < 0 || t <= p)
+			return false;		/* into a test, or backwards: not code of an AND / OR */
+		fq->tgt[p] = (uint8_t) t;
+	}
+	return fq->nprog > 0;
 }
 
 extern "C" int
@@ -3993,6 +4090,17 @@ tm_gpu_qual_is_fast(const TmExpr *e)
 	DFastQual	fq;
 
 	return fast_qual_compile(e, e, &fq) && !fq.partial ? 1 : 0;
+}
+
+extern "C" int
+tm_gpu_qual_fast_eval(const TmExpr *e, const TmValue *vals, const bool *nulls, bool *pass)
+{
+	DFastQual	fq;
+
+	if (!fast_qual_compile(e, e, &fq))
+		return 0;
+	*pass = fq_eval(&fq, e, vals, nulls);
+	return fq.partial ? 2 : 1;
 }
 
 /* array of n expressions: device address of the pointer array (NULL if n == 0 or on failure) */

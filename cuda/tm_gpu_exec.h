@@ -220,16 +220,19 @@ extern void tm_gpu_pool_set_topn(TmGpuPool *pool, int64_t n, int col, int desc, 
 extern int64_t tm_gpu_pool_topn_rows_in(const TmGpuPool *pool);
 
 /*
- * The fast paths of the kernels (themis.gpu_fast_paths; tm_gpu_exec.cu): quals that are AND chains of
- * plain comparisons and IN lists of a slot evaluated without the interpreter (DFastQual), bare slots read
+ * The fast paths of the kernels (themis.gpu_fast_paths; tm_gpu_exec.cu): quals that are AND / OR trees
+ * of plain comparisons and IN lists of a slot evaluated without the interpreter (DFastQual), bare slots read
  * without it (x_eval), a pipeline's leading filters run ahead of the walk of the row's evaluation tree
  * (DPipe.nlead), the lock-free peek of a min / max and a warp's partial float sums (DAgg.peek, .wsum).
  * tm_gpu_qual_is_fast: can qual e (a FILTER's or a probe's residual) take the first whole, 1 or 0 (a
- * qual whose leading conjuncts only are plain comparisons takes it for those, then the interpreter).
+ * qual whose leading conjuncts only are such trees takes it for those, then the interpreter).
+ * tm_gpu_qual_fast_eval: the kernels' fast form of qual e run on the host, for tests: 0 if e has none,
+ * else *pass = whether the row passes it, and 1 (it is the whole qual) or 2 (its leading conjuncts).
  * tm_gpu_pool_set_fast_paths(pool, 0): the next executions take none of them; 1 (the default): all.
  * Results are the same either way.
  */
 extern int	tm_gpu_qual_is_fast(const TmExpr *e);
+extern int	tm_gpu_qual_fast_eval(const TmExpr *e, const TmValue *vals, const bool *nulls, bool *pass);
 extern void tm_gpu_pool_set_fast_paths(TmGpuPool *pool, int on);
 
 /* Bytes of the pool, and the most that the last tm_gpu_execute used. */

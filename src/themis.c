@@ -123,7 +123,7 @@ _PG_init(void)
 
 	DefineCustomBoolVariable("themis.gpu_fast_paths",
 							 "GPU: plain comparisons and bare columns without the expression interpreter, leading filters ahead of the operator walk.",
-							 "Filters and join residuals that are AND chains of plain comparisons and IN lists, and keys, payloads and aggregate "
+							 "Filters and join residuals that are AND / OR trees of plain comparisons and IN lists, and keys, payloads and aggregate "
 							 "arguments that are bare columns, are evaluated without the interpreter. Results are the same either way; "
 							 "off turns these paths off (for measuring the difference, or ruling them out when looking into a suspected bug).",
 							 &themis_gpu_fast_paths,

@@ -94,9 +94,9 @@ struct Asm
 {
 	TmInstr		code[256];
 	int			n;
-	TmValue		consts[64];
+	TmValue		consts[256];
 	int			nc;
-	char		pool[1024];
+	char		pool[4096];
 	int			plen;
 };
 
@@ -3696,12 +3696,16 @@ test_partitioned_join(void)
 }
 
 /*
- * Quals that are AND chains of plain comparisons run without the interpreter (DFastQual; also run with
- * the fast paths off, below main's loop, where the interpreter must pass the same rows): random chains
- * of 1 to 4 comparisons over every comparison class (int, int cross, float, numeric of two scales, text,
- * bpchar, date against timestamp), slot or constant on either side, and IN / NOT IN lists (int, text,
- * bpchar; empty, with a NULL), NULLs; the rows that pass must be
- * those the interpreter passes (tm_eval_qual on the host).  (test_joins' residual b.w < t.v is one too.)
+ * Quals that are AND / OR trees of plain comparisons run without the interpreter (DFastQual; also run
+ * with the fast paths off, below main's loop, where the interpreter must pass the same rows): random
+ * trees (a top-level AND of 1 to 4 conjuncts, each an AND / OR of AND / OR ... three levels deep) of
+ * tests over every comparison class (int, int cross, float, numeric of two scales, text, bpchar, date
+ * against timestamp), slot or constant on either side, and IN / NOT IN lists (int, text, bpchar; empty,
+ * with a NULL), NULLs; sometimes with a conjunct that is not a tree of tests (its leading conjuncts are
+ * the fast prefix, DFastQual.partial).  Row by row, the fast form on the host (tm_gpu_qual_fast_eval)
+ * must give what the interpreter gives (tm_eval_qual: of the whole qual, or of the prefix alone built
+ * from the same draws), and on the GPU the rows that pass must be those the interpreter passes.  Without
+ * a GPU, the host part runs alone.  (test_joins' residual b.w < t.v is one too.)
  */
 static void
 fq_operand(int slot, const HCol *c, int64_t r, TmValue *v, bool *null)
@@ -3730,223 +3734,311 @@ fq_operand(int slot, const HCol *c, int64_t r, TmValue *v, bool *null)
 	}
 }
 
-static void
-test_fast_quals(void)
+struct FqSlots
 {
-	HTable		T = make_T(20000, 300);
+	int			id, v, big, num, txt, f, d, bp, g;
+};
+
+/* one random plain test */
+static void
+fq_gen_test(const FqSlots &s)
+{
 	static const char *const bps[] = {"x", "y ", "zz", "a"};
+	int			kind = (int) (rnd() % 9);
+	int			pred = (int) (rnd() % 6);
+	bool		swap = chance(0.3);
+	bool		cmp = true;
+	int			cls = TM_CMP_INT,
+				sl = 0,
+				sr = 0;
 
-	for (int trial = 0; trial < 60; trial++)
+	/* left, right: (slot, constant) or two slots; swap: the constant first */
+	switch (kind)
 	{
-		PipeB		p(TM_SRC_TABLE, 0);
-		int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
-		int			s_v = p.slot(ty(TM_K_INT4), 0, T_V);
-		int			s_big = p.slot(ty(TM_K_INT8), 0, T_BIG);
-		int			s_num = p.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
-		int			s_txt = p.slot(ty(TM_K_TEXT), 0, T_TXT);
-		int			s_f = p.slot(ty(TM_K_FLOAT8), 0, T_F);
-		int			s_d = p.slot(ty(TM_K_DATE), 0, T_D);
-		int			s_bp = p.slot(ty(TM_K_BPCHAR), 0, T_BP);
-		int			s_g = p.slot(ty(TM_K_INT4), 0, T_G);
-		int			slotcol[16];
-		int			n = 1 + (int) (rnd() % 4);
-		bool		tail;
-		int			jumps[8];
-		int			nj = 0;
-		TmExpr	   *q;
-		std::vector<std::string> exp;
-		char		what[64];
-
-		slotcol[s_id] = T_ID;
-		slotcol[s_v] = T_V;
-		slotcol[s_big] = T_BIG;
-		slotcol[s_num] = T_NUM;
-		slotcol[s_txt] = T_TXT;
-		slotcol[s_f] = T_F;
-		slotcol[s_d] = T_D;
-		slotcol[s_bp] = T_BP;
-		slotcol[s_g] = T_G;
-		a_init();
-		for (int i = 0; i < n; i++)
-		{
-			int			kind = (int) (rnd() % 9);
-			int			pred = (int) (rnd() % 6);
-			bool		swap = chance(0.3);
-			bool		cmp = true;
-			int			cls = TM_CMP_INT,
-						sl = 0,
-						sr = 0;
-
-			if (i > 0)
-				jumps[nj++] = a_op(TMI_QJUMP_IF_FALSE, 0, -1, 0, 0);
-			/* left, right: (slot, constant) or two slots; swap: the constant first */
-			switch (kind)
+		case 0:					/* int4 against a constant */
+			if (swap) p_int(rnd_range(-50, 50));
+			p_slot(s.v);
+			if (!swap) p_int(rnd_range(-50, 50));
+			break;
+		case 1:					/* int4 against int4, int cross int8 */
+			p_slot(s.v);
+			p_slot(chance(0.5) ? s.g : s.big);
+			break;
+		case 2:					/* float8 */
 			{
-				case 0:			/* int4 against a constant */
-					if (swap) p_int(rnd_range(-50, 50));
-					p_slot(s_v);
-					if (!swap) p_int(rnd_range(-50, 50));
-					break;
-				case 1:			/* int4 against int4, int cross int8 */
-					p_slot(s_v);
-					p_slot(chance(0.5) ? s_g : s_big);
-					break;
-				case 2:			/* float8 */
-					{
-						TmValue		v;
+				TmValue		v;
 
-						memset(&v, 0, sizeof(v));
-						v.f = (double) rnd_range(-100, 100) + 0.5 * (double) (rnd() % 2);
-						A.consts[A.nc] = v;
-						if (swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
-						p_slot(s_f);
-						if (!swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
-						A.nc++;
-						cls = TM_CMP_FLOAT;
-					}
-					break;
-				case 3:			/* numeric(2) against a numeric constant of scale 0..3 */
-					{
-						TmValue		v;
-						int			sc = (int) (rnd() % 4);
-
-						memset(&v, 0, sizeof(v));
-						v.n = (tm_int128) rnd_range(-INT64_C(1000000000000000000), INT64_C(1000000000000000000)) * 300;
-						A.consts[A.nc] = v;
-						if (swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
-						p_slot(s_num);
-						if (!swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
-						A.nc++;
-						cls = TM_CMP_NUMERIC;
-						sl = swap ? sc : 2;
-						sr = swap ? 2 : sc;
-					}
-					break;
-				case 4:			/* text */
-					if (swap) p_text(words[rnd() % NWORDS]);
-					p_slot(s_txt);
-					if (!swap) p_text(words[rnd() % NWORDS]);
-					cls = TM_CMP_TEXT;
-					break;
-				case 5:			/* bpchar (trailing blanks do not count) */
-					if (swap) p_text(bps[rnd() % 4]);
-					p_slot(s_bp);
-					if (!swap) p_text(bps[rnd() % 4]);
-					cls = TM_CMP_BPCHAR;
-					break;
-				case 6:			/* date against a timestamp constant, and the other way round */
-					{
-						TmValue		v;
-
-						memset(&v, 0, sizeof(v));
-						v.i = rnd_range(-3000, 9000) * INT64_C(86400000000) + (chance(0.5) ? 0 : INT64_C(3600000000));
-						A.consts[A.nc] = v;
-						if (swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
-						p_slot(s_d);
-						if (!swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
-						A.nc++;
-						cls = swap ? TM_CMP_TS_DATE : TM_CMP_DATE_TS;
-					}
-					break;
-				case 8:			/* int4, text or bpchar IN / NOT IN a sorted list of 0 to 4 constants (a NULL in it) */
-					{
-						int			which = (int) (rnd() % 3);
-						int			cnt = (int) (rnd() % 5);
-						int			first = A.nc;
-						std::vector<TmValue> ks;
-
-						cls = which == 0 ? TM_CMP_INT : which == 1 ? TM_CMP_TEXT : TM_CMP_BPCHAR;
-						for (int k = 0; k < cnt; k++)
-						{
-							TmValue		v;
-
-							memset(&v, 0, sizeof(v));
-							if (which == 0)
-								v.i = rnd_range(-50, 50);
-							else
-							{
-								const char *w = which == 1 ? words[rnd() % NWORDS] : bps[rnd() % 4];
-
-								v.s.p = A.pool + A.plen;	/* a pointer while sorting, an offset after */
-								v.s.len = (int32_t) strlen(w);
-								memcpy(A.pool + A.plen, w, strlen(w));
-								A.plen += (int) strlen(w);
-							}
-							ks.push_back(v);
-						}
-						std::sort(ks.begin(), ks.end(), [cls](const TmValue &x, const TmValue &y) {
-							return tm_cmp_class(cls, &x, &y, 0, 0) < 0;
-						});
-						for (TmValue v : ks)
-						{
-							if (which != 0)
-								v.s.p = (const char *) (intptr_t) (v.s.p - A.pool);
-							A.consts[A.nc++] = v;
-						}
-						p_slot(which == 0 ? s_v : which == 1 ? s_txt : s_bp);
-						a_op(TMI_IN, cls, first, cnt, (chance(0.5) ? TMF_IN_NEGATE : 0) | (chance(0.3) ? TMF_IN_HASNULL : 0));
-						cmp = false;
-					}
-					break;
-				default:		/* date against int8 (an int cross), slot against itself */
-					p_slot(s_d);
-					p_slot(chance(0.5) ? s_d : s_v);
-					break;
+				memset(&v, 0, sizeof(v));
+				v.f = (double) rnd_range(-100, 100) + 0.5 * (double) (rnd() % 2);
+				A.consts[A.nc] = v;
+				if (swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
+				p_slot(s.f);
+				if (!swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
+				A.nc++;
+				cls = TM_CMP_FLOAT;
 			}
-			if (cmp)
-				a_op(TMI_CMP, cls, pred, sl, sr);
-			if (i > 0)
-				a_op(TMI_AND, 0, 0, 0, 0);
-		}
-		/*
-		 * a last conjunct that is not a plain comparison, (v % 3 = 1 OR g > 5): the comparisons before
-		 * it are a fast prefix (DFastQual.partial), the rows that pass them run the whole qual
-		 */
-		tail = chance(0.3);
-		if (tail)
+			break;
+		case 3:					/* numeric(2) against a numeric constant of scale 0..3 */
+			{
+				TmValue		v;
+				int			sc = (int) (rnd() % 4);
+
+				memset(&v, 0, sizeof(v));
+				v.n = (tm_int128) rnd_range(-INT64_C(1000000000000000000), INT64_C(1000000000000000000)) * 300;
+				A.consts[A.nc] = v;
+				if (swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
+				p_slot(s.num);
+				if (!swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
+				A.nc++;
+				cls = TM_CMP_NUMERIC;
+				sl = swap ? sc : 2;
+				sr = swap ? 2 : sc;
+			}
+			break;
+		case 4:					/* text */
+			if (swap) p_text(words[rnd() % NWORDS]);
+			p_slot(s.txt);
+			if (!swap) p_text(words[rnd() % NWORDS]);
+			cls = TM_CMP_TEXT;
+			break;
+		case 5:					/* bpchar (trailing blanks do not count) */
+			if (swap) p_text(bps[rnd() % 4]);
+			p_slot(s.bp);
+			if (!swap) p_text(bps[rnd() % 4]);
+			cls = TM_CMP_BPCHAR;
+			break;
+		case 6:					/* date against a timestamp constant, and the other way round */
+			{
+				TmValue		v;
+
+				memset(&v, 0, sizeof(v));
+				v.i = rnd_range(-3000, 9000) * INT64_C(86400000000) + (chance(0.5) ? 0 : INT64_C(3600000000));
+				A.consts[A.nc] = v;
+				if (swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
+				p_slot(s.d);
+				if (!swap) a_op(TMI_PUSH_CONST, 0, A.nc, 0, 0);
+				A.nc++;
+				cls = swap ? TM_CMP_TS_DATE : TM_CMP_DATE_TS;
+			}
+			break;
+		case 8:					/* int4, text or bpchar IN / NOT IN a sorted list of 0 to 4 constants (a NULL in it) */
+			{
+				int			which = (int) (rnd() % 3);
+				int			cnt = (int) (rnd() % 5);
+				int			first = A.nc;
+				std::vector<TmValue> ks;
+
+				cls = which == 0 ? TM_CMP_INT : which == 1 ? TM_CMP_TEXT : TM_CMP_BPCHAR;
+				for (int k = 0; k < cnt; k++)
+				{
+					TmValue		v;
+
+					memset(&v, 0, sizeof(v));
+					if (which == 0)
+						v.i = rnd_range(-50, 50);
+					else
+					{
+						const char *w = which == 1 ? words[rnd() % NWORDS] : bps[rnd() % 4];
+
+						v.s.p = A.pool + A.plen;	/* a pointer while sorting, an offset after */
+						v.s.len = (int32_t) strlen(w);
+						memcpy(A.pool + A.plen, w, strlen(w));
+						A.plen += (int) strlen(w);
+					}
+					ks.push_back(v);
+				}
+				std::sort(ks.begin(), ks.end(), [cls](const TmValue &x, const TmValue &y) {
+					return tm_cmp_class(cls, &x, &y, 0, 0) < 0;
+				});
+				for (TmValue v : ks)
+				{
+					if (which != 0)
+						v.s.p = (const char *) (intptr_t) (v.s.p - A.pool);
+					A.consts[A.nc++] = v;
+				}
+				p_slot(which == 0 ? s.v : which == 1 ? s.txt : s.bp);
+				a_op(TMI_IN, cls, first, cnt, (chance(0.5) ? TMF_IN_NEGATE : 0) | (chance(0.3) ? TMF_IN_HASNULL : 0));
+				cmp = false;
+			}
+			break;
+		default:				/* date against int8 (an int cross), slot against itself */
+			p_slot(s.d);
+			p_slot(chance(0.5) ? s.d : s.v);
+			break;
+	}
+	if (cmp)
+		a_op(TMI_CMP, cls, pred, sl, sr);
+}
+
+/* a random AND / OR tree of tests, up to `depth` levels of AND / OR; *ntests counts the tests */
+static void
+fq_gen_tree(const FqSlots &s, int depth, int *ntests)
+{
+	bool		is_and;
+	int			nargs,
+				jumps[3],
+				nj = 0;
+
+	if (depth == 0 || *ntests >= 14 || chance(0.4))
+	{
+		fq_gen_test(s);
+		(*ntests)++;
+		return;
+	}
+	is_and = chance(0.5);
+	nargs = 2 + (int) (rnd() % 2);
+	for (int i = 0; i < nargs; i++)
+	{
+		if (i > 0)
+			jumps[nj++] = a_op(is_and ? TMI_JUMP_IF_FALSE : TMI_JUMP_IF_TRUE, 0, -1, 0, 0);
+		fq_gen_tree(s, depth - 1, ntests);
+		if (i > 0)
+			a_op(is_and ? TMI_AND : TMI_OR, 0, 0, 0, 0);
+	}
+	while (nj > 0)
+		patch(jumps[--nj]);
+}
+
+/*
+ * A random qual: a top-level AND of ncon trees, with (tailpos >= 0) a conjunct that is not one before
+ * tree tailpos (tailpos == ncon: last), (v % 3 = 1 OR g > 5); prefix_only: the conjuncts before it only.
+ * The random draws start from *seed (the same qual twice, whole and prefix).
+ */
+static TmExpr *
+fq_gen_qual(const FqSlots &s, uint64_t seed, int ncon, int tailpos, bool prefix_only, int *ntests)
+{
+	int			jumps[8],
+				nj = 0,
+				total = ncon + (tailpos >= 0 ? 1 : 0);
+	uint64_t	saved = rng;
+	TmExpr	   *q;
+
+	rng = seed;
+	a_init();
+	*ntests = 0;
+	for (int i = 0; i < total; i++)
+	{
+		if (prefix_only && i == tailpos)
+			break;
+		if (i > 0)
+			jumps[nj++] = a_op(TMI_QJUMP_IF_FALSE, 0, -1, 0, 0);
+		if (i == tailpos)
 		{
 			int			j;
 
-			jumps[nj++] = a_op(TMI_QJUMP_IF_FALSE, 0, -1, 0, 0);
-			p_slot(s_v);
+			p_slot(s.v);
 			p_int(3);
 			a_op(TMI_MOD, TM_K_INT4, 0, 0, 0);
 			p_int(1);
 			a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
 			j = a_op(TMI_JUMP_IF_TRUE, 0, -1, 0, 0);
-			p_slot(s_g);
+			p_slot(s.g);
 			p_int(5);
 			a_op(TMI_CMP, TM_CMP_INT, TM_PRED_GT, 0, 0);
 			a_op(TMI_OR, 0, 0, 0, 0);
 			patch(j);
-			a_op(TMI_AND, 0, 0, 0, 0);
 		}
-		while (nj > 0)
-			patch(jumps[--nj]);
-		q = a_build(ty(TM_K_BOOL));
-		snprintf(what, sizeof(what), "fast qual, trial %d (%d comparisons%s)", trial, n, tail ? ", a tail" : "");
-		TM_CHECK_MSG(tm_gpu_qual_is_fast(q) == (tail ? 0 : 1), "%s: not taken as plain comparisons", what);
+		else
+			fq_gen_tree(s, 3, ntests);
+		if (i > 0)
+			a_op(TMI_AND, 0, 0, 0, 0);
+	}
+	while (nj > 0)
+		patch(jumps[--nj]);
+	q = a_build(ty(TM_K_BOOL));
+	rng = saved;
+	return q;
+}
 
-		/* the interpreter, on the host */
+static bool g_have_gpu = true;	/* false: test_fast_quals runs its host part only */
+
+static void
+test_fast_quals(void)
+{
+	HTable		T = make_T(20000, 300);
+
+	for (int trial = 0; trial < 100; trial++)
+	{
+		PipeB		p(TM_SRC_TABLE, 0);
+		FqSlots		s;
+		int			slotcol[16];
+		int			ncon = 1 + (int) (rnd() % 4);
+		int			tailpos = chance(0.3) ? (int) (rnd() % (uint64_t) (ncon + 1)) : -1;
+		uint64_t	seed = rnd() | 1;
+		int			ntests,
+					npre,
+					bad = 0;
+		TmExpr	   *q,
+				   *qpre = NULL;
+		std::vector<std::string> exp;
+		char		what[96];
+
+		s.id = p.slot(ty(TM_K_INT8), 0, T_ID);
+		s.v = p.slot(ty(TM_K_INT4), 0, T_V);
+		s.big = p.slot(ty(TM_K_INT8), 0, T_BIG);
+		s.num = p.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
+		s.txt = p.slot(ty(TM_K_TEXT), 0, T_TXT);
+		s.f = p.slot(ty(TM_K_FLOAT8), 0, T_F);
+		s.d = p.slot(ty(TM_K_DATE), 0, T_D);
+		s.bp = p.slot(ty(TM_K_BPCHAR), 0, T_BP);
+		s.g = p.slot(ty(TM_K_INT4), 0, T_G);
+		slotcol[s.id] = T_ID;
+		slotcol[s.v] = T_V;
+		slotcol[s.big] = T_BIG;
+		slotcol[s.num] = T_NUM;
+		slotcol[s.txt] = T_TXT;
+		slotcol[s.f] = T_F;
+		slotcol[s.d] = T_D;
+		slotcol[s.bp] = T_BP;
+		slotcol[s.g] = T_G;
+		q = fq_gen_qual(s, seed, ncon, tailpos, false, &ntests);
+		if (tailpos > 0)
+			qpre = fq_gen_qual(s, seed, ncon, tailpos, true, &npre);
+		snprintf(what, sizeof(what), "fast qual, trial %d (%d conjuncts, %d tests, tail %d)", trial, ncon, ntests,
+				 tailpos);
+		TM_CHECK_MSG(tm_gpu_qual_is_fast(q) == (tailpos < 0 ? 1 : 0), "%s: not taken as a tree of tests", what);
+
+		/* the interpreter and the fast form, on the host */
 		for (int64_t r = 0; r < T.nrows; r++)
 		{
 			TmValue		vals[16];
 			bool		nulls[16];
-			bool		pass = false;
+			bool		pass = false,
+						fpass = false,
+						ppass = false;
+			int			how;
 
 			memset(vals, 0, sizeof(vals));
 			memset(nulls, 1, sizeof(nulls));
-			for (int sl = 0; sl <= s_g; sl++)
+			for (int sl = 0; sl <= s.g; sl++)
 				fq_operand(sl, &T.cols[slotcol[sl]], r, &vals[sl], &nulls[sl]);
 			if (tm_eval_qual(q, vals, nulls, &pass) != TM_OK)
 				TM_CHECK_MSG(false, "%s: the interpreter failed", what);
 			if (pass)
 				exp.push_back(cell(T.cols[T_ID], r));
+			how = tm_gpu_qual_fast_eval(q, vals, nulls, &fpass);
+			if (how != (tailpos < 0 ? 1 : tailpos == 0 ? 0 : 2))
+			{
+				TM_CHECK_MSG(false, "%s: fast form %d", what, how);
+				break;
+			}
+			if (how == 2)
+			{
+				if (tm_eval_qual(qpre, vals, nulls, &ppass) != TM_OK)
+					TM_CHECK_MSG(false, "%s: the interpreter failed on the prefix", what);
+				if (fpass != ppass || (pass && !fpass))
+					bad++;
+			}
+			else if (how == 1 && fpass != pass)
+				bad++;
 		}
+		TM_CHECK_MSG(bad == 0, "%s: the fast form differs from the interpreter on %d rows", what, bad);
+		if (!g_have_gpu)
+			continue;
 		p.filter(q);
 		{
 			/* (result() of a copy of a one-element vector: a false -Warray-bounds of g++ 13) */
-			TmPlan		pl = plan({p.emit(0, {x_slot(s_id, ty(TM_K_INT8))})}, {}, {result({ty(TM_K_INT8)})}, 0, {});
+			TmPlan		pl = plan({p.emit(0, {x_slot(s.id, ty(TM_K_INT8))})}, {}, {result({ty(TM_K_INT8)})}, 0, {});
 			Run			run = run_plan(pl, {&T});
 
 			CHECK_OK(run);
@@ -3955,7 +4047,7 @@ test_fast_quals(void)
 		}
 	}
 
-	/* not plain comparisons: interpreted */
+	/* not trees of tests: interpreted */
 	a_init();
 	p_slot(0);
 	p_int(3);
@@ -3975,7 +4067,7 @@ test_fast_quals(void)
 	p_slot(1);
 	a_op(TMI_CMP, TM_CMP_INT | TMF_DISTINCT, TM_PRED_EQ, 0, 0);
 	TM_CHECK_INT_EQ(tm_gpu_qual_is_fast(a_build(ty(TM_K_BOOL))), 0);
-	a_init();
+	a_init();					/* NOT (v = 1 OR g = 2): NOT is not monotone */
 	p_slot(0);
 	p_int(1);
 	a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
@@ -3988,7 +4080,45 @@ test_fast_quals(void)
 		a_op(TMI_OR, 0, 0, 0, 0);
 		patch(j);
 	}
+	a_op(TMI_NOT, 0, 0, 0, 0);
 	TM_CHECK_INT_EQ(tm_gpu_qual_is_fast(a_build(ty(TM_K_BOOL))), 0);
+
+	/* more tests than a DFastQual holds: an OR is interpreted, a top-level AND's first 32 run fast */
+	for (int and_ = 0; and_ < 2; and_++)
+	{
+		int			jumps[40],
+					nj = 0;
+		TmValue		vals[2];
+		bool		nulls[2] = {false, false},
+					pass = false;
+		TmExpr	   *q;
+
+		a_init();
+		for (int i = 0; i < 40; i++)
+		{
+			if (i > 0)
+				jumps[nj++] = a_op(and_ ? TMI_QJUMP_IF_FALSE : TMI_JUMP_IF_TRUE, 0, -1, 0, 0);
+			p_slot(0);
+			p_int(i);
+			a_op(TMI_CMP, TM_CMP_INT, and_ ? TM_PRED_NE : TM_PRED_EQ, 0, 0);
+			if (i > 0)
+				a_op(and_ ? TMI_AND : TMI_OR, 0, 0, 0, 0);
+		}
+		while (nj > 0)
+			patch(jumps[--nj]);
+		q = a_build(ty(TM_K_BOOL));
+		memset(vals, 0, sizeof(vals));
+		vals[0].i = 35;			/* fails conjunct 35, after the first 32 */
+		TM_CHECK_INT_EQ(tm_gpu_qual_is_fast(q), 0);
+		TM_CHECK_INT_EQ(tm_gpu_qual_fast_eval(q, vals, nulls, &pass), and_ ? 2 : 0);
+		if (and_)
+		{
+			TM_CHECK(pass);		/* the prefix holds; the interpreter rejects the row */
+			vals[0].i = 7;
+			TM_CHECK_INT_EQ(tm_gpu_qual_fast_eval(q, vals, nulls, &pass), 2);
+			TM_CHECK(!pass);
+		}
+	}
 }
 
 int
@@ -4000,7 +4130,11 @@ main(void)
 
 	if (e != cudaSuccess || ndev == 0)
 	{
-		printf("skipped: no GPU (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+		/* the host part of test_fast_quals (the kernels' fast qual form against the interpreter) */
+		g_have_gpu = false;
+		TM_RUN(test_fast_quals);
+		printf("skipped: no GPU (%s): only test_fast_quals' host part ran\n",
+			   e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
 		return tm_unit_done();
 	}
 	if (tm_gpu_pool_create(0, (size_t) 1 << 30, &g_pool, err, sizeof(err)) != TM_GPU_OK)
