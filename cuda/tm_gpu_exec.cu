@@ -3617,13 +3617,24 @@ check_expr(Ctx *c, const TmExpr *e, int nslots, const char *what)
 	return true;
 }
 
+/*
+ * Can a source row of pl give several sink rows?  Only through an INNER / LEFT probe of a table in which
+ * some key has several build rows (HHash.repeated; a table not built yet counts as one).  Probes of
+ * tables with unique keys (TPC-H's joins on primary keys) give at most one row per source row, so an
+ * aggregation over them needs no COUNT pass to bound its rows: the source rows bound them.
+ */
 static bool
-has_fanout(const TmPipeline *pl)
+has_fanout(const Ctx *c, const TmPipeline *pl)
 {
 	for (int k = 0; k < pl->nops; k++)
-		if (pl->ops[k].kind == TM_OP_PROBE &&
-			(pl->ops[k].jointype == TM_JOIN_INNER || pl->ops[k].jointype == TM_JOIN_LEFT))
+	{
+		const TmOp *op = &pl->ops[k];
+
+		if (op->kind != TM_OP_PROBE || (op->jointype != TM_JOIN_INNER && op->jointype != TM_JOIN_LEFT))
+			continue;
+		if (op->ht < 0 || op->ht >= c->plan->nhashtables || !c->hts[op->ht].built || c->hts[op->ht].repeated)
 			return true;
+	}
 	return false;
 }
 
@@ -5779,7 +5790,8 @@ agg_fix_chunk(Ctx *c, const Src *S, const TmSink *sk, const DRun &R, TmValue *co
 
 /*
  * AGG: group table with atomics.  The table first gets room for min(bound, AGG_INITIAL_CAP) groups
- * (bound: sink rows, counted by a COUNT pass where probes can multiply rows, else the source rows), and
+ * (bound: sink rows, counted by a COUNT pass where probes can multiply rows (has_fanout), else the source
+ * rows), and
  * each DISTINCT set room for min(bound, DISTINCT_INITIAL_CAP) pairs; if one of them overflows, the pass
  * is redone with room for bound groups / pairs there.
  *
@@ -5814,7 +5826,7 @@ sink_agg(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 	cudaError_t e;
 	bool		ok = false;
 
-	if (has_fanout(pl))
+	if (has_fanout(c, pl))
 	{
 		long long  *offs;
 
@@ -6415,7 +6427,7 @@ want_chunks(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, bool *chunk)
 		src_free(&S);
 		return false;
 	}
-	S.count_scratch = pl->sink.kind != TM_SINK_AGG || has_fanout(pl);
+	S.count_scratch = pl->sink.kind != TM_SINK_AGG || has_fanout(c, pl);
 	ok = chunk_need(c, &S, 0, S.nrows, &need);
 	if (ok)
 		*chunk = need > pool_free(c->pool);

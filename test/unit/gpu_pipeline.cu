@@ -1547,6 +1547,72 @@ test_many_groups(void)
 	tm_gpu_table_free(&r.out);
 }
 
+/*
+ * An aggregation over a probe of a table whose keys are unique (has_fanout false: no COUNT pass, the
+ * source rows bound the sink rows) with more groups than the first group table holds: rebuilt with room
+ * for the source rows; INNER (rows whose key is not in the table drop out) and LEFT (they stay, with a
+ * NULL payload)
+ */
+static void
+test_unique_join_agg(void)
+{
+	HTable		T = make_T(100000, 300);
+
+	for (int left = 0; left < 2; left++)
+	{
+		PipeB		pb(TM_SRC_TABLE, 0);
+		int			b_id = pb.slot(ty(TM_K_INT8), 0, T_ID);
+		int			b_v = pb.slot(ty(TM_K_INT4), 0, T_V);
+
+		/* the build side: the rows whose id is not a multiple of 7, keyed by id (unique) */
+		a_init();
+		p_slot(b_id);
+		p_int(7);
+		a_op(TMI_MOD, TM_K_INT8, 0, 0, 0);
+		p_int(0);
+		a_op(TMI_CMP, TM_CMP_INT, TM_PRED_NE, 0, 0);
+		pb.filter(a_build(ty(TM_K_BOOL)));
+		TmPipeline	build = pb.build(0, {x_slot(b_id, ty(TM_K_INT8))}, {x_slot(b_v, ty(TM_K_INT4))});
+		PipeB		pp(TM_SRC_TABLE, 0);
+		int			t_id = pp.slot(ty(TM_K_INT8), 0, T_ID);
+		int			m_v = pp.slot(ty(TM_K_INT4), 1, 0);
+		std::map<int64_t, std::pair<int64_t, std::pair<bool, int64_t>>> groups;
+		std::vector<std::string> exp;
+
+		pp.probe(left ? TM_JOIN_LEFT : TM_JOIN_INNER, 0, {x_slot(t_id, ty(TM_K_INT8))}, NULL);
+		TmPipeline	aggp = pp.agg(0, {x_mod(t_id, 70001, TM_K_INT8)},
+								  {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+								   agg(TM_AGG_SUM, x_slot(m_v, ty(TM_K_INT4)), ty(TM_K_INT8))});
+		TmPlan		pl = plan({build, aggp}, {hashtable({ty(TM_K_INT8)}, {ty(TM_K_INT4)})},
+							  {result({ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_INT8)})}, 0);
+		Run			r = run_plan(pl, {&T, &T});
+
+		CHECK_OK(r);
+		for (int64_t i = 0; i < T.nrows; i++)
+		{
+			bool		match = ival(T, T_ID, i) % 7 != 0;
+			std::pair<int64_t, std::pair<bool, int64_t>> *g;
+
+			if (!match && !left)
+				continue;
+			g = &groups[ival(T, T_ID, i) % 70001];
+			g->first++;
+			if (match && !isnull(T, T_V, i))
+			{
+				g->second.first = true;
+				g->second.second += ival(T, T_V, i);
+			}
+		}
+		for (auto &g : groups)
+			exp.push_back(cI(g.first) + cI(g.second.first) +
+						  (g.second.second.first ? cI(g.second.second.second) : cNULL));
+		check_rows(left ? "left join on unique keys, 70001 groups" : "join on unique keys, 70001 groups",
+				   out_rows(r.out), exp, false);
+		TM_CHECK_INT_EQ(r.stats[1].out_rows, (int64_t) groups.size());
+		tm_gpu_table_free(&r.out);
+	}
+}
+
 /* two EMIT pipelines into one result (UNION ALL) */
 static void
 test_emit_append(void)
@@ -4185,6 +4251,7 @@ main(void)
 		TM_RUN(test_global_agg_fanout);
 		TM_RUN(test_join_agg_result);
 		TM_RUN(test_many_groups);
+		TM_RUN(test_unique_join_agg);
 		TM_RUN(test_emit_append);
 		TM_RUN(test_distinct_agg);
 		TM_RUN(test_distinct_join);
