@@ -158,11 +158,24 @@ typedef struct PresortKeyState
 	bool		nulls_first;
 } PresortKeyState;
 
+/*
+ * Key k of row i, as the sort compares it (vals[i * nkeys + k]): taken out of the result once, so a
+ * comparison reads one small array instead of the result's columns, and a bpchar's trailing blanks are
+ * counted once per row, not at every comparison
+ */
+typedef struct PresortVal
+{
+	tm_int128	n;				/* PRESORT_INT: the integer, PRESORT_WIDE: the scaled numeric */
+	const char *p;				/* PRESORT_TEXT / BPCHAR: the bytes (bpchar: len without the blanks) */
+	int32		len;
+	bool		null;
+} PresortVal;
+
 typedef struct PresortCtx
 {
-	const TmResultSet *rs;
 	PresortKeyState *keys;
 	int			nkeys;
+	const PresortVal *vals;
 } PresortCtx;
 
 /* can key k of result column type t compare natively?  *how, *desc */
@@ -199,59 +212,49 @@ bpchar_truelen(const char *p, int32 len)
 	return len;
 }
 
-static int
-presort_cmp(const void *a, const void *b, void *arg)
+/* rows a and b (indexes into cx->vals) in the Sort's order: < 0, 0, > 0 */
+static inline int
+presort_cmp(const int64 *a, const int64 *b, PresortCtx *cx)
 {
-	const PresortCtx *cx = (const PresortCtx *) arg;
-	int64		ra = *(const int64 *) a;
-	int64		rb = *(const int64 *) b;
+	const PresortVal *va = &cx->vals[*a * cx->nkeys];
+	const PresortVal *vb = &cx->vals[*b * cx->nkeys];
 
 	for (int k = 0; k < cx->nkeys; k++)
 	{
 		const PresortKeyState *key = &cx->keys[k];
-		bool		na = cx->rs->nulls[key->col][ra];
-		bool		nb = cx->rs->nulls[key->col][rb];
-		const TmValue *va = &cx->rs->values[key->col][ra];
-		const TmValue *vb = &cx->rs->values[key->col][rb];
 		int			r;
 
-		if (na || nb)
+		if (va[k].null || vb[k].null)
 		{
-			if (na && nb)
+			if (va[k].null && vb[k].null)
 				continue;
-			return (na == key->nulls_first) ? -1 : 1;
+			return (va[k].null == key->nulls_first) ? -1 : 1;
 		}
-		switch (key->how)
+		if (key->how == PRESORT_INT || key->how == PRESORT_WIDE)
+			r = (va[k].n > vb[k].n) - (va[k].n < vb[k].n);
+		else
 		{
-			case PRESORT_INT:
-				r = (va->i > vb->i) - (va->i < vb->i);
-				break;
-			case PRESORT_WIDE:
-				r = (va->n > vb->n) - (va->n < vb->n);
-				break;
-			default:
-				{
-					int32		la = va->s.len,
-								lb = vb->s.len;
-
-					if (key->how == PRESORT_BPCHAR)
-					{
-						la = bpchar_truelen(va->s.p, la);
-						lb = bpchar_truelen(vb->s.p, lb);
-					}
-					r = memcmp(va->s.p, vb->s.p, Min(la, lb));
-					if (r == 0)
-						r = (la > lb) - (la < lb);
-					else
-						r = r < 0 ? -1 : 1;
-				}
-				break;
+			r = memcmp(va[k].p, vb[k].p, Min(va[k].len, vb[k].len));
+			if (r == 0)
+				r = (va[k].len > vb[k].len) - (va[k].len < vb[k].len);
+			else
+				r = r < 0 ? -1 : 1;
 		}
 		if (r != 0)
 			return key->desc ? -r : r;
 	}
 	return 0;
 }
+
+/* presort_sort(int64 *idx, n, PresortCtx *): quicksort with presort_cmp inlined (lib/sort_template.h) */
+#define ST_SORT presort_sort
+#define ST_ELEMENT_TYPE int64
+#define ST_COMPARE(a, b, cx) presort_cmp(a, b, cx)
+#define ST_COMPARE_ARG_TYPE PresortCtx
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 /*
  * With EXPLAIN ANALYZE: are rows[0 .. n) in the Sort's order by its own comparators?  (The presort is a
@@ -315,12 +318,14 @@ themis_presort_apply(ThemisScanState *ts, bool check)
 	const ThemisPresort *p = &ts->presort;
 	TmResultSet *rs = ts->result;
 	PresortCtx	cx;
-	int64	   *rows;
+	PresortVal *vals;
+	int64	   *rows,
+			   *idx,
+			   *orig;
 	int64		n;
 
 	if (rs == NULL || p->nkeys <= 0)
 		return;
-	cx.rs = rs;
 	cx.nkeys = p->nkeys;
 	cx.keys = palloc(sizeof(PresortKeyState) * p->nkeys);
 	for (int k = 0; k < p->nkeys; k++)
@@ -346,7 +351,44 @@ themis_presort_apply(ThemisScanState *ts, bool check)
 		for (int64 i = 0; i < n; i++)
 			rows[i] = i;
 	}
-	qsort_arg(rows, (size_t) n, sizeof(int64), presort_cmp, &cx);
+	vals = (PresortVal *) palloc_extended(sizeof(PresortVal) * Max(n, 1) * p->nkeys, MCXT_ALLOC_HUGE);
+	idx = (int64 *) palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
+	for (int64 i = 0; i < n; i++)
+	{
+		idx[i] = i;
+		for (int k = 0; k < p->nkeys; k++)
+		{
+			const PresortKeyState *key = &cx.keys[k];
+			const TmValue *v = &rs->values[key->col][rows[i]];
+			PresortVal *pv = &vals[i * p->nkeys + k];
+
+			pv->null = rs->nulls[key->col][rows[i]];
+			pv->n = 0;
+			pv->p = NULL;
+			pv->len = 0;
+			if (pv->null)
+				continue;
+			if (key->how == PRESORT_INT)
+				pv->n = v->i;
+			else if (key->how == PRESORT_WIDE)
+				pv->n = v->n;
+			else
+			{
+				pv->p = v->s.p;
+				pv->len = key->how == PRESORT_BPCHAR ? bpchar_truelen(v->s.p, v->s.len) : v->s.len;
+			}
+		}
+	}
+	cx.vals = vals;
+	presort_sort(idx, (size_t) n, &cx);
+	/* rows[i] = rows[idx[i]] (idx indexes the rows as they were) */
+	orig = (int64 *) palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
+	memcpy(orig, rows, sizeof(int64) * n);
+	for (int64 i = 0; i < n; i++)
+		rows[i] = orig[idx[i]];
+	pfree(orig);
+	pfree(idx);
+	pfree(vals);
 	ts->rowmap = rows;
 	ts->nrowmap = n;
 	ts->presort_rows += n;
