@@ -383,15 +383,16 @@ def targets_line(rows):
 
 def cold_misses_line(rows):
     """Where a cold run is slower than PostgreSQL: the stage that holds it.  The first run of a session
-    after themis.cache_drop() loads the query's columns into the GPU column cache; cold - warm is that
-    run's one-time cost (the loads, and the first use of the session), the warm time the rest."""
+    after themis.cache_drop() loads the query's columns into the GPU column cache (on the GPU); cold - warm
+    is that run's one-time cost (the loads, and the first use of the session), the warm time the rest."""
     miss = [r for r in rows if r["speedup_cold"] and float(r["speedup_cold"]) < 1 and r["themis_warm_ms"]]
     if not miss:
         return ""
     parts = []
     for r in miss:
         cold, warm, pg = float(r["themis_cold_ms"]), float(r["themis_warm_ms"]), float(r["pg_cold_ms"])
-        parts.append(f"{r['query']} {fmt(cold, 0)} ms = {fmt(cold - warm, 0)} first-run (column loads) + "
+        what = "first run (column loads)" if "gpu" in r["themis_ran"] else "first run"
+        parts.append(f"{r['query']} {fmt(cold, 0)} ms = {fmt(cold - warm, 0)} {what} + "
                      f"{fmt(warm, 1)} warm, against PostgreSQL's {fmt(pg, 0)}")
     return ("Cold runs slower than PostgreSQL (" + str(len(miss)) + "), where the time goes: " + "; ".join(parts)
             + ".  The load throughput of each table: the cold path table below.")
