@@ -233,6 +233,19 @@ x_mod(int a, int64_t m, int kind)
 	return a_build(ty(kind));
 }
 
+/* slot a % m <pred> constant k (integer kind kind) */
+static TmExpr *
+x_mod_cmp(int a, int64_t m, int kind, int pred, int64_t k)
+{
+	a_init();
+	p_slot(a);
+	p_int(m);
+	a_op(TMI_MOD, kind, 0, 0, 0);
+	p_int(k);
+	a_op(TMI_CMP, TM_CMP_INT, pred, 0, 0);
+	return a_build(ty(TM_K_BOOL));
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Plans
  * ------------------------------------------------------------------------------------------------
@@ -990,13 +1003,7 @@ test_filter_emit(void)
 	bool		paramnull = false;
 	std::vector<std::string> exp;
 
-	a_init();
-	p_slot(s_v);
-	p_int(3);
-	a_op(TMI_MOD, TM_K_INT4, 0, 0, 0);
-	p_int(1);
-	a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
-	p.filter(a_build(ty(TM_K_BOOL)));
+	p.filter(x_mod_cmp(s_v, 3, TM_K_INT4, TM_PRED_EQ, 1));
 	p.filter(x_cmp_slots(s_v, TM_PRED_LE, s_par));
 	a_init();
 	p_slot(s_v);
@@ -1565,13 +1572,7 @@ test_unique_join_agg(void)
 		int			b_v = pb.slot(ty(TM_K_INT4), 0, T_V);
 
 		/* the build side: the rows whose id is not a multiple of 7, keyed by id (unique) */
-		a_init();
-		p_slot(b_id);
-		p_int(7);
-		a_op(TMI_MOD, TM_K_INT8, 0, 0, 0);
-		p_int(0);
-		a_op(TMI_CMP, TM_CMP_INT, TM_PRED_NE, 0, 0);
-		pb.filter(a_build(ty(TM_K_BOOL)));
+		pb.filter(x_mod_cmp(b_id, 7, TM_K_INT8, TM_PRED_NE, 0));
 		TmPipeline	build = pb.build(0, {x_slot(b_id, ty(TM_K_INT8))}, {x_slot(b_v, ty(TM_K_INT4))});
 		PipeB		pp(TM_SRC_TABLE, 0);
 		int			t_id = pp.slot(ty(TM_K_INT8), 0, T_ID);
@@ -2680,13 +2681,7 @@ test_chunk_emit(void)
 	bool		paramnulls[2] = {false, false};
 	std::vector<std::string> exp;
 
-	a_init();
-	p_slot(s_v);
-	p_int(3);
-	a_op(TMI_MOD, TM_K_INT4, 0, 0, 0);
-	p_int(1);
-	a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
-	p.filter(a_build(ty(TM_K_BOOL)));
+	p.filter(x_mod_cmp(s_v, 3, TM_K_INT4, TM_PRED_EQ, 1));
 	p.filter(x_cmp_slots(s_v, TM_PRED_LE, s_par));
 
 	std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_INT4), ty(TM_K_TEXT), ty(TM_K_NUMERIC, 2), ty(TM_K_FLOAT8),
@@ -3317,13 +3312,7 @@ test_chunk_small_pool(void)
 		int			m_txt = pp.slot(ty(TM_K_TEXT), 1, 1);
 		TmExpr	   *q;
 
-		a_init();
-		p_slot(b_id);
-		p_int(25);
-		a_op(TMI_MOD, TM_K_INT8, 0, 0, 0);
-		p_int(0);
-		a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
-		q = a_build(ty(TM_K_BOOL));
+		q = x_mod_cmp(b_id, 25, TM_K_INT8, TM_PRED_EQ, 0);
 		pb.filter(q);
 		TmPipeline	build = pb.build(0, {x_slot(b_key, ty(TM_K_TEXT))},
 									 {x_slot(b_id, ty(TM_K_INT8)), x_slot(b_txt, ty(TM_K_TEXT))});
@@ -4114,13 +4103,7 @@ test_fast_quals(void)
 	}
 
 	/* not trees of tests: interpreted */
-	a_init();
-	p_slot(0);
-	p_int(3);
-	a_op(TMI_MOD, TM_K_INT4, 0, 0, 0);
-	p_int(1);
-	a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
-	TM_CHECK_INT_EQ(tm_gpu_qual_is_fast(a_build(ty(TM_K_BOOL))), 0);
+	TM_CHECK_INT_EQ(tm_gpu_qual_is_fast(x_mod_cmp(0, 3, TM_K_INT4, TM_PRED_EQ, 1)), 0);
 	a_init();					/* a list test of an expression, not of a slot */
 	p_slot(0);
 	p_int(3);
