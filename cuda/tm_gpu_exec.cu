@@ -436,6 +436,10 @@ struct DRun
 	TmValue *const *gkeys;
 	uint8_t *const *gknulls;
 	const DAggState *astate;
+	int			priv_k;			/* pipeline_kernel, grouped AGG: groups 0 .. priv_k - 1 keep block-private
+								 * states in shared memory (0: none; see "Block-private aggregation") */
+	int			priv_na;		/* their aggregates (the sink's naggs) */
+	int			memo;			/* pipeline_kernel, grouped AGG: a block-private memo of groups found */
 	DFlags	   *flags;
 	const volatile int *cancel;	/* the pool's cancel word (device view of host memory; set by run_pass) */
 };
@@ -1107,6 +1111,15 @@ minmax_beaten(const DAgg *ag, const TmValue *v, volatile unsigned long long *vw,
 	return ag->kind == TM_AGG_MIN ? cmp >= 0 : cmp <= 0;
 }
 
+/* the input conversion of tm_sum_add: an AM_SUM_I192 argument as the sum's scaled integer (false: too large) */
+__device__ __forceinline__ bool
+sum192_input(const DAgg *ag, const TmValue *v, tm_int128 *x)
+{
+	if (ag->argtype.kind == TM_K_INT8)
+		return !tm_num_upscale((tm_int128) v->i, ag->restype.scale, x);
+	return !tm_num_upscale(v->n, ag->restype.scale - ag->argtype.scale, x);
+}
+
 /* update aggregate a of group g with the current row */
 __device__ int
 agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals, const bool *nulls,
@@ -1185,13 +1198,7 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 			{
 				tm_int128	x;
 
-				/* the input conversion of tm_sum_add */
-				if (ag->argtype.kind == TM_K_INT8)
-				{
-					if (tm_num_upscale((tm_int128) v.i, ag->restype.scale, &x))
-						return TM_ERR_FALLBACK;
-				}
-				else if (tm_num_upscale(v.n, ag->restype.scale - ag->argtype.scale, &x))
+				if (!sum192_input(ag, &v, &x))
 					return TM_ERR_FALLBACK;
 				if (ag->wagg)
 				{
@@ -1395,6 +1402,278 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 	return TM_ERR_INTERNAL;
 }
 
+/*
+ * Block-private aggregation (pipeline_kernel, grouped AGG sinks; off without themis.gpu_fast_paths).
+ * Every sink row of a grouped aggregation finds its group in the table (group_find: a chain of L2 reads,
+ * the directory word, then the group's hash and keys) and adds into the group's words with atomics; with
+ * few groups every row of the grid goes to the same few words (TPC-H Q1, 4 groups: about 32 of its 59 ms
+ * on an H200, one atomic per row and aggregate on the same L2 lines).  So each block keeps, in its shared
+ * memory (dynamic, priv_smem_bytes):
+ *   - a memo of groups found (R.memo: up to MEMO_MAX_KEYS keys): MEMO_SLOTS entries of (hash, keys, group
+ *     number), open addressing over MEMO_PROBE slots; a row whose group is there skips group_find.  An
+ *     entry is claimed EMPTY -> BUSY by CAS, written, then published (the fence orders the keys before the
+ *     number); a reader that meets BUSY goes to the global table.  The keys are the same TmValues the
+ *     global table keeps (bytes owned by the source columns or the plan, valid during the launch);
+ *   - the states of groups 0 .. priv_k - 1 (R.priv_k > 0 where every aggregate is a count, an integer or
+ *     numeric sum, an integer min / max, none DISTINCT), updated with shared-memory atomics and added
+ *     into the group's words once per block at the end of the kernel (priv_flush): the same arithmetic in
+ *     another order (counts and sums are exact integers, 192 bits for numeric sums; min / max commute).
+ * The first groups created are the private ones: where there are few groups, all of them.
+ */
+#define MEMO_SLOTS			32
+#define MEMO_MAX_KEYS		4
+#define MEMO_PROBE			8
+#define MEMO_EMPTY			(-1)
+#define MEMO_BUSY			(-2)
+#define MEMO_MISS_LIMIT		256		/* rows that miss a full memo before the block stops looking */
+#define MEMO_BYTES			(MEMO_SLOTS * MEMO_MAX_KEYS * (int) sizeof(TmValue) + MEMO_SLOTS * 8 + \
+							 MEMO_SLOTS * 4 + MEMO_SLOTS * MEMO_MAX_KEYS + 16)
+#define PRIV_MAX_GROUPS		32
+#define PRIV_STATE_BYTES	8192		/* shared memory for private states at most, per block */
+
+extern __shared__ __align__(16) unsigned char tm_dyn_smem[];
+
+/* the shared memory a pipeline_kernel block needs for R's memo and private states */
+static __host__ __device__ __forceinline__ size_t
+priv_smem_bytes(int memo, int priv_k, int priv_na)
+{
+	size_t		b = (memo ? (size_t) MEMO_BYTES : 0) + (size_t) priv_k * priv_na * (3 * 8 + 4);
+
+	return (b + 15) & ~(size_t) 15;
+}
+
+__device__ __forceinline__ TmValue *
+memo_keys(void)
+{
+	return (TmValue *) tm_dyn_smem;
+}
+
+__device__ __forceinline__ uint64_t *
+memo_hash(void)
+{
+	return (uint64_t *) (tm_dyn_smem + MEMO_SLOTS * MEMO_MAX_KEYS * sizeof(TmValue));
+}
+
+__device__ __forceinline__ int *
+memo_group(void)
+{
+	return (int *) (tm_dyn_smem + MEMO_SLOTS * MEMO_MAX_KEYS * sizeof(TmValue) + MEMO_SLOTS * 8);
+}
+
+__device__ __forceinline__ uint8_t *
+memo_knull(void)
+{
+	return (uint8_t *) (tm_dyn_smem + MEMO_SLOTS * MEMO_MAX_KEYS * sizeof(TmValue) + MEMO_SLOTS * 12);
+}
+
+/* [0]: rows that missed the memo with no entry free; [1]: the memo is off (MEMO_MISS_LIMIT reached) */
+__device__ __forceinline__ int *
+memo_misses(void)
+{
+	return (int *) (tm_dyn_smem + MEMO_SLOTS * MEMO_MAX_KEYS * sizeof(TmValue) + MEMO_SLOTS * 12 +
+					MEMO_SLOTS * MEMO_MAX_KEYS);
+}
+
+/* private state of (group g, aggregate a): 3 words; its seen flag */
+__device__ __forceinline__ unsigned long long *
+priv_words(const DRun &R, long long g, int a)
+{
+	return (unsigned long long *) (tm_dyn_smem + (R.memo ? MEMO_BYTES : 0)) + 3 * (g * R.priv_na + a);
+}
+
+__device__ __forceinline__ unsigned int *
+priv_seen(const DRun &R, long long g, int a)
+{
+	return (unsigned int *) (tm_dyn_smem + (R.memo ? MEMO_BYTES : 0) +
+							 (size_t) R.priv_k * R.priv_na * 3 * 8) + g * R.priv_na + a;
+}
+
+/* the whole block, before its rows: memo empty, private states at their identities */
+__device__ void
+priv_init(const DPipe *P, const DRun &R)
+{
+	if (R.memo)
+	{
+		for (int i = threadIdx.x; i < MEMO_SLOTS; i += blockDim.x)
+			memo_group()[i] = MEMO_EMPTY;
+		if (threadIdx.x == 0)
+			memo_misses()[0] = memo_misses()[1] = 0;
+	}
+	for (int i = threadIdx.x; i < R.priv_k * R.priv_na; i += blockDim.x)
+	{
+		const DAgg *ag = &P->aggs[i % R.priv_na];
+		unsigned long long *w = priv_words(R, i / R.priv_na, i % R.priv_na);
+
+		w[0] = ag->mode != AM_MINMAX_INT ? 0ULL :
+			ag->kind == TM_AGG_MIN ? (unsigned long long) INT64_MAX : (unsigned long long) INT64_MIN;
+		w[1] = 0;
+		w[2] = 0;
+		*priv_seen(R, i / R.priv_na, i % R.priv_na) = 0;
+	}
+	__syncthreads();
+}
+
+/* the whole block, after its rows: the private states into the groups' words */
+__device__ void
+priv_flush(const DPipe *P, const DRun &R)
+{
+	__syncthreads();
+	for (int i = threadIdx.x; i < R.priv_k * R.priv_na; i += blockDim.x)
+	{
+		long long	g = i / R.priv_na;
+		int			a = i % R.priv_na;
+		const DAgg *ag = &P->aggs[a];
+		const DAggState *S = &R.astate[a];
+		unsigned long long *w = &S->w[3 * g];
+		const unsigned long long *pw = priv_words(R, g, a);
+
+		if (ag->kind == TM_AGG_COUNT_STAR || ag->mode == AM_COUNT)
+		{
+			if (pw[0] != 0)
+				atomicAdd(w, pw[0]);
+			continue;
+		}
+		if (*priv_seen(R, g, a) == 0)
+			continue;
+		if (ag->mode == AM_SUM_I64)
+			atomicAdd(w, pw[0]);
+		else if (ag->mode == AM_SUM_I192)
+			atomic_add192w(w, pw[0], pw[1], pw[2]);
+		else if (ag->kind == TM_AGG_MIN)
+			atomicMin((long long *) w, (long long) pw[0]);
+		else
+			atomicMax((long long *) w, (long long) pw[0]);
+		mark_seen(&S->seen[g]);
+	}
+}
+
+/* agg_update into the private state of a group g < R.priv_k */
+__device__ int
+agg_update_priv(const DAgg *ag, const DRun &R, long long g, int a, const TmValue *vals, const bool *nulls)
+{
+	TmValue		v;
+	bool		isnull;
+	int			st;
+	unsigned long long *w = priv_words(R, g, a);
+
+	if (ag->filter != NULL)
+	{
+		st = x_eval(ag->filter, ag->fastx, vals, nulls, &v, &isnull);
+		if (st != TM_OK)
+			return st;
+		if (isnull || v.i == 0)
+			return TM_OK;
+	}
+	if (ag->kind == TM_AGG_COUNT_STAR)
+	{
+		atomicAdd(w, 1ULL);
+		return TM_OK;
+	}
+	st = x_eval(ag->arg, ag->fastx, vals, nulls, &v, &isnull);
+	if (st != TM_OK)
+		return st;
+	if (isnull)
+		return TM_OK;
+	switch (ag->mode)
+	{
+		case AM_COUNT:
+			atomicAdd(w, 1ULL);
+			return TM_OK;
+		case AM_SUM_I64:
+			atomicAdd(w, (unsigned long long) v.i);
+			break;
+		case AM_SUM_I192:
+			{
+				tm_int128	x;
+
+				if (!sum192_input(ag, &v, &x))
+					return TM_ERR_FALLBACK;
+				atomic_add192(w, x);
+				break;
+			}
+		case AM_MINMAX_INT:
+			if (ag->kind == TM_AGG_MIN)
+				atomicMin((long long *) w, (long long) v.i);
+			else
+				atomicMax((long long *) w, (long long) v.i);
+			break;
+		default:
+			return TM_ERR_INTERNAL;
+	}
+	*priv_seen(R, g, a) = 1;
+	return TM_OK;
+}
+
+/*
+ * The group of the keys (hash h) in the block's memo: its number, or -1 (not there; *slot: the empty
+ * entry where it may be added, or -1).  A block whose rows keep missing a full memo (many groups: TPC-H
+ * Q18's 15 M orders) stops looking after MEMO_MISS_LIMIT of them
+ */
+__device__ __forceinline__ long long
+memo_find(const DPipe *P, uint64_t h, const TmValue *keys, const bool *knulls, int *slot)
+{
+	int			p = (int) (h & (MEMO_SLOTS - 1));
+
+	*slot = -1;
+	if (*(volatile int *) &memo_misses()[1])
+		return -1;
+	for (int i = 0; i < MEMO_PROBE; i++, p = (p + 1) & (MEMO_SLOTS - 1))
+	{
+		int			g = *(volatile int *) &memo_group()[p];
+		bool		eq;
+
+		if (g == MEMO_EMPTY)
+		{
+			*slot = p;
+			return -1;
+		}
+		if (g == MEMO_BUSY)
+			return -1;
+		__threadfence_block();	/* the entry's hash and keys after its published number */
+		if (*(volatile uint64_t *) &memo_hash()[p] != h)
+			continue;
+		eq = true;
+		for (int k = 0; k < P->nkeys && eq; k++)
+		{
+			bool		mn = memo_knull()[p * MEMO_MAX_KEYS + k] != 0;
+
+			if (mn != knulls[k])
+				eq = false;
+			else if (!mn)
+			{
+				TmValue		mv = memo_keys()[p * MEMO_MAX_KEYS + k];
+
+				eq = tm_values_equal(&keys[k], &mv, &P->keytypes[k]);
+			}
+		}
+		if (eq)
+			return g;
+	}
+	if (atomicAdd(&memo_misses()[0], 1) == MEMO_MISS_LIMIT)
+		*(volatile int *) &memo_misses()[1] = 1;
+	return -1;
+}
+
+/* add group g of the keys (hash h) to the memo at entry slot (from memo_find), unless taken meanwhile */
+__device__ __forceinline__ void
+memo_add(const DPipe *P, int slot, uint64_t h, const TmValue *keys, const bool *knulls, long long g)
+{
+	if (slot < 0 || atomicCAS(&memo_group()[slot], MEMO_EMPTY, MEMO_BUSY) != MEMO_EMPTY)
+		return;
+	memo_hash()[slot] = h;
+	for (int k = 0; k < P->nkeys; k++)
+	{
+		TmValue		kv = keys[k];
+
+		if (knulls[k])
+			kv.n = 0;
+		memo_keys()[slot * MEMO_MAX_KEYS + k] = kv;
+		memo_knull()[slot * MEMO_MAX_KEYS + k] = knulls[k] ? 1 : 0;
+	}
+	__threadfence_block();
+	*(volatile int *) &memo_group()[slot] = (int) g;
+}
+
 /* a leaf of the evaluation tree reaches the sink */
 __device__ int
 sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, long long *pos,
@@ -1491,15 +1770,43 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 							return st;
 						h = tm_hash_key(h, &keys[i], knulls[i], &P->keytypes[i]);
 					}
-					g = group_find(P, R, h, keys, knulls);
-					if (g < 0)
-						return ST_ABORT;
+					if (R.memo)
+					{
+						int			slot;
+
+						g = memo_find(P, h, keys, knulls, &slot);
+						if (g < 0)
+						{
+							g = group_find(P, R, h, keys, knulls);
+							if (g < 0)
+								return ST_ABORT;
+							memo_add(P, slot, h, keys, knulls, g);
+						}
+					}
+					else
+					{
+						g = group_find(P, R, h, keys, knulls);
+						if (g < 0)
+							return ST_ABORT;
+					}
 				}
-				for (int a = 0; a < P->naggs; a++)
+				if (g < R.priv_k)
 				{
-					st = agg_update(&P->aggs[a], &R.astate[a], g, vals, nulls, R.flags, R.cancel);
-					if (st != TM_OK)
-						return st;
+					for (int a = 0; a < P->naggs; a++)
+					{
+						st = agg_update_priv(&P->aggs[a], R, g, a, vals, nulls);
+						if (st != TM_OK)
+							return st;
+					}
+				}
+				else
+				{
+					for (int a = 0; a < P->naggs; a++)
+					{
+						st = agg_update(&P->aggs[a], &R.astate[a], g, vals, nulls, R.flags, R.cancel);
+						if (st != TM_OK)
+							return st;
+					}
 				}
 				(*cnt)++;
 				return TM_OK;
@@ -1666,33 +1973,14 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 	}
 }
 
-__global__ void __launch_bounds__(TPB)
-pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
+/* pipeline_kernel without leading filters: one thread per source row, grid-stride */
+__device__ __forceinline__ void
+pipeline_rows(const DPipe *__restrict__ P, const DRun &R, int64_t nrows, TmValue *vals, bool *nulls,
+			  OpState *os, DCancel *cp, unsigned long long *nsink)
 {
-	TmValue		vals[TM_GPU_MAX_SLOTS];
-	bool		nulls[TM_GPU_MAX_SLOTS];
-	OpState		os[TM_GPU_MAX_OPS];
-	int64_t		nrows = P->nrows < rowlimit ? P->nrows : rowlimit;
 	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
-	unsigned long long nsink = 0;
 	int			k0;
-	DCancel		cp;
 
-	cancel_init(&cp, R.cancel);
-	/* parameters; the other slots start NULL and are set before anything reads them */
-	for (int s = 0; s < P->nslots; s++)
-	{
-		vals[s] = P->init_vals[s];
-		nulls[s] = P->init_nulls[s] != 0;
-	}
-
-	if (P->nlead > 0)
-	{
-		pipeline_rows_compacted(P, R, nrows, vals, nulls, os, &cp, &nsink);
-		if (nsink > 0)
-			atomicAdd(&R.flags->sinkrows, nsink);
-		return;
-	}
 	for (int64_t row = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; row < nrows; row += stride)
 	{
 		long long	pos = 0;
@@ -1718,11 +2006,11 @@ pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
 		if (st == TM_OK && k0 < P->nlead)
 		{
 			/* no sink row; a row loop over rows that all fail still polls the cancel word */
-			if (cancel_poll(&cp))
+			if (cancel_poll(cp))
 				st = ST_CANCEL;
 		}
 		else if (st == TM_OK)
-			st = walk_row(P, R, vals, nulls, os, &pos, &cnt, &cp, k0);
+			st = walk_row(P, R, vals, nulls, os, &pos, &cnt, cp, k0);
 		if (st != TM_OK)
 		{
 			if (st == ST_CANCEL)
@@ -1733,10 +2021,38 @@ pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
 		}
 		if (R.pass == PASS_COUNT && R.counts != NULL)	/* NULL: NIFS counts only the total */
 			R.counts[row] = cnt;
-		nsink += (unsigned long long) cnt;
+		*nsink += (unsigned long long) cnt;
 	}
+}
+
+__global__ void __launch_bounds__(TPB)
+pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
+{
+	TmValue		vals[TM_GPU_MAX_SLOTS];
+	bool		nulls[TM_GPU_MAX_SLOTS];
+	OpState		os[TM_GPU_MAX_OPS];
+	int64_t		nrows = P->nrows < rowlimit ? P->nrows : rowlimit;
+	unsigned long long nsink = 0;
+	DCancel		cp;
+
+	cancel_init(&cp, R.cancel);
+	/* parameters; the other slots start NULL and are set before anything reads them */
+	for (int s = 0; s < P->nslots; s++)
+	{
+		vals[s] = P->init_vals[s];
+		nulls[s] = P->init_nulls[s] != 0;
+	}
+
+	if (R.memo || R.priv_k > 0)
+		priv_init(P, R);
+	if (P->nlead > 0)
+		pipeline_rows_compacted(P, R, nrows, vals, nulls, os, &cp, &nsink);
+	else
+		pipeline_rows(P, R, nrows, vals, nulls, os, &cp, &nsink);
 	if (nsink > 0)
 		atomicAdd(&R.flags->sinkrows, nsink);
+	if (R.priv_k > 0)
+		priv_flush(P, R);	/* every thread of the block gets here: no thread returns early */
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -3638,6 +3954,16 @@ has_fanout(const Ctx *c, const TmPipeline *pl)
 	return false;
 }
 
+/* may the ops of the pipeline drop a source row (all but LEFT probes may)? */
+static bool
+may_drop_rows(const TmPipeline *pl)
+{
+	for (int k = 0; k < pl->nops; k++)
+		if (pl->ops[k].kind != TM_OP_PROBE || pl->ops[k].jointype != TM_JOIN_LEFT)
+			return true;
+	return false;
+}
+
 /*
  * Aggregate a keeps a DISTINCT set: count / sum (DISTINCT x).  As the CPU executor, count(*) ignores the
  * flag; min / max (DISTINCT x) equal min / max (x), they run as the plain aggregates.
@@ -4781,6 +5107,7 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 	bool		lb = c->lb != TM_GPU_LB_NONE && nrows > 0;
 	int			nwarps = 1;
 	DRun		R = R0;
+	size_t		smem = priv_smem_bytes(R0.memo, R0.priv_k, R0.priv_na);
 
 	/* canceled: between passes (and chunks) nothing more is launched; a pass cut short is not used */
 	if (check_canceled(c))
@@ -4789,12 +5116,17 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 	CK(cudaMemsetAsync(c->dflags, 0, sizeof(DFlags), c->stream));
 	if (lb)
 	{
-		if (!launch_lb(c, P, R, &nwarps))
+		DRun		Rl = R;
+
+		/* the block-private memo and states are pipeline_kernel's */
+		Rl.memo = 0;
+		Rl.priv_k = 0;
+		if (!launch_lb(c, P, Rl, &nwarps))
 			return false;
 	}
 	else if (nrows > 0)
 	{
-		pipeline_kernel<<<nblocks(c, nrows), TPB, 0, c->stream>>>(P, R, nrows);
+		pipeline_kernel<<<nblocks(c, nrows), TPB, smem, c->stream>>>(P, R, nrows);
 		LAUNCH_CHECK("pipeline_kernel");
 	}
 	if (!download(c, f, c->dflags, sizeof(DFlags)))
@@ -4816,7 +5148,7 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 		DFlags		f2;
 
 		CK(cudaMemsetAsync(c->dflags, 0, sizeof(DFlags), c->stream));
-		pipeline_kernel<<<nblocks(c, f->errrow + 1), TPB, 0, c->stream>>>(P, R, f->errrow + 1);
+		pipeline_kernel<<<nblocks(c, f->errrow + 1), TPB, smem, c->stream>>>(P, R, f->errrow + 1);
 		LAUNCH_CHECK("pipeline_kernel");
 		if (!download(c, &f2, c->dflags, sizeof(DFlags)))
 			return false;
@@ -5789,11 +6121,36 @@ agg_fix_chunk(Ctx *c, const Src *S, const TmSink *sk, const DRun &R, TmValue *co
 }
 
 /*
+ * The block-private memo and states of a grouped aggregation (R->memo, R->priv_k: "Block-private
+ * aggregation"): the memo where the keys are few, private states where every aggregate's update is an
+ * atomic on its words (no DISTINCT, no lock)
+ */
+static void
+agg_private(const TmSink *sk, const int *modes, DRun *R)
+{
+	int			na = sk->naggs;
+	bool		atomics = na > 0;
+
+	R->memo = sk->nkeys <= MEMO_MAX_KEYS ? 1 : 0;
+	for (int a = 0; a < na; a++)
+		if (modes[a] == AM_LOCKED || agg_is_distinct(&sk->aggs[a]))
+			atomics = false;
+	if (atomics)
+	{
+		R->priv_na = na;
+		R->priv_k = PRIV_STATE_BYTES / (na * (3 * 8 + 4));
+		if (R->priv_k > PRIV_MAX_GROUPS)
+			R->priv_k = PRIV_MAX_GROUPS;
+		if (R->priv_k < 1)
+			R->priv_na = R->priv_k = 0;
+	}
+}
+
+/*
  * AGG: group table with atomics.  The table first gets room for min(bound, AGG_INITIAL_CAP) groups
  * (bound: sink rows, counted by a COUNT pass where probes can multiply rows (has_fanout), else the source
- * rows), and
- * each DISTINCT set room for min(bound, DISTINCT_INITIAL_CAP) pairs; if one of them overflows, the pass
- * is redone with room for bound groups / pairs there.
+ * rows), and each DISTINCT set room for min(bound, DISTINCT_INITIAL_CAP) pairs; if one of them overflows,
+ * the pass is redone with room for bound groups / pairs there, bound counted first where it was not.
  *
  * Over chunks, the table and the states persist from chunk to chunk.  A chunk whose pass overflows has
  * updated part of the state already: the aggregation starts over from the first chunk, with 4 times the
@@ -5809,6 +6166,7 @@ sink_agg(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 	int			na = sk->naggs;
 	int			ncols = nk + na;
 	long long	bound = S->nrows;
+	bool		counted = false;	/* bound is the sink rows, counted */
 	long long	cap;
 	long long	dcap;
 	size_t		mark;
@@ -5834,6 +6192,7 @@ sink_agg(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 			bound = INT32_MAX - 1;	/* not counted (a sweep over the chunks): the tables grow by steps */
 		else if (!count_pass(c, S->P, S->nrows, &offs, &bound))
 			return false;
+		counted = !S->chunked;
 	}
 	if (bound >= INT32_MAX)
 		return fail(c, TM_GPU_ERR_UNSUPPORTED, "aggregation of %lld rows", bound);
@@ -5888,6 +6247,8 @@ sink_agg(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 		R.pass = PASS_RUN;
 		R.flags = c->dflags;
 		R.gcap = cap;
+		if (nk > 0 && !c->pool->no_fast_paths)
+			agg_private(sk, modes, &R);
 		if (nk > 0)
 		{
 			while (dirsize < (uint64_t) cap * 2)
@@ -6002,6 +6363,30 @@ sink_agg(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 		{
 			bool		grow = false;
 
+			/*
+			 * A single pass over the whole source whose sink rows were not counted (bound: the source rows)
+			 * and whose ops may drop rows (a filter, an INNER / SEMI / ANTI probe): count them now, so that
+			 * the larger table has room for them rather than for every source row (an aggregation over a
+			 * join of a fact table with millions of groups would otherwise take room for all of the fact
+			 * table's rows), where the pool has room for the count's arrays.  Without such ops the sink
+			 * rows are the source rows (TPC-H Q18's lineitem by l_orderkey): nothing to count
+			 */
+			if (!counted && !S->chunked && may_drop_rows(pl))
+			{
+				long long  *offs;
+				long long	nsink;
+
+				c->pool->used = mark;	/* the failed pass's tables */
+				if (pool_free(c->pool) > 3 * sizeof(long long) * ((size_t) S->nrows + 1) + ((size_t) 1 << 20))
+				{
+					if (!count_pass(c, S->P, S->nrows, &offs, &nsink))
+						goto done;
+					c->pool->used = mark;
+					counted = true;
+					if (nsink < bound)
+						bound = nsink;
+				}
+			}
 			/* again, with more room where it overflowed: for every sink row, or 4 times as much */
 			if (f.overflow && cap < bound)
 			{

@@ -1303,7 +1303,34 @@ struct RefAgg
 			(hbig ? cI(maxbig) : cNULL) + (hf ? cF(sumf) : cNULL) + (hf ? cF(maxf) : cNULL) +
 			(hd ? cI(mind) : cNULL) + cI(cpos) + (hneg ? cN(sumneg) : cNULL);
 	}
+	/* the cells of t_aggs_atomic() */
+	std::string cells_atomic() const
+	{
+		return cI(cstar) + cI(cv) + (hv ? cI(sumv) : cNULL) + (hbig ? cN(sumbig) : cNULL) +
+			(hnum ? cN(sumnum) : cNULL) + (hv ? cI(minv) : cNULL) + (hv ? cI(maxv) : cNULL) +
+			(hbig ? cI(maxbig) : cNULL) + (hd ? cI(mind) : cNULL) + cI(cpos) + (hneg ? cN(sumneg) : cNULL);
+	}
 };
+
+/*
+ * the aggregates of t_aggs() whose updates are atomics on their words (counts, integer and numeric sums,
+ * integer / date min and max): those a block keeps private states of ("Block-private aggregation")
+ */
+static std::vector<TmAgg>
+t_aggs_atomic(const AggSlots &s)
+{
+	std::vector<TmAgg> all = t_aggs(s);
+
+	return {all[0], all[1], all[2], all[3], all[4], all[5], all[6], all[10], all[13], all[14], all[15]};
+}
+
+static std::vector<TmType>
+t_agg_types_atomic(void)
+{
+	std::vector<TmType> all = t_agg_types();
+
+	return {all[0], all[1], all[2], all[3], all[4], all[5], all[6], all[10], all[13], all[14], all[15]};
+}
 
 static PipeB
 t_agg_pipe(AggSlots *s)
@@ -1347,6 +1374,92 @@ test_group_agg(void)
 	TM_CHECK_INT_EQ(r.stats[0].sink_rows, T.nrows);
 	TM_CHECK_INT_EQ(r.stats[0].out_rows, (int64_t) groups.size());
 	tm_gpu_table_free(&r.out);
+}
+
+/*
+ * Grouped aggregations whose aggregates are all atomics (blocks keep private states of the first groups,
+ * and a memo of the groups they found): T -> [FILTER v > -40] -> AGG by keys, against the reference:
+ * by bp (4 groups with NULL: all private), by (g, bp) (about 80 groups: some private, the others in the
+ * table), by (g, bp, id % 3, g, bp) (5 keys: no memo), by id % 40000 (more groups than private states, the
+ * memo full); with and without the leading filter (pipeline_kernel's two row loops)
+ */
+static void
+test_private_agg(void)
+{
+	HTable		T = make_T(200000, 300);
+
+	for (int variant = 0; variant < 4; variant++)
+	{
+		for (int filtered = 0; filtered < 2; filtered++)
+		{
+			AggSlots	s;
+			PipeB		p = t_agg_pipe(&s);
+			int			s_g = p.slot(ty(TM_K_INT4), 0, T_G);
+			int			s_bp = p.slot(ty(TM_K_BPCHAR), 0, T_BP);
+			int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+			std::vector<TmExpr *> keys;
+			std::vector<TmType> rt;
+			std::vector<TmType> at = t_agg_types_atomic();
+			std::map<std::string, RefAgg> groups;
+			std::vector<std::string> exp;
+			char		what[64];
+
+			if (variant == 0)
+			{
+				keys = {x_slot(s_bp, ty(TM_K_BPCHAR))};
+				rt = {ty(TM_K_BPCHAR)};
+			}
+			else if (variant == 1)
+			{
+				keys = {x_slot(s_g, ty(TM_K_INT4)), x_slot(s_bp, ty(TM_K_BPCHAR))};
+				rt = {ty(TM_K_INT4), ty(TM_K_BPCHAR)};
+			}
+			else if (variant == 2)
+			{
+				keys = {x_slot(s_g, ty(TM_K_INT4)), x_slot(s_bp, ty(TM_K_BPCHAR)), x_mod(s_id, 3, TM_K_INT8),
+					x_slot(s_g, ty(TM_K_INT4)), x_slot(s_bp, ty(TM_K_BPCHAR))};
+				rt = {ty(TM_K_INT4), ty(TM_K_BPCHAR), ty(TM_K_INT8), ty(TM_K_INT4), ty(TM_K_BPCHAR)};
+			}
+			else
+			{
+				keys = {x_mod(s_id, 40000, TM_K_INT8)};
+				rt = {ty(TM_K_INT8)};
+			}
+			rt.insert(rt.end(), at.begin(), at.end());
+			if (filtered)
+				p.filter(x_cmp_const(s.v, TM_PRED_GT, -40));
+			TmPlan		pl = plan({p.agg(0, keys, t_aggs_atomic(s))}, {}, {result(rt)}, 0);
+			Run			r = run_plan(pl, {&T});
+			int64_t		nsink = 0;
+
+			CHECK_OK(r);
+			for (int64_t i = 0; i < T.nrows; i++)
+			{
+				std::string k;
+
+				if (filtered && (isnull(T, T_V, i) || ival(T, T_V, i) <= -40))
+					continue;
+				nsink++;
+				if (variant == 0)
+					k = cell(T.cols[T_BP], i);
+				else if (variant == 1)
+					k = cell(T.cols[T_G], i) + cell(T.cols[T_BP], i);
+				else if (variant == 2)
+					k = cell(T.cols[T_G], i) + cell(T.cols[T_BP], i) + cI(i % 3) + cell(T.cols[T_G], i) +
+						cell(T.cols[T_BP], i);
+				else
+					k = cI(i % 40000);
+				groups[k].add(T, i);
+			}
+			for (auto &g : groups)
+				exp.push_back(g.first + g.second.cells_atomic());
+			snprintf(what, sizeof(what), "private states, keys %d%s", variant, filtered ? ", filtered" : "");
+			check_rows(what, out_rows(r.out), exp, false);
+			TM_CHECK_INT_EQ(r.stats[0].sink_rows, nsink);
+			TM_CHECK_INT_EQ(r.stats[0].out_rows, (int64_t) groups.size());
+			tm_gpu_table_free(&r.out);
+		}
+	}
 }
 
 /* T -> AGG without keys: one group, also over an empty table */
@@ -4230,6 +4343,7 @@ main(void)
 		TM_RUN(test_joins);
 		TM_RUN(test_two_joins);
 		TM_RUN(test_group_agg);
+		TM_RUN(test_private_agg);
 		TM_RUN(test_global_agg);
 		TM_RUN(test_global_agg_fanout);
 		TM_RUN(test_join_agg_result);
@@ -4268,6 +4382,7 @@ main(void)
 	TM_RUN(test_joins);
 	TM_RUN(test_fast_quals);
 	TM_RUN(test_group_agg);
+	TM_RUN(test_private_agg);
 	TM_RUN(test_global_agg_fanout);
 	TM_RUN(test_errors);
 	TM_RUN(test_chunk_filter);
