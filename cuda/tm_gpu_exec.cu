@@ -216,14 +216,18 @@ struct DJoin
 #define FQ_JT				0xff
 #define FQ_PRED_IN			0xff	/* DFastCmp.pred of a list test: l IN constants lscale ..
 									 * lscale + rscale - 1 of the qual, pad = the TMF_IN_* bits */
+#define FQ_PRED_LIKE		0xfe	/* DFastCmp.pred of l LIKE rk, a pattern of literals and '%' only
+									 * (fl_match), pad = FQ_LIKE_* bits */
+#define FQ_LIKE_NEGATE		0x0001	/* NOT LIKE */
+#define FQ_LIKE_RTRIM		0x0002	/* l is a bpchar taken as text: without its trailing blanks */
 
 struct DFastCmp
 {
 	int16_t		l;				/* slot of the left operand, or -1: lk */
 	int16_t		r;				/* slot of the right operand, or -1: rk */
 	uint8_t		cls;			/* TmCmpClass */
-	uint8_t		pred;			/* TmCmpPred, or FQ_PRED_IN */
-	int16_t		pad;			/* FQ_PRED_IN: TMF_IN_* */
+	uint8_t		pred;			/* TmCmpPred, or FQ_PRED_IN, FQ_PRED_LIKE */
+	int16_t		pad;			/* FQ_PRED_IN: TMF_IN_*; FQ_PRED_LIKE: FQ_LIKE_* */
 	int32_t		lscale;			/* numeric scales (TMI_CMP's b, c); FQ_PRED_IN: first constant, count */
 	int32_t		rscale;
 	TmValue		lk;				/* constants (text: device pointers into the expression's pool) */
@@ -243,6 +247,75 @@ struct DFastQual
 	DFastCmp	c[FQ_MAX];
 };
 
+/* do len bytes at a and b agree? */
+__host__ __device__ __forceinline__ bool
+fl_eq(const char *a, const char *b, int32_t len)
+{
+	for (int32_t i = 0; i < len; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/*
+ * text t LIKE pattern p, where p has no '_' and no escape: literals between '%'s.  The first literal is
+ * anchored at the start unless p starts with '%', the last at the end unless p ends with '%', and each
+ * literal in between is taken at its leftmost occurrence after the one before (leftmost is never worse:
+ * a later occurrence leaves less text for the rest).  Bytes: for valid UTF8 (as PostgreSQL stores it)
+ * a literal can only occur at character boundaries, so that is LIKE under UTF8 too.
+ */
+__host__ __device__ __forceinline__ bool
+fl_match(const char *t, int32_t tlen, const char *p, int32_t plen)
+{
+	int32_t		ti = 0;
+	int32_t		pi = 0;
+	bool		anchored = true;
+
+	for (;;)
+	{
+		int32_t		pe;
+		int32_t		len;
+
+		while (pi < plen && p[pi] == '%')
+		{
+			pi++;
+			anchored = false;
+		}
+		if (pi >= plen)
+			return !anchored || ti == tlen;
+		for (pe = pi; pe < plen && p[pe] != '%'; pe++)
+			;
+		len = pe - pi;
+		if (anchored)
+		{
+			if (tlen - ti < len || !fl_eq(t + ti, p + pi, len))
+				return false;
+			ti += len;
+		}
+		else if (pe >= plen)
+		{
+			/* the last literal, at the end of the text */
+			return tlen - len >= ti && fl_eq(t + tlen - len, p + pi, len);
+		}
+		else
+		{
+			int32_t		at = -1;
+			char		c0 = p[pi];
+
+			for (int32_t s = ti; s + len <= tlen; s++)
+				if (t[s] == c0 && fl_eq(t + s + 1, p + pi + 1, len - 1))
+				{
+					at = s;
+					break;
+				}
+			if (at < 0)
+				return false;
+			ti = at + len;
+		}
+		pi = pe;
+	}
+}
+
 /* one test of a DFastQual, two-valued (NULL: false); qual: the expression (its IN-list constants) */
 __host__ __device__ __forceinline__ bool
 fq_test(const DFastCmp *f, const TmExpr *qual, const TmValue *vals, const bool *nulls)
@@ -250,6 +323,18 @@ fq_test(const DFastCmp *f, const TmExpr *qual, const TmValue *vals, const bool *
 	TmValue		a,
 				b;
 
+	if (f->pred == FQ_PRED_LIKE)
+	{
+		int32_t		tlen;
+
+		if (nulls[f->l])
+			return false;
+		tlen = vals[f->l].s.len;
+		if (f->pad & FQ_LIKE_RTRIM)
+			while (tlen > 0 && vals[f->l].s.p[tlen - 1] == ' ')
+				tlen--;
+		return fl_match(vals[f->l].s.p, tlen, f->rk.s.p, f->rk.s.len) != ((f->pad & FQ_LIKE_NEGATE) != 0);
+	}
 	if (f->pred == FQ_PRED_IN)
 	{
 		if (nulls[f->l])
@@ -4359,6 +4444,25 @@ img_expr(Img *im, const TmExpr *e)
  * One plain test of qual e at code[*pc] into *f, advancing *pc past it: PUSH_SLOT / PUSH_CONST twice and
  * a CMP without IS DISTINCT FROM, or PUSH_SLOT and an IN.  False if the code there is something else.
  */
+/* are p[0 .. len) whole UTF8 sequences (lead bytes with their continuation bytes)? */
+static bool
+utf8_valid(const char *p, int32_t len)
+{
+	for (int32_t i = 0; i < len;)
+	{
+		unsigned char c = (unsigned char) p[i];
+		int			n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+
+		if (n == 0 || i + n > len)
+			return false;
+		for (int k = 1; k < n; k++)
+			if ((((unsigned char) p[i + k]) & 0xC0) != 0x80)
+				return false;
+		i += n;
+	}
+	return true;
+}
+
 static bool
 fast_test_compile(const TmExpr *e, const TmExpr *dev, int *pc, DFastCmp *f)
 {
@@ -4387,6 +4491,46 @@ fast_test_compile(const TmExpr *e, const TmExpr *dev, int *pc, DFastCmp *f)
 	}
 	if (i + 3 > e->ninstr)
 		return false;
+
+	/*
+	 * slot [BPCHAR_RTRIM] LIKE a text constant of literals and '%' only (no '_', no escape: those take the
+	 * interpreter): TPC-H's `o_comment NOT LIKE '%special%requests%'`, `p_type LIKE 'PROMO%'`
+	 */
+	{
+		int			j = i + 1;
+		bool		rtrim = false;
+
+		if (code[i].op == TMI_PUSH_SLOT && code[j].op == TMI_BPCHAR_RTRIM)
+		{
+			rtrim = true;
+			j++;
+		}
+		if (code[i].op == TMI_PUSH_SLOT && j + 1 < e->ninstr && code[j].op == TMI_PUSH_CONST &&
+			(code[j].flags & TMF_TEXT) && code[j].a >= 0 && code[j].a < e->nconst &&
+			code[j + 1].op == TMI_LIKE && (code[j + 1].flags & ~(TMF_NEGATE | TMF_UTF8)) == 0)
+		{
+			TmValue		k;
+			const char *pat;
+
+			memcpy(&k, (const char *) e + e->const_off + sizeof(TmValue) * (size_t) code[j].a, sizeof(TmValue));
+			pat = (const char *) e + e->pool_off + (intptr_t) k.s.p;
+			if (k.s.len < 0 || (intptr_t) k.s.p + k.s.len > e->pool_len)
+				return false;
+			for (int32_t x = 0; x < k.s.len; x++)
+				if (pat[x] == '_' || pat[x] == '\\')
+					return false;
+			if ((code[j + 1].flags & TMF_UTF8) && !utf8_valid(pat, k.s.len))
+				return false;	/* (PostgreSQL's constants are valid: literals then match at characters) */
+			f->l = (int16_t) code[i].a;
+			f->r = -1;
+			f->pred = FQ_PRED_LIKE;
+			f->pad = (int16_t) (((code[j + 1].flags & TMF_NEGATE) ? FQ_LIKE_NEGATE : 0) | (rtrim ? FQ_LIKE_RTRIM : 0));
+			f->rk = k;
+			f->rk.s.p = (const char *) dev + e->pool_off + (intptr_t) k.s.p;
+			*pc = j + 2;
+			return true;
+		}
+	}
 	for (int side = 0; side < 2; side++)
 	{
 		const TmInstr *in = &code[i + side];

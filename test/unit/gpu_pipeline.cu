@@ -3907,12 +3907,21 @@ struct FqSlots
 	int			id, v, big, num, txt, f, d, bp, g;
 };
 
+static int	g_fq_like_tests = 0;	/* LIKE tests fq_gen_test made */
+
+/* LIKE patterns of literals and '%' (DFastCmp's FQ_PRED_LIKE) */
+static const char *const fq_like_pats[] = {"%", "", "%%", "a%", "%a", "%b%", "ab%c", "%e%l%", "hello", "%lo%",
+	"%z%a%", "a%b%c%", "%\xce\xa9%", "\xce\xa9%a", "%o%o%", "abc%%", "%123%789", "longer%", "%0123456789",
+	"%e", "Z%a", "x", "x%", "%y", "y  ", "%z%z%", "%lz%", "%ob%", "%ab%", "%va%", "%eb%r%", "a%a", "ab%b",
+	"x%x", "%zz%z", "%ll%o", "hel%lo", "%xt v%", "%\xa9m%"};
+#define NLIKEPATS ((int) (sizeof(fq_like_pats) / sizeof(fq_like_pats[0])))
+
 /* one random plain test */
 static void
 fq_gen_test(const FqSlots &s)
 {
 	static const char *const bps[] = {"x", "y ", "zz", "a"};
-	int			kind = (int) (rnd() % 9);
+	int			kind = (int) (rnd() % 10);
 	int			pred = (int) (rnd() % 6);
 	bool		swap = chance(0.3);
 	bool		cmp = true;
@@ -4026,6 +4035,20 @@ fq_gen_test(const FqSlots &s)
 				}
 				p_slot(which == 0 ? s.v : which == 1 ? s.txt : s.bp);
 				a_op(TMI_IN, cls, first, cnt, (chance(0.5) ? TMF_IN_NEGATE : 0) | (chance(0.3) ? TMF_IN_HASNULL : 0));
+				cmp = false;
+			}
+			break;
+		case 9:					/* text or bpchar (as text: without its blanks, or with them) [NOT] LIKE a pattern of
+								 * literals and '%' */
+			{
+				int			which = (int) (rnd() % 3);
+
+				p_slot(which == 0 ? s.txt : s.bp);
+				if (which == 1)
+					a_op(TMI_BPCHAR_RTRIM, 0, 0, 0, 0);
+				p_text(fq_like_pats[rnd() % (NLIKEPATS - 1)]);	/* not the last, not UTF8 */
+				a_op(TMI_LIKE, (chance(0.5) ? TMF_NEGATE : 0) | TMF_UTF8, 0, 0, 0);
+				g_fq_like_tests++;
 				cmp = false;
 			}
 			break;
@@ -4537,6 +4560,61 @@ test_fast_quals(void)
 			vals[0].i = 7;
 			TM_CHECK_INT_EQ(tm_gpu_qual_fast_eval(q, vals, nulls, &pass), 2);
 			TM_CHECK(!pass);
+		}
+	}
+	TM_CHECK_MSG(g_fq_like_tests >= 10, "only %d LIKE tests made", g_fq_like_tests);
+
+	/* every LIKE pattern against every text value (words, and bpchar values with or without their
+	 * blanks), LIKE and NOT LIKE, and NULL: the fast test against the interpreter */
+	for (int pt = 0; pt < NLIKEPATS; pt++)
+		for (int neg = 0; neg < 2; neg++)
+			for (int rtrim = 0; rtrim < 2; rtrim++)
+			{
+				static const char *const bps[] = {"x", "x  ", "y ", "y", "zz", "  ", "hello  "};
+				TmExpr	   *q;
+
+				a_init();
+				p_slot(0);
+				if (rtrim)
+					a_op(TMI_BPCHAR_RTRIM, 0, 0, 0, 0);
+				p_text(fq_like_pats[pt]);
+				a_op(TMI_LIKE, (neg ? TMF_NEGATE : 0) | TMF_UTF8, 0, 0, 0);
+				q = a_build(ty(TM_K_BOOL));
+				if (pt == NLIKEPATS - 1)
+				{
+					/* not UTF8 (a continuation byte after the '%'): the interpreter's */
+					TM_CHECK_INT_EQ(tm_gpu_qual_is_fast(q), 0);
+					continue;
+				}
+				TM_CHECK_INT_EQ(tm_gpu_qual_is_fast(q), 1);
+				for (int w = -1; w < NWORDS + 7; w++)
+				{
+					TmValue		vals[1];
+					bool		nulls[1] = {w < 0};
+					const char *t = w < 0 ? "" : w < NWORDS ? words[w] : bps[w - NWORDS];
+					bool		pass = false,
+								fpass = true;
+
+					memset(vals, 0, sizeof(vals));
+					vals[0].s.p = t;
+					vals[0].s.len = (int32_t) strlen(t);
+					TM_CHECK(tm_eval_qual(q, vals, nulls, &pass) == TM_OK);
+					TM_CHECK_INT_EQ(tm_gpu_qual_fast_eval(q, vals, nulls, &fpass), 1);
+					TM_CHECK_MSG(pass == fpass, "'%s' %sLIKE '%s'%s: interpreter %d, fast %d", t, neg ? "NOT " : "",
+								 fq_like_pats[pt], rtrim ? " (rtrim)" : "", pass, fpass);
+				}
+			}
+	{
+		/* '_' and the escape take the interpreter */
+		static const char *const slow[] = {"a_c", "%\\%%", "_"};
+
+		for (int i = 0; i < 3; i++)
+		{
+			a_init();
+			p_slot(0);
+			p_text(slow[i]);
+			a_op(TMI_LIKE, TMF_UTF8, 0, 0, 0);
+			TM_CHECK_INT_EQ(tm_gpu_qual_is_fast(a_build(ty(TM_K_BOOL))), 0);
 		}
 	}
 }
