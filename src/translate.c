@@ -729,13 +729,64 @@ add_filter(TState *ts, Stream *s, List *quals, double est_rows)
 	return true;
 }
 
-/* A stream handed to a parent: its HAVING quals become a filter first. */
+static bool
+has_param_walker(Node *node, void *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+		return true;
+	return expression_tree_walker(node, has_param_walker, ctx);
+}
+
+/*
+ * A stream handed to a parent: its HAVING quals become a filter first.
+ *
+ * An aggregation leaves the Params of its quals and output columns as they are (agg_mutator): where it
+ * is the root, PostgreSQL evaluates its output and themis maps its quals (tm_translate).  Inside the
+ * plan (TPC-H Q15: groups filtered by an initplan's max, then joined with supplier), its parent
+ * compiles them: they become parameter slots here, like the Params of any other expression (the
+ * planner only takes subtrees whose parameters are set once per scan).  An output column with a
+ * parameter themis cannot hold (a numeric without a typmod) keeps its Params: a parent that compiles
+ * it fails as before, a projection up to the root leaves it to PostgreSQL.
+ */
 static bool
 settle(TState *ts, Stream *s)
 {
 	List	   *q = s->pending_qual;
+	ListCell   *lc;
+	bool		ok = true;
 
 	s->pending_qual = NIL;
+	if (q != NIL && has_param_walker((Node *) q, NULL))
+	{
+		q = list_make1(map_params(ts, s->pl, make_ands_explicit(q), &ok));
+		if (!ok)
+			return false;
+	}
+	foreach(lc, s->out)
+	{
+		Expr	   *e = (Expr *) lfirst(lc);
+		const char *why = ts->why;
+		int			np = list_length(ts->params),
+					nslots = s->pl->nslots;
+		Expr	   *m;
+
+		if (!has_param_walker((Node *) e, NULL))
+			continue;
+		m = map_params(ts, s->pl, e, &ok);
+		if (ok)
+			lfirst(lc) = m;
+		else
+		{
+			/* undo the parameter slots the mapping added */
+			s->pl->nslots = nslots;
+			ts->params = list_truncate(ts->params, np);
+			ts->paramtypes = list_truncate(ts->paramtypes, np);
+			ts->why = why;
+			ok = true;
+		}
+	}
 	return add_filter(ts, s, q, s->rows);
 }
 
@@ -2074,7 +2125,7 @@ agg_mutator(Node *node, AggCollect *ac)
 		return (Node *) makeVar(TM_GROUP_VARNO, g + 1, v->vartype, v->vartypmod, v->varcollid, 0);
 	}
 	if (IsA(node, Param))
-		return copyObject(node);	/* evaluated by PostgreSQL in the node's projection; compiling it fails */
+		return copyObject(node);	/* at the root, PostgreSQL's; below it, a parameter slot (settle) */
 	if (IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) || IsA(node, GroupingFunc))
 	{
 		ac->failed = true;
