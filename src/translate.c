@@ -19,12 +19,16 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/stratnum.h"
 #include "access/table.h"
 #include "miscadmin.h"
 #include "utils/pg_locale.h"
 #include "utils/regproc.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -942,6 +946,68 @@ index_to_heap_mutator(Node *node, List *indextlist)
 }
 
 /*
+ * The order an index scan returns its rows in, over the scan's slots: the index's key columns with
+ * their btree operators, in the scan's direction.  Where the parent relies on it (a Merge Join's outer
+ * side, TPC-H Q15's supplier_pkey; an ORDER BY the index satisfies), a Sort above the Themis node
+ * reproduces it.  All the key columns or nothing (NIL: not a btree, a key that is an expression or of
+ * a type themis cannot hold): the planner may rely on each of them.
+ */
+static List *
+index_order(TState *ts, BPipeline *pl, Index rti, Oid relid, Oid indexid, ScanDirection dir)
+{
+	Relation	idx = index_open(indexid, AccessShareLock);
+	List	   *order = NIL;
+	bool		backward = ScanDirectionIsBackward(dir);
+
+	if (idx->rd_rel->relam != BTREE_AM_OID)
+	{
+		index_close(idx, NoLock);
+		return NIL;
+	}
+	for (int i = 0; i < idx->rd_index->indnkeyatts; i++)
+	{
+		AttrNumber	attno = idx->rd_index->indkey.values[i];
+		int16		opt = idx->rd_indoption[i];
+		bool		desc = (opt & INDOPTION_DESC) != 0;
+		OrderKey   *k;
+		Oid			type,
+					coll;
+		int32		typmod;
+		bool		ok = true;
+		Expr	   *e;
+
+		if (attno <= 0)
+		{
+			order = NIL;
+			break;
+		}
+		get_atttypetypmodcoll(relid, attno, &type, &typmod, &coll);
+		e = map_expr(ts, pl, rti, NIL, NIL,
+					 (Expr *) makeVar(rti, attno, type, typmod, coll, 0), &ok);
+		if (!ok || has_bad_var((Node *) e))
+		{
+			order = NIL;
+			break;
+		}
+		k = palloc(sizeof(OrderKey));
+		k->expr = e;
+		k->sortop = get_opfamily_member(idx->rd_opfamily[i], idx->rd_opcintype[i],
+										idx->rd_opcintype[i],
+										desc != backward ? BTGreaterStrategyNumber : BTLessStrategyNumber);
+		k->coll = idx->rd_indcollation[i];
+		k->nullsfirst = ((opt & INDOPTION_NULLS_FIRST) != 0) != backward;
+		if (!OidIsValid(k->sortop))
+		{
+			order = NIL;
+			break;
+		}
+		order = lappend(order, k);
+	}
+	index_close(idx, NoLock);
+	return order;
+}
+
+/*
  * A scan of a heap table: Seq Scan, or an index / bitmap scan read as a full scan with all its quals
  * (themis filters whole columns; PostgreSQL's choice of index does not bind it).  Quals that use a
  * parameter set by an enclosing nested loop (nestparams) are not applied: they are returned in
@@ -1040,6 +1106,12 @@ translate_scan(TState *ts, Plan *plan, List *nestparams, List **param_quals)
 	s->out = map_tlist(ts, s->pl, rti, NIL, NIL, tlist, &ok);
 	if (!ok)
 		return NULL;
+	if (IsA(plan, IndexScan))
+		s->order = index_order(ts, s->pl, rti, rte->relid, ((IndexScan *) plan)->indexid,
+							   ((IndexScan *) plan)->indexorderdir);
+	else if (IsA(plan, IndexOnlyScan))
+		s->order = index_order(ts, s->pl, rti, rte->relid, ((IndexOnlyScan *) plan)->indexid,
+							   ((IndexOnlyScan *) plan)->indexorderdir);
 	return s;
 }
 
