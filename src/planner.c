@@ -36,6 +36,7 @@ typedef struct RewriteCtx
 	PlannedStmt *pstmt;
 	int			next_node_id;
 	Bitmapset  *initplan_params;	/* PARAM_EXEC ids set once by initplans */
+	Cost		limit_cost;		/* the Limit's cost while the walk is at its input, else -1 */
 } RewriteCtx;
 
 static Plan *rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel);
@@ -187,14 +188,23 @@ themis_cost(TmTranslation *tr)
 	return themis_startup_cost + themis_tuple_cost * tr->source_rows;
 }
 
+/*
+ * limit_cost: where a Limit reads the subtree, PostgreSQL's estimate for the part of it the Limit runs
+ * (a fast-start plan under ORDER BY ... LIMIT stops after a few rows of an index scan, where themis
+ * would read whole tables); -1 elsewhere.
+ */
 static bool
-offload_pays(TmTranslation *tr, Plan *plan)
+offload_pays(TmTranslation *tr, Plan *plan, Cost limit_cost)
 {
+	Cost		cost = plan->total_cost;
+
 	if (themis_min_rows == 0)
 		return true;
 	if (tr->max_source_rows < (double) themis_min_rows)
 		return false;
-	return themis_cost(tr) < plan->total_cost;
+	if (limit_cost >= 0 && limit_cost < cost)
+		cost = limit_cost;
+	return themis_cost(tr) < cost;
 }
 
 static Bitmapset *
@@ -354,10 +364,12 @@ rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel)
 	bool		outer_order = true,
 				inner_order = true,
 				child_parallel = in_parallel;
+	Cost		limit_cost = ctx->limit_cost;
 
 	if (plan == NULL)
 		return NULL;
 	check_stack_depth();
+	ctx->limit_cost = -1;
 
 	/*
 	 * A subtree that reads parameters set per outer row (a correlated subquery, the inner side of a
@@ -370,7 +382,7 @@ rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel)
 		const char *why = NULL;
 		TmTranslation *tr = tm_translate(ctx->pstmt, plan, need_order, &why);
 
-		if (tr != NULL && offload_pays(tr, plan))
+		if (tr != NULL && offload_pays(tr, plan, limit_cost))
 		{
 			Plan	   *node = make_themis_node(ctx, tr, plan);
 
@@ -415,6 +427,8 @@ rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel)
 			break;
 	}
 
+	if (IsA(plan, Limit))
+		ctx->limit_cost = plan->total_cost;
 	plan->lefttree = rewrite_plan(ctx, plan->lefttree, outer_order, child_parallel);
 	plan->righttree = rewrite_plan(ctx, plan->righttree, inner_order, child_parallel);
 
@@ -494,6 +508,7 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	ctx.pstmt = stmt;
 	ctx.next_node_id = maxid + 1;
 	ctx.initplan_params = NULL;
+	ctx.limit_cost = -1;
 	themis_walk_plans(stmt, collect_initplan_params, &ctx.initplan_params);
 
 	/* the order of the top node's output matters only where the query asks for one */

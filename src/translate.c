@@ -19,12 +19,16 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/stratnum.h"
 #include "access/table.h"
 #include "miscadmin.h"
 #include "utils/pg_locale.h"
 #include "utils/regproc.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -729,13 +733,64 @@ add_filter(TState *ts, Stream *s, List *quals, double est_rows)
 	return true;
 }
 
-/* A stream handed to a parent: its HAVING quals become a filter first. */
+static bool
+has_param_walker(Node *node, void *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+		return true;
+	return expression_tree_walker(node, has_param_walker, ctx);
+}
+
+/*
+ * A stream handed to a parent: its HAVING quals become a filter first.
+ *
+ * An aggregation leaves the Params of its quals and output columns as they are (agg_mutator): where it
+ * is the root, PostgreSQL evaluates its output and themis maps its quals (tm_translate).  Inside the
+ * plan (TPC-H Q15: groups filtered by an initplan's max, then joined with supplier), its parent
+ * compiles them: they become parameter slots here, like the Params of any other expression (the
+ * planner only takes subtrees whose parameters are set once per scan).  An output column with a
+ * parameter themis cannot hold (a numeric without a typmod) keeps its Params: a parent that compiles
+ * it fails as before, a projection up to the root leaves it to PostgreSQL.
+ */
 static bool
 settle(TState *ts, Stream *s)
 {
 	List	   *q = s->pending_qual;
+	ListCell   *lc;
+	bool		ok = true;
 
 	s->pending_qual = NIL;
+	if (q != NIL && has_param_walker((Node *) q, NULL))
+	{
+		q = list_make1(map_params(ts, s->pl, make_ands_explicit(q), &ok));
+		if (!ok)
+			return false;
+	}
+	foreach(lc, s->out)
+	{
+		Expr	   *e = (Expr *) lfirst(lc);
+		const char *why = ts->why;
+		int			np = list_length(ts->params),
+					nslots = s->pl->nslots;
+		Expr	   *m;
+
+		if (!has_param_walker((Node *) e, NULL))
+			continue;
+		m = map_params(ts, s->pl, e, &ok);
+		if (ok)
+			lfirst(lc) = m;
+		else
+		{
+			/* undo the parameter slots the mapping added */
+			s->pl->nslots = nslots;
+			ts->params = list_truncate(ts->params, np);
+			ts->paramtypes = list_truncate(ts->paramtypes, np);
+			ts->why = why;
+			ok = true;
+		}
+	}
 	return add_filter(ts, s, q, s->rows);
 }
 
@@ -891,6 +946,68 @@ index_to_heap_mutator(Node *node, List *indextlist)
 }
 
 /*
+ * The order an index scan returns its rows in, over the scan's slots: the index's key columns with
+ * their btree operators, in the scan's direction.  Where the parent relies on it (a Merge Join's outer
+ * side, TPC-H Q15's supplier_pkey; an ORDER BY the index satisfies), a Sort above the Themis node
+ * reproduces it.  All the key columns or nothing (NIL: not a btree, a key that is an expression or of
+ * a type themis cannot hold): the planner may rely on each of them.
+ */
+static List *
+index_order(TState *ts, BPipeline *pl, Index rti, Oid relid, Oid indexid, ScanDirection dir)
+{
+	Relation	idx = index_open(indexid, AccessShareLock);
+	List	   *order = NIL;
+	bool		backward = ScanDirectionIsBackward(dir);
+
+	if (idx->rd_rel->relam != BTREE_AM_OID)
+	{
+		index_close(idx, NoLock);
+		return NIL;
+	}
+	for (int i = 0; i < idx->rd_index->indnkeyatts; i++)
+	{
+		AttrNumber	attno = idx->rd_index->indkey.values[i];
+		int16		opt = idx->rd_indoption[i];
+		bool		desc = (opt & INDOPTION_DESC) != 0;
+		OrderKey   *k;
+		Oid			type,
+					coll;
+		int32		typmod;
+		bool		ok = true;
+		Expr	   *e;
+
+		if (attno <= 0)
+		{
+			order = NIL;
+			break;
+		}
+		get_atttypetypmodcoll(relid, attno, &type, &typmod, &coll);
+		e = map_expr(ts, pl, rti, NIL, NIL,
+					 (Expr *) makeVar(rti, attno, type, typmod, coll, 0), &ok);
+		if (!ok || has_bad_var((Node *) e))
+		{
+			order = NIL;
+			break;
+		}
+		k = palloc(sizeof(OrderKey));
+		k->expr = e;
+		k->sortop = get_opfamily_member(idx->rd_opfamily[i], idx->rd_opcintype[i],
+										idx->rd_opcintype[i],
+										desc != backward ? BTGreaterStrategyNumber : BTLessStrategyNumber);
+		k->coll = idx->rd_indcollation[i];
+		k->nullsfirst = ((opt & INDOPTION_NULLS_FIRST) != 0) != backward;
+		if (!OidIsValid(k->sortop))
+		{
+			order = NIL;
+			break;
+		}
+		order = lappend(order, k);
+	}
+	index_close(idx, NoLock);
+	return order;
+}
+
+/*
  * A scan of a heap table: Seq Scan, or an index / bitmap scan read as a full scan with all its quals
  * (themis filters whole columns; PostgreSQL's choice of index does not bind it).  Quals that use a
  * parameter set by an enclosing nested loop (nestparams) are not applied: they are returned in
@@ -989,6 +1106,12 @@ translate_scan(TState *ts, Plan *plan, List *nestparams, List **param_quals)
 	s->out = map_tlist(ts, s->pl, rti, NIL, NIL, tlist, &ok);
 	if (!ok)
 		return NULL;
+	if (IsA(plan, IndexScan))
+		s->order = index_order(ts, s->pl, rti, rte->relid, ((IndexScan *) plan)->indexid,
+							   ((IndexScan *) plan)->indexorderdir);
+	else if (IsA(plan, IndexOnlyScan))
+		s->order = index_order(ts, s->pl, rti, rte->relid, ((IndexOnlyScan *) plan)->indexid,
+							   ((IndexOnlyScan *) plan)->indexorderdir);
 	return s;
 }
 
@@ -2074,7 +2197,7 @@ agg_mutator(Node *node, AggCollect *ac)
 		return (Node *) makeVar(TM_GROUP_VARNO, g + 1, v->vartype, v->vartypmod, v->varcollid, 0);
 	}
 	if (IsA(node, Param))
-		return copyObject(node);	/* evaluated by PostgreSQL in the node's projection; compiling it fails */
+		return copyObject(node);	/* at the root, PostgreSQL's; below it, a parameter slot (settle) */
 	if (IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) || IsA(node, GroupingFunc))
 	{
 		ac->failed = true;
