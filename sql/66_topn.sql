@@ -76,12 +76,13 @@ SELECT * FROM tt.check_ordered($$SELECT d = '2000-05-11' AS c0, i8 AS c1 FROM to
 DROP TABLE topn_d;
 -- a Sort right above the node, with or without LIMIT (src/presort.c): the node returns its rows in the
 -- Sort's order where every key compares natively (integers, dates, timestamps, numerics; text and bpchar
--- under the C collation), and EXPLAIN ANALYZE checks that order with the Sort's own comparators
+-- under the C collation), and EXPLAIN ANALYZE checks that order with the Sort's own comparators.  At the
+-- top of the plan the Sort is then dropped: the node shows its Sort Key (68_sort_elide)
 CREATE FUNCTION pg_temp.presorted(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
 DECLARE l text;
 BEGIN
     FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-        IF l ~ 'Presort' THEN RETURN NEXT btrim(l); END IF;
+        IF l ~ 'Presort|Sort Key|Sort \(' THEN RETURN NEXT btrim(l); END IF;
     END LOOP;
 END $f$;
 -- text (bytes: upper case, multibyte, empty), bpchar (trailing blanks do not count), NULLs first / last
@@ -99,6 +100,8 @@ SELECT * FROM pg_temp.presorted($$SELECT g, sum(n2) AS s FROM types GROUP BY g O
 -- no rows
 SELECT * FROM pg_temp.presorted($$SELECT id, t FROM empty_types ORDER BY t DESC, id$$);
 SELECT * FROM tt.check_ordered($$SELECT id, t FROM empty_types ORDER BY t DESC, id$$);
+-- a Sort that stays (under a WindowAgg): the node presorts for it, and the Sort finds its rows in order
+SELECT * FROM pg_temp.presorted($$SELECT g, n, row_number() OVER (ORDER BY n DESC, g) AS r FROM (SELECT g, count(*) AS n FROM types GROUP BY g) x$$);
 -- a float key does not compare natively here: no presort (the Sort orders the rows as always)
 SELECT * FROM pg_temp.presorted($$SELECT id, f8 FROM types WHERE id % 5 = 0 ORDER BY f8, id$$);
 SELECT * FROM tt.check_ordered($$SELECT id, f8 FROM types WHERE id % 5 = 0 ORDER BY f8, id$$);

@@ -8,7 +8,8 @@
  * i.e. with the node's own projection and qual over the scan tuple (described by custom_scan_tlist).
  * When themis cannot run the plan (themis.device = gpu and the GPU path is unavailable or failed, a value
  * themis cannot represent), it falls back to the CPU subtree it replaced (custom_plans), initialized lazily, whose
- * tuples are already in the node's output format; with themis.fallback = off that is an ERROR instead.
+ * tuples are already in the node's output format (and in its order where the node took a Sort's place:
+ * presort.c puts a Sort over that subtree); with themis.fallback = off that is an ERROR instead.
  *
  * All memory of a run lives in a context below es_query_cxt, so nothing survives the query, errors
  * included.
@@ -398,7 +399,7 @@ themis_compute(ThemisScanState *ts)
 		}
 		if (ts->presort.nkeys > 0)
 		{
-			/* the rows in the order of the Sort above, which then finds them presorted (presort.c) */
+			/* the rows in the order of the Sort above, or of the Sort the node replaced (presort.c) */
 			old = MemoryContextSwitchTo(ts->runcxt);
 			themis_presort_apply(ts, ts->css.ss.ps.instrument != NULL);
 			MemoryContextSwitchTo(old);

@@ -17,18 +17,20 @@ typedef struct ThemisTopN
 	bool		nulls_first;
 } ThemisTopN;
 
-/* a Sort right above the node (presort.c): its keys */
+/* a Sort right above the node, or the one it took the place of (presort.c): its keys */
 typedef struct ThemisPresortKey
 {
 	int			col;			/* scan-tuple column (0-based) */
 	Oid			sortop;
 	Oid			collation;
 	bool		nulls_first;
+	AttrNumber	attno;			/* output column (1-based: the Sort's sortColIdx) */
 } ThemisPresortKey;
 
 typedef struct ThemisPresort
 {
 	int			nkeys;			/* 0: not marked */
+	bool		elided;			/* the Sort was dropped: the node guarantees its order */
 	ThemisPresortKey *keys;
 } ThemisPresort;
 
@@ -53,7 +55,8 @@ typedef struct ThemisScanState
 	int64		topn_rows_kept;
 	ThemisPresort presort;		/* nkeys = 0: none */
 	int64		presort_rows;	/* EXPLAIN ANALYZE, over all runs: rows returned in the Sort's order */
-	int			presort_skipped;	/* runs where a key did not compare natively */
+	int			presort_skipped;	/* runs where a key did not compare natively (Sort kept) */
+	int			presort_pg_runs;	/* runs sorted with PostgreSQL's comparators (Sort elided) */
 	int			presort_unordered;	/* runs whose order the Sort's comparators disagreed with */
 
 	/* parts of the plan PostgreSQL runs for SUBPLAN sources: custom_plans[1..] */
@@ -94,6 +97,7 @@ extern void themis_walk_plans(PlannedStmt *stmt, void (*visit) (Plan *, void *),
 
 /* presort.c */
 extern void themis_presort_mark(PlannedStmt *stmt);
+extern void themis_presort_elide(PlannedStmt *stmt, int cursorOptions, int *next_node_id);
 extern bool themis_presort_get(CustomScan *cs, ThemisPresort *p);
 extern void themis_presort_apply(ThemisScanState *ts, bool check);
 

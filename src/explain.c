@@ -1,7 +1,9 @@
 /*
  * explain.c — EXPLAIN output of Custom Scan (Themis): the pipelines of its plan, their estimates and,
  * under ANALYZE, what each pipeline did (rows, time), the device that ran it (with the GPU column cache's
- * part, times and bytes sent), why not the GPU, and the fallback reason if any.
+ * part, times and bytes sent), why not the GPU, and the fallback reason if any; the sort keys it
+ * guarantees where it took a Sort's place ("Sort Key", as PostgreSQL shows a Sort's), its top-N cut and
+ * presort (topn.c, presort.c).
  *
  * Text format:
  *     Device: cpu
@@ -15,7 +17,12 @@
 #include "postgres.h"
 
 #include "lib/stringinfo.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
+#include "utils/typcache.h"
 
 #include "themis.h"
 #include "exec_node.h"
@@ -204,6 +211,70 @@ explain_pipeline_structured(ThemisScanState *ts, int p, ExplainState *es)
 	ExplainCloseGroup("Pipeline", NULL, true, es);
 }
 
+/*
+ * COLLATE, DESC / USING, NULLS FIRST / LAST of a sort key where they are not the defaults, as
+ * PostgreSQL's EXPLAIN writes them for a Sort (show_sortorder_options in explain.c)
+ */
+static void
+sort_key_options(StringInfo buf, Node *expr, Oid sortop, Oid collation, bool nulls_first)
+{
+	Oid			type = exprType(expr);
+	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+	bool		reverse = false;
+
+	if (OidIsValid(collation) && collation != get_typcollation(type))
+	{
+		char	   *name = get_collation_name(collation);
+
+		if (name == NULL)
+			elog(ERROR, "cache lookup failed for collation %u", collation);
+		appendStringInfo(buf, " COLLATE %s", quote_identifier(name));
+	}
+	if (sortop == tc->gt_opr)
+	{
+		appendStringInfoString(buf, " DESC");
+		reverse = true;
+	}
+	else if (sortop != tc->lt_opr)
+	{
+		char	   *opname = get_opname(sortop);
+
+		if (opname == NULL)
+			elog(ERROR, "cache lookup failed for operator %u", sortop);
+		appendStringInfo(buf, " USING %s", opname);
+		(void) get_equality_op_for_ordering_op(sortop, &reverse);
+	}
+	if (nulls_first && !reverse)
+		appendStringInfoString(buf, " NULLS FIRST");
+	else if (!nulls_first && reverse)
+		appendStringInfoString(buf, " NULLS LAST");
+}
+
+/* "Sort Key" of a node that took a Sort's place (presort.c): its output columns, as the Sort showed them */
+static void
+explain_sort_key(ThemisScanState *ts, List *ancestors, ExplainState *es)
+{
+	Plan	   *plan = ts->css.ss.ps.plan;
+	List	   *context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
+	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	List	   *keys = NIL;
+
+	for (int k = 0; k < ts->presort.nkeys; k++)
+	{
+		const ThemisPresortKey *key = &ts->presort.keys[k];
+		TargetEntry *tle = get_tle_by_resno(plan->targetlist, key->attno);
+		StringInfoData buf;
+
+		if (tle == NULL)
+			elog(ERROR, "themis: no output column %d for sort key %d", key->attno, k + 1);
+		initStringInfo(&buf);
+		appendStringInfoString(&buf, deparse_expression((Node *) tle->expr, context, useprefix, true));
+		sort_key_options(&buf, (Node *) tle->expr, key->sortop, key->collation, key->nulls_first);
+		keys = lappend(keys, buf.data);
+	}
+	ExplainPropertyList("Sort Key", keys, es);
+}
+
 void
 themis_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -213,6 +284,10 @@ themis_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	if (ts->plan == NULL)
 		return;
+
+	/* the order it guarantees, in place of a Sort above it (presort.c) */
+	if (ts->presort.nkeys > 0 && ts->presort.elided)
+		explain_sort_key(ts, ancestors, es);
 
 	/*
 	 * Where it runs is decided at run time (themis.device, the GPU daemon's state): only EXPLAIN ANALYZE
@@ -268,17 +343,22 @@ themis_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 										 (long long) ts->topn_rows_in), es);
 	}
 
-	/* a Sort right above: the rows come in its order where its keys compare natively (presort.c) */
+	/*
+	 * A Sort right above: the rows come in its order where its keys compare natively; or the Sort it
+	 * took the place of: always (presort.c).  ANALYZE: checked with the Sort's comparators.
+	 */
 	if (ts->presort.nkeys > 0)
 	{
-		ExplainPropertyInteger("Presort Keys", NULL, ts->presort.nkeys, es);
+		if (!ts->presort.elided)
+			ExplainPropertyInteger("Presort Keys", NULL, ts->presort.nkeys, es);
 		if (es->analyze && ts->nruns > 0)
 			ExplainPropertyText("Presorted Rows",
 								ts->presort_skipped > 0 && ts->presort_rows == 0 ?
 								pstrdup("none (a key does not compare natively)") :
-								psprintf("%lld, %s", (long long) ts->presort_rows,
+								psprintf("%lld, %s%s", (long long) ts->presort_rows,
 										 ts->presort_unordered > 0 ? "NOT in the Sort's order" :
-										 "in the Sort's order"), es);
+										 "in the Sort's order",
+										 ts->presort_pg_runs > 0 ? " (PostgreSQL's comparators)" : ""), es);
 	}
 
 	if (ts->fallback && ts->fallback_reason != NULL)

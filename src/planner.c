@@ -11,6 +11,8 @@
  *     ORDER BY satisfied by the plan), the translation reproduces it with a Sort above the node;
  *   - initplans attached inside the replaced subtree move to the Custom Scan, which evaluates the
  *     parameters they set.
+ * After the walk, topn.c and presort.c mark the nodes under a Sort (and a Limit); a Sort at the top of
+ * the statement over a node that can guarantee its order is dropped (presort.c).
  */
 #include "postgres.h"
 
@@ -519,6 +521,8 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	themis_topn_mark(stmt);
 	/* a Sort right above a Themis node: it returns its rows in the Sort's order (presort.c) */
 	themis_presort_mark(stmt);
+	/* and where that Sort is the statement's top node (or under a top Limit), it takes its place */
+	themis_presort_elide(stmt, cursorOptions, &ctx.next_node_id);
 	return stmt;
 }
 

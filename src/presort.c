@@ -1,30 +1,48 @@
 /*
- * presort.c — a Sort directly above a Themis node: the node returns its rows in the Sort's order, so
- * PostgreSQL's sort finds them presorted.
+ * presort.c — a Sort directly above a Themis node: the node returns its rows in the Sort's order, and
+ * where that order is certain at plan time the Sort is dropped (elided) and the node guarantees it.
  *
- * PostgreSQL's quicksort (lib/sort_template.h) first checks whether its input is already in order, which
- * costs n - 1 comparisons, and a bounded (LIMIT) sort drops each row at one comparison with its heap's
- * top once the input is in order; a full sort of a Themis node's result otherwise compares datums n log n
- * times through the sort operators' functions (TPC-H Q16 at SF 10: 27,840 groups by count DESC and three
- * text / integer keys, 32 ms in the Sort against 15 ms for the node).  The planner hook marks such a node
- * (themis_presort_mark) with the Sort's keys; after a run, where every key compares natively (integers,
- * dates, timestamps, numerics of one scale with the type's own < or >, as in topn.c; text and bpchar
- * with their < or > under a C collation: bytes, bpchar without trailing blanks), the node sorts its rows
- * by them (themis_presort_apply, on the values it holds) and returns them in that order.  The Sort above
- * still sorts: the order is a hint, never relied on, so a key that does not compare natively only means
- * no presort.  EXPLAIN ANALYZE checks the order with the Sort's own comparators (SortSupport) and says
- * whether the rows came in it ("Presorted Rows").
+ * A Sort above a Themis node copies every result row into a tuplesort, compares datums through the sort
+ * operators' functions n log n times and returns the rows again (TPC-H Q16 at SF 10: 27,840 groups by a
+ * count DESC and three text / integer keys, 17 ms of a 68 ms query).  The planner hook marks such a node
+ * (themis_presort_mark) with the Sort's keys; after a run (and the top-N cut), where every key compares
+ * natively (integers, dates, timestamps, numerics of one scale with the type's own < or >, as in topn.c;
+ * text and bpchar with their < or > under a C collation: bytes, bpchar without trailing blanks), the
+ * node sorts the rows it returns by them on the values it holds (themis_presort_apply).
  *
- * Only where the rows the Sort sees are the node's result rows one for one: no qual on the node or the
- * Sort, every key a plain column of the node's scan tuple.  And not under a Limit that bounds the Sort
- * (PostgreSQL keeps a heap of LIMIT rows then) unless topn.c cut the rows first.
+ * Marked only where the rows the Sort sees are the node's result rows one for one: no qual on the node
+ * or the Sort, every key a plain column of the node's scan tuple; and not under a Limit that bounds the
+ * Sort (PostgreSQL keeps a heap of LIMIT rows then) unless topn.c cut the rows first.
+ *
+ * Elided (themis_presort_elide), after marking, where also
+ *   - the Sort is the statement's top node, or the direct child of a Limit that is (nothing above needs
+ *     mark / restore, a rescan in another order or a Merge Join's input: nothing but the client and a
+ *     Limit sees the rows), in a SELECT;
+ *   - the portal cannot scroll backwards: no SCROLL cursor, and planned as a statement (parallel-OK:
+ *     the simple and extended protocols, SQL functions, CREATE TABLE AS, PL/pgSQL statements) or as a
+ *     NO SCROLL cursor; a cursor declared without either may scroll where its top node can scan
+ *     backwards, which a Sort can and a Themis node cannot;
+ *   - every key compares natively, decided from the node's plan (the output column's TmType, the key's
+ *     operator and collation), so the native sort always applies;
+ *   - the Sort does not project: its targetlist is OUTER_VAR references to its child's columns one for
+ *     one, and the kept PostgreSQL plan (custom_plans[0], the fallback) has the same columns.
+ * The node takes the Sort's place (its targetlist's names and junk flags, its initplans and parameter
+ * sets), and the fallback becomes Sort(kept plan) with the same keys (kept-plan tuples are the node's
+ * output tuples, column for column), unless the kept plan is itself such a Sort.  At run time, a key
+ * that does not compare natively after all is sorted with PostgreSQL's comparators (SortSupport) rather
+ * than returned unsorted.  EXPLAIN shows the keys as "Sort Key" on the node (or "Presort Keys: n" where
+ * the Sort stays); EXPLAIN ANALYZE checks the order with the Sort's own comparators ("Presorted Rows").
  */
 #include "postgres.h"
+
+#include <math.h>
 
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "nodes/parsenodes.h"
+#include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/pg_locale.h"
@@ -35,6 +53,12 @@
 #include "exec_node.h"
 
 #define PRESORT_TAG		"themis presort"
+
+/*
+ * The mark in custom_private: (PRESORT_TAG, elided, key, ...), elided 1 where the Sort was dropped, each
+ * key (scan-tuple column 1-based, sort operator, collation, nulls first, output column 1-based).
+ */
+#define PRESORT_HEAD	2
 
 /* the Themis node right under Sort, if the Sort's rows are its rows one for one */
 static CustomScan *
@@ -84,16 +108,17 @@ presort_mark_node(Plan *plan, void *arg)
 		return;
 	if (list_member_ptr(*bounded_sorts, sort) && !themis_topn_get(cs, &topn))
 		return;
-	mark = list_make1(makeString(pstrdup(PRESORT_TAG)));
+	mark = list_make2(makeString(pstrdup(PRESORT_TAG)), makeInteger(0));
 	for (i = 0; i < sort->numCols; i++)
 	{
 		int			col = themis_scan_column(cs, sort->sortColIdx[i]);
 
 		if (col <= 0)
 			return;
-		mark = lappend(mark, list_make4(makeInteger(col), makeInteger((int) sort->sortOperators[i]),
+		mark = lappend(mark, list_make5(makeInteger(col), makeInteger((int) sort->sortOperators[i]),
 										makeInteger((int) sort->collations[i]),
-										makeInteger(sort->nullsFirst[i] ? 1 : 0)));
+										makeInteger(sort->nullsFirst[i] ? 1 : 0),
+										makeInteger(sort->sortColIdx[i])));
 	}
 	cs->custom_private = lappend(cs->custom_private, mark);
 }
@@ -108,37 +133,49 @@ themis_presort_mark(PlannedStmt *stmt)
 	list_free(bounded_sorts);
 }
 
+/* the node's mark (a List in custom_private), or NULL */
+static List *
+presort_mark_of(CustomScan *cs)
+{
+	ListCell   *lc;
+
+	for_each_from(lc, cs->custom_private, 1)
+	{
+		List	   *l = (List *) lfirst(lc);
+
+		if (IsA(l, List) && list_length(l) > PRESORT_HEAD && IsA(linitial(l), String) &&
+			strcmp(strVal(linitial(l)), PRESORT_TAG) == 0)
+			return l;
+	}
+	return NIL;
+}
+
 /* read a node's mark into *p (palloc'd keys): false if it has none */
 bool
 themis_presort_get(CustomScan *cs, ThemisPresort *p)
 {
-	ListCell   *lc;
+	List	   *l = presort_mark_of(cs);
+	ListCell   *kc;
+	int			k = 0;
 
 	memset(p, 0, sizeof(*p));
-	for_each_from(lc, cs->custom_private, 1)
+	if (l == NIL)
+		return false;
+	p->elided = intVal(lsecond(l)) != 0;
+	p->nkeys = list_length(l) - PRESORT_HEAD;
+	p->keys = palloc0(sizeof(ThemisPresortKey) * p->nkeys);
+	for_each_from(kc, l, PRESORT_HEAD)
 	{
-		List	   *l = (List *) lfirst(lc);
-		ListCell   *kc;
-		int			k = 0;
+		List	   *key = (List *) lfirst(kc);
 
-		if (!IsA(l, List) || list_length(l) < 2 || !IsA(linitial(l), String) ||
-			strcmp(strVal(linitial(l)), PRESORT_TAG) != 0)
-			continue;
-		p->nkeys = list_length(l) - 1;
-		p->keys = palloc0(sizeof(ThemisPresortKey) * p->nkeys);
-		for_each_from(kc, l, 1)
-		{
-			List	   *key = (List *) lfirst(kc);
-
-			p->keys[k].col = intVal(linitial(key)) - 1;
-			p->keys[k].sortop = (Oid) intVal(lsecond(key));
-			p->keys[k].collation = (Oid) intVal(lthird(key));
-			p->keys[k].nulls_first = intVal(lfourth(key)) != 0;
-			k++;
-		}
-		return true;
+		p->keys[k].col = intVal(linitial(key)) - 1;
+		p->keys[k].sortop = (Oid) intVal(lsecond(key));
+		p->keys[k].collation = (Oid) intVal(lthird(key));
+		p->keys[k].nulls_first = intVal(lfourth(key)) != 0;
+		p->keys[k].attno = (AttrNumber) intVal(list_nth(key, 4));
+		k++;
 	}
-	return false;
+	return true;
 }
 
 /* how a key compares natively */
@@ -204,6 +241,206 @@ presort_native(const TmType *t, const ThemisPresortKey *k, PresortCmp *how, bool
 	return true;
 }
 
+/* ---- dropping the Sort (themis_presort_elide) ---- */
+
+/*
+ * Does sort (right above cs) pass cs's rows through as they are?  Its targetlist must be OUTER_VAR
+ * references to cs's columns in order, of the same types (setrefs.c's dummy tlist of a Sort).
+ */
+static bool
+presort_passes_through(Sort *sort, CustomScan *cs)
+{
+	ListCell   *a,
+			   *b;
+	int			i = 0;
+
+	if (list_length(sort->plan.targetlist) != list_length(cs->scan.plan.targetlist))
+		return false;
+	forboth(a, sort->plan.targetlist, b, cs->scan.plan.targetlist)
+	{
+		TargetEntry *st = lfirst_node(TargetEntry, a);
+		TargetEntry *ct = lfirst_node(TargetEntry, b);
+		Var		   *v = (Var *) st->expr;
+
+		i++;
+		if (st->resno != i || ct->resno != i || v == NULL || !IsA(v, Var) || v->varno != OUTER_VAR ||
+			v->varattno != i || v->varlevelsup != 0 ||
+			v->vartype != exprType((Node *) ct->expr) ||
+			v->vartypmod != exprTypmod((Node *) ct->expr) ||
+			v->varcollid != exprCollation((Node *) ct->expr))
+			return false;
+	}
+	return true;
+}
+
+/* does the kept plan return the node's columns (its tuples are the node's output, column for column)? */
+static bool
+presort_same_columns(Plan *kept, CustomScan *cs)
+{
+	ListCell   *a,
+			   *b;
+
+	if (list_length(kept->targetlist) != list_length(cs->scan.plan.targetlist))
+		return false;
+	forboth(a, kept->targetlist, b, cs->scan.plan.targetlist)
+		if (exprType((Node *) lfirst_node(TargetEntry, a)->expr) !=
+			exprType((Node *) lfirst_node(TargetEntry, b)->expr))
+			return false;
+	return true;
+}
+
+/* does every key compare natively, by the types of the node's plan output? */
+static bool
+presort_native_at_plan(CustomScan *cs, const ThemisPresort *p)
+{
+	Const	   *blob = (Const *) linitial(cs->custom_private);
+	MemoryContext tmp,
+				old;
+	TmPlan	   *plan;
+	bool		ok = true;
+
+	if (!IsA(blob, Const) || blob->constisnull || blob->consttype != BYTEAOID)
+		return false;
+	tmp = AllocSetContextCreate(CurrentMemoryContext, "themis presort plan", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(tmp);
+	plan = tm_plan_deserialize(DatumGetByteaPP(blob->constvalue));
+	if (plan->output_result < 0 || plan->output_result >= plan->nresults)
+		ok = false;
+	for (int k = 0; ok && k < p->nkeys; k++)
+	{
+		const TmResult *out = &plan->results[plan->output_result];
+		PresortCmp	how;
+		bool		desc;
+
+		ok = p->keys[k].col >= 0 && p->keys[k].col < out->ncols &&
+			presort_native(&out->coltypes[p->keys[k].col], &p->keys[k], &how, &desc);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(tmp);
+	return ok;
+}
+
+/* is plan a Sort by the same keys as sort (its rows then come in that order already)? */
+static bool
+presort_sorts_alike(Plan *plan, Sort *sort)
+{
+	Sort	   *s = (Sort *) plan;
+
+	if (!IsA(plan, Sort) || s->numCols != sort->numCols)
+		return false;
+	for (int i = 0; i < s->numCols; i++)
+		if (s->sortColIdx[i] != sort->sortColIdx[i] || s->sortOperators[i] != sort->sortOperators[i] ||
+			s->collations[i] != sort->collations[i] || s->nullsFirst[i] != sort->nullsFirst[i])
+			return false;
+	return true;
+}
+
+/*
+ * Sort(kept) by sort's keys: the fallback of a node that guarantees the order.  The kept plan's tuples
+ * are the node's output tuples, so the Sort's key columns (positions in the node's targetlist) are the
+ * same positions in the kept plan's; the targetlist passes its columns through (OUTER_VAR references).
+ */
+static Plan *
+presort_fallback_sort(Sort *sort, Plan *kept, int *next_node_id)
+{
+	Sort	   *s = makeNode(Sort);
+	double		rows = Max(kept->plan_rows, 2.0);
+	ListCell   *lc;
+
+	foreach(lc, kept->targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		TargetEntry *n = flatCopyTargetEntry(tle);
+
+		n->expr = (Expr *) makeVarFromTargetEntry(OUTER_VAR, tle);
+		s->plan.targetlist = lappend(s->plan.targetlist, n);
+	}
+	s->plan.lefttree = kept;
+	s->plan.plan_rows = kept->plan_rows;
+	s->plan.plan_width = kept->plan_width;
+	s->plan.startup_cost = kept->total_cost + 2.0 * cpu_operator_cost * rows * log2(rows);
+	s->plan.total_cost = s->plan.startup_cost + cpu_operator_cost * rows;
+	s->plan.parallel_safe = kept->parallel_safe;
+	s->plan.plan_node_id = (*next_node_id)++;
+	s->plan.extParam = bms_copy(kept->extParam);
+	s->plan.allParam = bms_copy(kept->allParam);
+	s->numCols = sort->numCols;
+	s->sortColIdx = palloc(sizeof(AttrNumber) * sort->numCols);
+	s->sortOperators = palloc(sizeof(Oid) * sort->numCols);
+	s->collations = palloc(sizeof(Oid) * sort->numCols);
+	s->nullsFirst = palloc(sizeof(bool) * sort->numCols);
+	memcpy(s->sortColIdx, sort->sortColIdx, sizeof(AttrNumber) * sort->numCols);
+	memcpy(s->sortOperators, sort->sortOperators, sizeof(Oid) * sort->numCols);
+	memcpy(s->collations, sort->collations, sizeof(Oid) * sort->numCols);
+	memcpy(s->nullsFirst, sort->nullsFirst, sizeof(bool) * sort->numCols);
+	return (Plan *) s;
+}
+
+/*
+ * After themis_presort_mark: where the statement's top node, or the child of a top Limit, is a Sort over
+ * a marked Themis node whose keys all compare natively, the node takes the Sort's place and guarantees
+ * its order (the conditions: this file's header).  cursorOptions: the planner's; *next_node_id: the next
+ * free plan_node_id (for the fallback's Sort).
+ */
+void
+themis_presort_elide(PlannedStmt *stmt, int cursorOptions, int *next_node_id)
+{
+	Plan	  **link;
+	Sort	   *sort;
+	CustomScan *cs;
+	ThemisPresort p;
+	Plan	   *kept;
+	List	   *mark;
+	List	   *tl = NIL;
+	ListCell   *a,
+			   *b;
+
+	if (stmt->commandType != CMD_SELECT || stmt->planTree == NULL)
+		return;
+	/* a portal that may fetch backwards: the Sort can, the node cannot */
+	if ((cursorOptions & CURSOR_OPT_SCROLL) != 0 ||
+		(cursorOptions & (CURSOR_OPT_NO_SCROLL | CURSOR_OPT_PARALLEL_OK)) == 0)
+		return;
+	link = &stmt->planTree;
+	if (IsA(*link, Limit))
+		link = &(*link)->lefttree;
+	if (*link == NULL || !IsA(*link, Sort))
+		return;
+	sort = (Sort *) *link;
+	cs = presort_candidate(sort);
+	if (cs == NULL || cs->custom_plans == NIL || !themis_presort_get(cs, &p) || p.elided ||
+		p.nkeys != sort->numCols || !presort_passes_through(sort, cs))
+		return;
+	for (int k = 0; k < p.nkeys; k++)
+		if (p.keys[k].attno != sort->sortColIdx[k] || p.keys[k].sortop != sort->sortOperators[k] ||
+			p.keys[k].collation != sort->collations[k] || p.keys[k].nulls_first != sort->nullsFirst[k])
+			return;
+	kept = (Plan *) linitial(cs->custom_plans);
+	if (!presort_same_columns(kept, cs) || !presort_native_at_plan(cs, &p))
+		return;
+
+	/* the fallback returns the kept plan's rows: in the same order */
+	if (!presort_sorts_alike(kept, sort))
+		linitial(cs->custom_plans) = presort_fallback_sort(sort, kept, next_node_id);
+
+	/* the node's columns as the Sort's (names, junk flags: what the top node says the client gets) */
+	forboth(a, sort->plan.targetlist, b, cs->scan.plan.targetlist)
+	{
+		TargetEntry *n = flatCopyTargetEntry(lfirst_node(TargetEntry, a));
+
+		n->expr = lfirst_node(TargetEntry, b)->expr;
+		tl = lappend(tl, n);
+	}
+	cs->scan.plan.targetlist = tl;
+	/* the Sort's initplans (a top node holds the query's) and parameter sets, which cover the node's */
+	cs->scan.plan.initPlan = list_concat(sort->plan.initPlan, cs->scan.plan.initPlan);
+	cs->scan.plan.extParam = bms_copy(sort->plan.extParam);
+	cs->scan.plan.allParam = bms_copy(sort->plan.allParam);
+	mark = presort_mark_of(cs);
+	lsecond(mark) = makeInteger(1);
+	*link = (Plan *) cs;
+}
+
 static inline int32
 bpchar_truelen(const char *p, int32 len)
 {
@@ -257,17 +494,47 @@ presort_cmp(const int64 *a, const int64 *b, PresortCtx *cx)
 #include "lib/sort_template.h"
 
 /*
- * With EXPLAIN ANALYZE: are rows[0 .. n) in the Sort's order by its own comparators?  (The presort is a
- * hint, so this is only a check of it, shown by EXPLAIN.)
+ * The keys of row i as datums, for PostgreSQL's comparators (d[i * nkeys + k]): where a key does not
+ * compare natively at run time although the plan said it would, the node still owes the Sort's order.
  */
-static bool
-presort_in_order(const TmResultSet *rs, const ThemisPresort *p, const int64 *rows, int64 n)
+typedef struct PresortPgCtx
+{
+	SortSupportData *ss;
+	int			nkeys;
+	const Datum *d;
+	const bool *null;
+} PresortPgCtx;
+
+static inline int
+presort_pg_cmp(const int64 *a, const int64 *b, PresortPgCtx *cx)
+{
+	for (int k = 0; k < cx->nkeys; k++)
+	{
+		int64		ia = *a * cx->nkeys + k;
+		int64		ib = *b * cx->nkeys + k;
+		int			c = ApplySortComparator(cx->d[ia], cx->null[ia], cx->d[ib], cx->null[ib], &cx->ss[k]);
+
+		if (c != 0)
+			return c;
+	}
+	return 0;
+}
+
+/* presort_sort_pg(int64 *idx, n, PresortPgCtx *): the same quicksort with the Sort's comparators */
+#define ST_SORT presort_sort_pg
+#define ST_ELEMENT_TYPE int64
+#define ST_COMPARE(a, b, cx) presort_pg_cmp(a, b, cx)
+#define ST_COMPARE_ARG_TYPE PresortPgCtx
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/* the SortSupport of each key, as the Sort sets it up */
+static SortSupportData *
+presort_sortsupport(const ThemisPresort *p)
 {
 	SortSupportData *ss = palloc0(sizeof(SortSupportData) * p->nkeys);
-	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "themis presort check",
-											  ALLOCSET_DEFAULT_SIZES);
-	MemoryContext old;
-	bool		ok = true;
 
 	for (int k = 0; k < p->nkeys; k++)
 	{
@@ -276,6 +543,58 @@ presort_in_order(const TmResultSet *rs, const ThemisPresort *p, const int64 *row
 		ss[k].ssup_nulls_first = p->keys[k].nulls_first;
 		PrepareSortSupportFromOrderingOp(p->keys[k].sortop, &ss[k]);
 	}
+	return ss;
+}
+
+/* idx[0 .. n): rows[idx[i]] in the Sort's order, by its comparators on datums of the result's values */
+static void
+presort_sort_datums(const TmResultSet *rs, const ThemisPresort *p, const int64 *rows, int64 *idx,
+					int64 n)
+{
+	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "themis presort datums",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(tmp);
+	PresortPgCtx cx;
+	Datum	   *d;
+	bool	   *null;
+
+	cx.ss = presort_sortsupport(p);
+	cx.nkeys = p->nkeys;
+	d = (Datum *) palloc_extended(sizeof(Datum) * Max(n, 1) * p->nkeys, MCXT_ALLOC_HUGE);
+	null = (bool *) palloc_extended(sizeof(bool) * Max(n, 1) * p->nkeys, MCXT_ALLOC_HUGE);
+	for (int64 i = 0; i < n; i++)
+	{
+		if ((i & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+		for (int k = 0; k < p->nkeys; k++)
+		{
+			int			col = p->keys[k].col;
+
+			null[i * p->nkeys + k] = rs->nulls[col][rows[i]];
+			d[i * p->nkeys + k] = rs->nulls[col][rows[i]] ? (Datum) 0 :
+				tm_value_to_datum(&rs->values[col][rows[i]], &rs->types[col]);
+		}
+	}
+	cx.d = d;
+	cx.null = null;
+	presort_sort_pg(idx, (size_t) n, &cx);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(tmp);
+}
+
+/*
+ * With EXPLAIN ANALYZE: are rows[0 .. n) in the Sort's order by its own comparators?  (A check of the
+ * native sort, shown by EXPLAIN.)
+ */
+static bool
+presort_in_order(const TmResultSet *rs, const ThemisPresort *p, const int64 *rows, int64 n)
+{
+	SortSupportData *ss = presort_sortsupport(p);
+	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "themis presort check",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old;
+	bool		ok = true;
+
 	for (int64 i = 1; i < n && ok; i++)
 	{
 		if ((i & 1023) == 0)
@@ -304,13 +623,16 @@ presort_in_order(const TmResultSet *rs, const ThemisPresort *p, const int64 *row
 		MemoryContextSwitchTo(old);
 	}
 	MemoryContextDelete(tmp);
+	pfree(ss);
 	return ok;
 }
 
 /*
  * After a run (and the top-N cut): ts->rowmap / ts->nrowmap become the rows to return in the Sort's
- * order, where every key compares natively; allocated in the current memory context.  check: compare the
- * order with the Sort's comparators (EXPLAIN ANALYZE), into ts->presort_ordered.
+ * order; allocated in the current memory context.  Where a key does not compare natively: a Sort that
+ * stays above finds the rows as they come (the order is a hint), and for an elided one they are sorted
+ * with the Sort's comparators.  check: compare the order with the Sort's comparators (EXPLAIN ANALYZE),
+ * counted in ts->presort_unordered.
  */
 void
 themis_presort_apply(ThemisScanState *ts, bool check)
@@ -318,7 +640,7 @@ themis_presort_apply(ThemisScanState *ts, bool check)
 	const ThemisPresort *p = &ts->presort;
 	TmResultSet *rs = ts->result;
 	PresortCtx	cx;
-	PresortVal *vals;
+	bool		native = true;
 	int64	   *rows,
 			   *idx,
 			   *orig;
@@ -332,55 +654,71 @@ themis_presort_apply(ThemisScanState *ts, bool check)
 	{
 		const ThemisPresortKey *key = &p->keys[k];
 
-		if (key->col < 0 || key->col >= rs->ncols ||
-			!presort_native(&rs->types[key->col], key, &cx.keys[k].how, &cx.keys[k].desc))
-		{
-			ts->presort_skipped++;
-			pfree(cx.keys);
-			return;
-		}
+		if (key->col < 0 || key->col >= rs->ncols)
+			elog(ERROR, "themis: sort key column %d is not in the node's result", key->col + 1);
+		if (!presort_native(&rs->types[key->col], key, &cx.keys[k].how, &cx.keys[k].desc))
+			native = false;
 		cx.keys[k].col = key->col;
 		cx.keys[k].nulls_first = key->nulls_first;
+	}
+	if (!native && !p->elided)
+	{
+		ts->presort_skipped++;
+		pfree(cx.keys);
+		return;
 	}
 	n = ts->rowmap ? ts->nrowmap : rs->nrows;
 	if (ts->rowmap)
 		rows = ts->rowmap;
 	else
 	{
-		rows = (int64 *) palloc(sizeof(int64) * Max(n, 1));
+		rows = (int64 *) palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
 		for (int64 i = 0; i < n; i++)
 			rows[i] = i;
 	}
-	vals = (PresortVal *) palloc_extended(sizeof(PresortVal) * Max(n, 1) * p->nkeys, MCXT_ALLOC_HUGE);
 	idx = (int64 *) palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
 	for (int64 i = 0; i < n; i++)
-	{
 		idx[i] = i;
-		for (int k = 0; k < p->nkeys; k++)
-		{
-			const PresortKeyState *key = &cx.keys[k];
-			const TmValue *v = &rs->values[key->col][rows[i]];
-			PresortVal *pv = &vals[i * p->nkeys + k];
+	if (native)
+	{
+		PresortVal *vals = (PresortVal *) palloc_extended(sizeof(PresortVal) * Max(n, 1) * p->nkeys,
+														  MCXT_ALLOC_HUGE);
 
-			pv->null = rs->nulls[key->col][rows[i]];
-			pv->n = 0;
-			pv->p = NULL;
-			pv->len = 0;
-			if (pv->null)
-				continue;
-			if (key->how == PRESORT_INT)
-				pv->n = v->i;
-			else if (key->how == PRESORT_WIDE)
-				pv->n = v->n;
-			else
+		for (int64 i = 0; i < n; i++)
+		{
+			for (int k = 0; k < p->nkeys; k++)
 			{
-				pv->p = v->s.p;
-				pv->len = key->how == PRESORT_BPCHAR ? bpchar_truelen(v->s.p, v->s.len) : v->s.len;
+				const PresortKeyState *key = &cx.keys[k];
+				const TmValue *v = &rs->values[key->col][rows[i]];
+				PresortVal *pv = &vals[i * p->nkeys + k];
+
+				pv->null = rs->nulls[key->col][rows[i]];
+				pv->n = 0;
+				pv->p = NULL;
+				pv->len = 0;
+				if (pv->null)
+					continue;
+				if (key->how == PRESORT_INT)
+					pv->n = v->i;
+				else if (key->how == PRESORT_WIDE)
+					pv->n = v->n;
+				else
+				{
+					pv->p = v->s.p;
+					pv->len = key->how == PRESORT_BPCHAR ? bpchar_truelen(v->s.p, v->s.len) : v->s.len;
+				}
 			}
 		}
+		cx.vals = vals;
+		presort_sort(idx, (size_t) n, &cx);
+		pfree(vals);
 	}
-	cx.vals = vals;
-	presort_sort(idx, (size_t) n, &cx);
+	else
+	{
+		/* an elided Sort whose key does not compare natively after all: PostgreSQL's comparators */
+		presort_sort_datums(rs, p, rows, idx, n);
+		ts->presort_pg_runs++;
+	}
 	/* rows[i] = rows[idx[i]] (idx indexes the rows as they were) */
 	orig = (int64 *) palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
 	memcpy(orig, rows, sizeof(int64) * n);
@@ -388,7 +726,6 @@ themis_presort_apply(ThemisScanState *ts, bool check)
 		rows[i] = orig[idx[i]];
 	pfree(orig);
 	pfree(idx);
-	pfree(vals);
 	ts->rowmap = rows;
 	ts->nrowmap = n;
 	ts->presort_rows += n;
