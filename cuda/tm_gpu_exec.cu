@@ -389,93 +389,6 @@ fq_eval(const DFastQual *fq, const TmExpr *qual, const TmValue *vals, const bool
 	return (st & 1u) != 0;
 }
 
-/*
- * A numeric expression that is a tree of +, - and * over numeric slots, integer slots cast to numeric and
- * constants (`l_extendedprice * (1 - l_discount) * (1 + l_tax)`, `ps_supplycost * ps_availqty`): the
- * aggregates' arguments of most TPC-H queries.  Decoded once from the bytecode (fast_arith_compile) into
- * postfix steps and evaluated in 128-bit integers at the operands' scales without the interpreter
- * (fa_eval): the interpreter's arithmetic exactly (tm_num_upscale, tm_add / sub / mul_s128_overflow, the
- * larger scale for + and -, the sum of the scales for *).  Where that arithmetic overflows, the row is
- * evaluated again by the interpreter, which decides (TM_ERR_FALLBACK).  NULL: a NULL leaf makes the
- * result NULL (every step is strict); its value counts as 0 meanwhile, which cannot overflow, so a
- * value computed here is the interpreter's, and an overflow elsewhere goes to the interpreter as above.
- */
-#define FA_MAX				16			/* steps */
-#define FA_STACK			8
-enum
-{
-	FA_SLOT = 1,				/* a numeric slot a */
-	FA_SLOT_INT,				/* an integer slot a as numeric of scale b */
-	FA_CONST,					/* k */
-	FA_ADD,						/* pop y, x: x + y at scale max(a, b) (a: x's scale, b: y's) */
-	FA_SUB,
-	FA_MUL						/* x * y (scale a + b, no rescale) */
-};
-
-struct DFastArith
-{
-	int32_t		n;
-	int32_t		pad;
-	uint8_t		op[FA_MAX];
-	int16_t		a[FA_MAX];
-	int16_t		b[FA_MAX];
-	TmValue		k[FA_MAX];
-};
-
-/* fa on one row: true with *res, *isnull; false: the interpreter must evaluate the row */
-__host__ __device__ __forceinline__ bool
-fa_eval(const DFastArith *fa, const TmValue *vals, const bool *nulls, TmValue *res, bool *isnull)
-{
-	tm_int128	st[FA_STACK];
-	int			sp = 0;
-	bool		null = false;
-
-	for (int i = 0; i < fa->n; i++)
-	{
-		int			op = fa->op[i];
-
-		if (op <= FA_CONST)
-		{
-			tm_int128	x = 0;
-
-			if (op == FA_CONST)
-				x = fa->k[i].n;
-			else if (nulls[fa->a[i]])
-				null = true;
-			else if (op == FA_SLOT)
-				x = vals[fa->a[i]].n;
-			else if (tm_num_upscale((tm_int128) vals[fa->a[i]].i, fa->b[i], &x))
-				return false;
-			st[sp++] = x;
-		}
-		else
-		{
-			tm_int128	y = st[--sp];
-			tm_int128	x = st[sp - 1];
-			tm_int128	r;
-			bool		ovf = false;
-
-			if (op == FA_MUL)
-				ovf = tm_mul_s128_overflow(x, y, &r);
-			else
-			{
-				if (fa->a[i] < fa->b[i])
-					ovf = tm_num_upscale(x, fa->b[i] - fa->a[i], &x);
-				else if (fa->a[i] > fa->b[i])
-					ovf = tm_num_upscale(y, fa->a[i] - fa->b[i], &y);
-				if (!ovf)
-					ovf = (op == FA_ADD) ? tm_add_s128_overflow(x, y, &r) : tm_sub_s128_overflow(x, y, &r);
-			}
-			if (ovf)
-				return false;
-			st[sp - 1] = r;
-		}
-	}
-	res->n = null ? 0 : st[0];
-	*isnull = null;
-	return true;
-}
-
 struct DOp
 {
 	int32_t		kind;
@@ -502,7 +415,6 @@ struct DAgg
 								 * their values first, one of them takes the lock */
 	int32_t		wagg;			/* count, integer and numeric sums, integer min / max: the lanes of a
 								 * warp updating one group combine first, one of them does the atomic */
-	const DFastArith *fa;		/* arg as numeric arithmetic without the interpreter, or NULL */
 	const TmExpr *arg;
 	const TmExpr *filter;
 	TmType		argtype;
@@ -1284,15 +1196,6 @@ minmax_beaten(const DAgg *ag, const TmValue *v, volatile unsigned long long *vw,
 	return ag->kind == TM_AGG_MIN ? cmp >= 0 : cmp <= 0;
 }
 
-/* the argument of aggregate ag over the current row: through its DFastArith where it has one */
-__device__ __forceinline__ int
-agg_arg(const DAgg *ag, const TmValue *vals, const bool *nulls, TmValue *v, bool *isnull)
-{
-	if (ag->fa != NULL && fa_eval(ag->fa, vals, nulls, v, isnull))
-		return TM_OK;
-	return x_eval(ag->arg, ag->fastx, vals, nulls, v, isnull);
-}
-
 /* the input conversion of tm_sum_add: an AM_SUM_I192 argument as the sum's scaled integer (false: too large) */
 __device__ __forceinline__ bool
 sum192_input(const DAgg *ag, const TmValue *v, tm_int128 *x)
@@ -1334,7 +1237,7 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 		atomicAdd(w, 1ULL);
 		return TM_OK;
 	}
-	st = agg_arg(ag, vals, nulls, &v, &isnull);
+	st = x_eval(ag->arg, ag->fastx, vals, nulls, &v, &isnull);
 	if (st != TM_OK)
 		return st;
 	if (isnull)
@@ -1751,7 +1654,7 @@ agg_update_priv(const DAgg *ag, const DRun &R, long long g, int a, const TmValue
 		atomicAdd(w, 1ULL);
 		return TM_OK;
 	}
-	st = agg_arg(ag, vals, nulls, &v, &isnull);
+	st = x_eval(ag->arg, ag->fastx, vals, nulls, &v, &isnull);
 	if (st != TM_OK)
 		return st;
 	if (isnull)
@@ -2550,7 +2453,7 @@ lb_agg_local(const DPipe *P, const TmValue *vals, const bool *nulls, long long *
 			lacc[a]++;
 			continue;
 		}
-		st = agg_arg(ag, vals, nulls, &v, &isnull);
+		st = x_eval(ag->arg, ag->fastx, vals, nulls, &v, &isnull);
 		if (st != TM_OK)
 			return st;
 		if (isnull)
@@ -4662,86 +4565,6 @@ fast_qual_compile(const TmExpr *e, const TmExpr *dev, DFastQual *fq)
 	return fq->nprog > 0;
 }
 
-/*
- * e as a DFastArith (see there): postfix steps of numeric +, -, * over slots (numeric, or integer with
- * TMI_INT_TO_NUM right after), constants (an integer constant cast to numeric: folded) and nothing else,
- * at least one operator.  false: not of that form.
- */
-static bool
-fast_arith_compile(const TmExpr *e, DFastArith *fa)
-{
-	const TmInstr *code;
-	int			depth = 0;
-	bool		anyop = false;
-
-	memset(fa, 0, sizeof(*fa));
-	if (e == NULL || e->ninstr < 3 || e->result.kind != TM_K_NUMERIC)
-		return false;
-	code = tm_expr_code(e);
-	for (int pc = 0; pc < e->ninstr; pc++)
-	{
-		const TmInstr *in = &code[pc];
-		int			i = fa->n;
-
-		if (i >= FA_MAX)
-			return false;
-		if (in->op == TMI_PUSH_SLOT || (in->op == TMI_PUSH_CONST && (in->flags & TMF_TEXT) == 0))
-		{
-			bool		toint = pc + 1 < e->ninstr && code[pc + 1].op == TMI_INT_TO_NUM;
-			int			scale = toint ? code[pc + 1].a : 0;
-
-			if (depth >= FA_STACK || in->a < 0 || in->a > INT16_MAX || scale < 0 || scale > 38)
-				return false;
-			if (in->op == TMI_PUSH_SLOT)
-			{
-				fa->op[i] = toint ? FA_SLOT_INT : FA_SLOT;
-				fa->a[i] = (int16_t) in->a;
-				fa->b[i] = (int16_t) scale;
-			}
-			else
-			{
-				TmValue		v = tm_expr_const(e, in->a, false);
-
-				fa->op[i] = FA_CONST;
-				if (toint && tm_num_upscale((tm_int128) v.i, scale, &fa->k[i].n))
-					return false;
-				if (!toint)
-					fa->k[i] = v;
-			}
-			if (toint)
-				pc++;
-			depth++;
-		}
-		else if ((in->op == TMI_ADD || in->op == TMI_SUB || in->op == TMI_MUL) && in->flags == TM_K_NUMERIC &&
-				 depth >= 2 && in->a >= 0 && in->a <= 38 && in->b >= 0 && in->b <= 38)
-		{
-			fa->op[i] = in->op == TMI_ADD ? FA_ADD : in->op == TMI_SUB ? FA_SUB : FA_MUL;
-			fa->a[i] = (int16_t) in->a;
-			fa->b[i] = (int16_t) in->b;
-			depth--;
-			anyop = true;
-		}
-		else
-			return false;
-		fa->n++;
-	}
-	return depth == 1 && anyop;
-}
-
-/*
- * For tests: e through its DFastArith on the host: 0 if e is not of that form, 1 with *res / *isnull, 2 if
- * the interpreter must evaluate the row (an overflow)
- */
-extern "C" int
-tm_gpu_arith_fast_eval(const TmExpr *e, const TmValue *vals, const bool *nulls, TmValue *res, bool *isnull)
-{
-	DFastArith	fa;
-
-	if (!fast_arith_compile(e, &fa))
-		return 0;
-	return fa_eval(&fa, vals, nulls, res, isnull) ? 1 : 2;
-}
-
 extern "C" int
 tm_gpu_qual_is_fast(const TmExpr *e)
 {
@@ -5018,13 +4841,6 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 			ap[a].wagg = (fast && ap[a].mode != AM_LOCKED && sk->nkeys == 0) ? 1 : 0;
 			ap[a].arg = (ag->kind == TM_AGG_COUNT_STAR) ? NULL : img_expr(im, ag->arg);
 			ap[a].filter = img_expr(im, ag->filter);
-			if (ag->kind != TM_AGG_COUNT_STAR && fast)
-			{
-				DFastArith	fa;
-
-				if (fast_arith_compile(ag->arg, &fa))
-					ap[a].fa = img_dev<const DFastArith>(im, img_put(im, &fa, sizeof(fa), 16));
-			}
 			if (ag->kind != TM_AGG_COUNT_STAR)
 				ap[a].argtype = ag->arg->result;
 			ap[a].restype = ag->restype;

@@ -228,16 +228,11 @@ extern int64_t tm_gpu_pool_topn_rows_in(const TmGpuPool *pool);
  * qual whose leading conjuncts only are such trees takes it for those, then the interpreter).
  * tm_gpu_qual_fast_eval: the kernels' fast form of qual e run on the host, for tests: 0 if e has none,
  * else *pass = whether the row passes it, and 1 (it is the whole qual) or 2 (its leading conjuncts).
- * tm_gpu_arith_fast_eval: an aggregate's argument that is numeric +, -, * over slots and constants, run
- * as the kernels do without the interpreter, on the host, for tests: 0 if e is not of that form, 1 with
- * *res / *isnull, 2 if the row goes to the interpreter (the arithmetic overflowed).
  * tm_gpu_pool_set_fast_paths(pool, 0): the next executions take none of them; 1 (the default): all.
  * Results are the same either way.
  */
 extern int	tm_gpu_qual_is_fast(const TmExpr *e);
 extern int	tm_gpu_qual_fast_eval(const TmExpr *e, const TmValue *vals, const bool *nulls, bool *pass);
-extern int	tm_gpu_arith_fast_eval(const TmExpr *e, const TmValue *vals, const bool *nulls, TmValue *res,
-								   bool *isnull);
 extern void tm_gpu_pool_set_fast_paths(TmGpuPool *pool, int on);
 
 /* Bytes of the pool, and the most that the last tm_gpu_execute used. */

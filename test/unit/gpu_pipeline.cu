@@ -4141,265 +4141,7 @@ fq_gen_qual(const FqSlots &s, uint64_t seed, int ncon, int tailpos, bool prefix_
 	return q;
 }
 
-static bool g_have_gpu = true;	/* false: test_fast_quals and test_fast_arith run their host parts only */
-
-/* ------------------------------------------------------------------------------------------------
- * Numeric arithmetic without the interpreter (DFastArith)
- * ------------------------------------------------------------------------------------------------
- */
-
-/* a numeric constant k at some scale */
-static void
-p_num(tm_int128 k)
-{
-	TmValue		v;
-
-	memset(&v, 0, sizeof(v));
-	v.n = k;
-	A.consts[A.nc] = v;
-	a_op(TMI_PUSH_CONST, 0, A.nc++, 0, 0);
-}
-
-/*
- * a random tree of numeric +, -, * of depth <= d over FqSlots' num (numeric(2)), v and big (integers cast
- * to numeric at a random scale) and constants (numeric, or integer cast), into A; its scale.  Values of
- * num times num, or a product of big ones, overflow 128 bits: those rows go to the interpreter.
- */
-static int
-fa_gen(const FqSlots &s, int d)
-{
-	if (d == 0 || chance(0.3))
-	{
-		int			sc = (int) rnd_range(0, 3);
-
-		switch (rnd() % 5)
-		{
-			case 0:
-				p_slot(s.num);
-				return 2;
-			case 1:
-				p_slot(s.v);
-				a_op(TMI_INT_TO_NUM, 0, sc, 0, 0);
-				return sc;
-			case 2:
-				p_slot(s.big);
-				a_op(TMI_INT_TO_NUM, 0, sc, 0, 0);
-				return sc;
-			case 3:
-				p_num((tm_int128) rnd_range(-2000000, 2000000));
-				return sc;
-			default:
-				p_int(rnd_range(-100, 100));
-				a_op(TMI_INT_TO_NUM, 0, sc, 0, 0);
-				return sc;
-		}
-	}
-	else
-	{
-		int			l = fa_gen(s, d - 1);
-		int			r = fa_gen(s, d - 1);
-		int			op = (int) (rnd() % 3);
-
-		if (op == 2)
-		{
-			a_op(TMI_MUL, TM_K_NUMERIC, l, r, 0);
-			return l + r;
-		}
-		a_op(op == 0 ? TMI_ADD : TMI_SUB, TM_K_NUMERIC, l, r, 0);
-		return l > r ? l : r;
-	}
-}
-
-/*
- * Random arithmetic trees through tm_gpu_arith_fast_eval (the kernels' fa_eval, on the host) against the
- * interpreter on every row of T: where the fast form gives a value, it is the interpreter's (value and
- * NULL); where it hands the row back (an overflow), the interpreter decides.  Then, on the GPU,
- * aggregates of Q1's shapes over T (grouped: private states; and global), against the interpreter's
- * values summed on the host.
- */
-static void
-test_fast_arith(void)
-{
-	HTable		T = make_T(20000, 300);
-	PipeB		p0(TM_SRC_TABLE, 0);
-	FqSlots		s;
-	int			slotcol[16];
-	int64_t		nfast = 0,
-				nslow = 0;
-
-	s.id = p0.slot(ty(TM_K_INT8), 0, T_ID);
-	s.v = p0.slot(ty(TM_K_INT4), 0, T_V);
-	s.big = p0.slot(ty(TM_K_INT8), 0, T_BIG);
-	s.num = p0.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
-	s.g = p0.slot(ty(TM_K_INT4), 0, T_G);
-	slotcol[s.id] = T_ID;
-	slotcol[s.v] = T_V;
-	slotcol[s.big] = T_BIG;
-	slotcol[s.num] = T_NUM;
-	slotcol[s.g] = T_G;
-	for (int trial = 0; trial < 60; trial++)
-	{
-		TmExpr	   *e;
-		int			sc;
-		int			bad = 0;
-
-		a_init();
-		sc = fa_gen(s, 1 + trial % 3);	/* at most 15 steps: FA_MAX is 16 */
-		e = a_build(ty(TM_K_NUMERIC, sc));
-		if (A.n < 3)
-			continue;			/* a bare leaf: not the fast form (bare slots have their own path) */
-		for (int64_t r = 0; r < T.nrows && bad < 3; r++)
-		{
-			TmValue		vals[16],
-						iv,
-						fv;
-			bool		nulls[16],
-						inull = false,
-						fnull = false;
-			TmStatus	ist;
-			int			how;
-
-			memset(vals, 0, sizeof(vals));
-			memset(nulls, 1, sizeof(nulls));
-			for (int sl = 0; sl <= s.g; sl++)
-				fq_operand(sl, &T.cols[slotcol[sl]], r, &vals[sl], &nulls[sl]);
-			ist = tm_eval(e, vals, nulls, &iv, &inull);
-			how = tm_gpu_arith_fast_eval(e, vals, nulls, &fv, &fnull);
-			if (how == 0)
-			{
-				TM_CHECK_MSG(false, "arith trial %d: not taken as arithmetic", trial);
-				bad++;
-				break;
-			}
-			if (how == 2)
-			{
-				nslow++;
-				continue;
-			}
-			nfast++;
-			if (ist != TM_OK || inull != fnull || (!inull && iv.n != fv.n))
-			{
-				TM_CHECK_MSG(false, "arith trial %d row %lld: interpreter %d %s %s, fast %s %s", trial,
-							 (long long) r, (int) ist, inull ? "NULL" : "", inull ? "" : i128_str(iv.n).c_str(),
-							 fnull ? "NULL" : "", fnull ? "" : i128_str(fv.n).c_str());
-				bad++;
-			}
-		}
-	}
-	TM_CHECK_MSG(nfast > 0 && nslow > 0, "arith: %lld rows fast, %lld handed to the interpreter: want both",
-				 (long long) nfast, (long long) nslow);
-	{
-		/* not the form: a bare slot, a float product, a comparison */
-		a_init();
-		p_slot(s.num);
-		TM_CHECK(tm_gpu_arith_fast_eval(a_build(ty(TM_K_NUMERIC, 2)), NULL, NULL, NULL, NULL) == 0);
-		a_init();
-		p_slot(s.num);
-		p_slot(s.num);
-		a_op(TMI_MUL, TM_K_FLOAT8, 0, 0, 0);
-		TM_CHECK(tm_gpu_arith_fast_eval(a_build(ty(TM_K_FLOAT8)), NULL, NULL, NULL, NULL) == 0);
-	}
-	if (!g_have_gpu)
-		return;
-
-	/* on the GPU: sum / count / min of num * (1 - v), num * (1 - v) * (1 + v), big * v, by g and global */
-	for (int grouped = 0; grouped < 2; grouped++)
-	{
-		PipeB		p(TM_SRC_TABLE, 0);
-		FqSlots		q;
-		TmExpr	   *ex[3];
-		int			exsc[3] = {4, 6, 0};
-		std::map<std::string, std::vector<std::pair<tm_int128, int64_t>>> groups;
-		std::vector<std::string> exp;
-		std::vector<TmAgg> aggs;
-		std::vector<TmType> rt;
-
-		q.v = p.slot(ty(TM_K_INT4), 0, T_V);
-		q.big = p.slot(ty(TM_K_INT8), 0, T_BIG);
-		q.num = p.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
-		q.g = p.slot(ty(TM_K_INT4), 0, T_G);
-		for (int k = 0; k < 3; k++)
-		{
-			a_init();
-			if (k < 2)
-			{
-				p_slot(q.num);
-				p_num(100);
-				p_slot(q.v);
-				a_op(TMI_INT_TO_NUM, 0, 0, 0, 0);
-				a_op(TMI_SUB, TM_K_NUMERIC, 2, 0, 0);
-				a_op(TMI_MUL, TM_K_NUMERIC, 2, 2, 0);
-				if (k == 1)
-				{
-					p_num(100);
-					p_slot(q.v);
-					a_op(TMI_INT_TO_NUM, 0, 0, 0, 0);
-					a_op(TMI_ADD, TM_K_NUMERIC, 2, 0, 0);
-					a_op(TMI_MUL, TM_K_NUMERIC, 4, 2, 0);
-				}
-			}
-			else
-			{
-				p_slot(q.big);
-				a_op(TMI_INT_TO_NUM, 0, 0, 0, 0);
-				p_slot(q.v);
-				a_op(TMI_INT_TO_NUM, 0, 0, 0, 0);
-				a_op(TMI_MUL, TM_K_NUMERIC, 0, 0, 0);
-			}
-			ex[k] = a_build(ty(TM_K_NUMERIC, exsc[k]));
-			aggs.push_back(agg(TM_AGG_SUM, ex[k], ty(TM_K_NUMERIC, exsc[k])));
-			aggs.push_back(agg(TM_AGG_COUNT, ex[k], ty(TM_K_INT8)));
-		}
-		if (grouped)
-			rt.push_back(ty(TM_K_INT4));
-		for (int k = 0; k < 3; k++)
-		{
-			rt.push_back(ty(TM_K_NUMERIC, exsc[k]));
-			rt.push_back(ty(TM_K_INT8));
-		}
-		TmPlan		pl = plan({p.agg(0, grouped ? std::vector<TmExpr *>{x_slot(q.g, ty(TM_K_INT4))} :
-									 std::vector<TmExpr *>{}, aggs)}, {}, {result(rt)}, 0);
-		Run			r = run_plan(pl, {&T});
-
-		CHECK_OK(r);
-		for (int64_t i = 0; i < T.nrows; i++)
-		{
-			std::string key = grouped ? cell(T.cols[T_G], i) : std::string();
-			auto	   &acc = groups[key];
-			TmValue		vals[4];
-			bool		nulls[4];
-
-			acc.resize(3, std::make_pair((tm_int128) 0, (int64_t) 0));
-			fq_operand(q.v, &T.cols[T_V], i, &vals[q.v], &nulls[q.v]);
-			fq_operand(q.big, &T.cols[T_BIG], i, &vals[q.big], &nulls[q.big]);
-			fq_operand(q.num, &T.cols[T_NUM], i, &vals[q.num], &nulls[q.num]);
-			fq_operand(q.g, &T.cols[T_G], i, &vals[q.g], &nulls[q.g]);
-			for (int k = 0; k < 3; k++)
-			{
-				TmValue		v;
-				bool		isnull;
-
-				TM_CHECK(tm_eval(ex[k], vals, nulls, &v, &isnull) == TM_OK);
-				if (!isnull)
-				{
-					acc[k].first += v.n;
-					acc[k].second++;
-				}
-			}
-		}
-		for (auto &g : groups)
-		{
-			std::string row = g.first;
-
-			for (int k = 0; k < 3; k++)
-				row += (g.second[k].second > 0 ? cN(g.second[k].first) : cNULL) + cI(g.second[k].second);
-			exp.push_back(row);
-		}
-		check_rows(grouped ? "arith aggregates by g" : "arith aggregates", out_rows(r.out), exp, false);
-		tm_gpu_table_free(&r.out);
-	}
-}
-
+static bool g_have_gpu = true;	/* false: test_fast_quals runs its host part only */
 
 static void
 test_fast_quals(void)
@@ -4628,12 +4370,10 @@ main(void)
 
 	if (e != cudaSuccess || ndev == 0)
 	{
-		/* the host parts of test_fast_quals and test_fast_arith (the kernels' fast forms against the
-		 * interpreter) */
+		/* the host part of test_fast_quals (the kernels' fast qual form against the interpreter) */
 		g_have_gpu = false;
 		TM_RUN(test_fast_quals);
-		TM_RUN(test_fast_arith);
-		printf("skipped: no GPU (%s): only the host parts of test_fast_quals and test_fast_arith ran\n",
+		printf("skipped: no GPU (%s): only test_fast_quals' host part ran\n",
 			   e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
 		return tm_unit_done();
 	}
@@ -4682,7 +4422,6 @@ main(void)
 		TM_RUN(test_two_joins);
 		TM_RUN(test_group_agg);
 		TM_RUN(test_private_agg);
-		TM_RUN(test_fast_arith);
 		TM_RUN(test_global_agg);
 		TM_RUN(test_global_agg_fanout);
 		TM_RUN(test_join_agg_result);
@@ -4722,7 +4461,6 @@ main(void)
 	TM_RUN(test_fast_quals);
 	TM_RUN(test_group_agg);
 	TM_RUN(test_private_agg);
-	TM_RUN(test_fast_arith);
 	TM_RUN(test_global_agg_fanout);
 	TM_RUN(test_errors);
 	TM_RUN(test_chunk_filter);
