@@ -76,6 +76,15 @@ SELECT * FROM tt.check_error($$SELECT s.k, b.w FROM sl_small s JOIN sl_big b ON 
 DELETE FROM sl_big WHERE w > 6000;
 ANALYZE sl_big;
 EXPLAIN (COSTS OFF) SELECT s.k, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k AND b.w > s.v * 100;
+-- ... or where it has over 4x the outer side's rows and at least 10 M rows (a fact table; the row counts
+-- faked in pg_class, the outer side's to 100,000 estimated rows: 20 M is 200x that, 9 M 90x), the
+-- same answers
+UPDATE pg_class SET reltuples = 1e5, relpages = 1 WHERE oid = 'sl_small'::regclass;
+UPDATE pg_class SET reltuples = 2e7 WHERE oid = 'sl_big'::regclass;
+EXPLAIN (COSTS OFF) SELECT s.k, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k AND b.w > s.v * 100;
+SELECT * FROM tt.check($$SELECT s.k, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k AND b.w > s.v * 100$$);
+UPDATE pg_class SET reltuples = 9e6 WHERE oid = 'sl_big'::regclass;
+EXPLAIN (COSTS OFF) SELECT s.k, b.w FROM sl_small s JOIN sl_big b ON b.k = s.k AND b.w > s.v * 100;
 SET themis.stream_lookup_side = on;
 RESET themis.min_rows;
 RESET enable_hashjoin;

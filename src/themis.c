@@ -98,8 +98,8 @@ _PG_init(void)
 							 "A nested loop over a parameterized scan becomes a hash join; off: its table is hashed (read whole). "
 							 "on: where the table has more than 4 times the outer side's estimated rows, the outer side is hashed "
 							 "and the table streams through the probe instead; auto (default): the same where the table has more "
-							 "than 1000 times the outer side's estimated rows (TPC-H Q17: 2,000 parts against 60 M lineitem rows) "
-							 "(src/translate.c).",
+							 "than 1000 times the outer side's estimated rows (TPC-H Q17: 2,000 parts against 60 M lineitem rows), "
+							 "or more than 4 times and at least 10 million rows (a fact table) (src/translate.c).",
 							 &themis_stream_lookup_side,
 							 THEMIS_TRI_AUTO,
 							 tri_state_options,

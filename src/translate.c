@@ -1489,6 +1489,26 @@ translate_join(TState *ts, Join *join, List *keyclauses, List *residual, Stream 
 	return s;
 }
 
+/*
+ * themis.stream_lookup_side: stream a looked-up table of `tuples` rows (pg_class) through a probe of the
+ * outer side's `outer` estimated rows, instead of hashing the table?  on: where the table has over 4x the
+ * outer side's rows.  auto: where it has over 1000x (TPC-H Q17: 60 M lineitem rows against 2,000 parts),
+ * or over 4x and at least STREAM_BIG_TABLE rows: building a hash table of a fact table costs more on the
+ * GPU than probing it (TPC-H SF 10 on an H200, the same run with stream_lookup_side = on against auto,
+ * bench/reports/2026-11-27-h200-sf10-22q-agg-like-sort: Q5 41.2 -> 19.9 ms, Q18 56.3 -> 34.7, Q12 27.5 ->
+ * 20.8, Q9 78.6 -> 69.9 with lineitem or orders streamed; the tables under 10 M rows it streamed, partsupp
+ * in Q2, were slower: 17.4 -> 22.6).
+ */
+#define STREAM_BIG_TABLE	1.0e7
+
+static bool
+stream_lookup_pays(double tuples, double outer)
+{
+	if (themis_stream_lookup_side == THEMIS_TRI_ON)
+		return tuples > 4.0 * outer;
+	return tuples > 1000.0 * outer || (tuples >= STREAM_BIG_TABLE && tuples > 4.0 * outer);
+}
+
 /* Context for turning a parameterized inner scan's quals into join clauses. */
 typedef struct ParamQualCtx
 {
@@ -1608,8 +1628,7 @@ translate_nestloop(TState *ts, NestLoop *nl)
 				lq = list_concat(list_copy(((BitmapHeapScan *) inner)->bitmapqualorig), lq);
 			if (rte->rtekind == RTE_RELATION && !IsA(inner, IndexOnlyScan) &&
 				lookup_keys_plain(lq, nl->nestParams) &&
-				rel_tuples(rte->relid, 0) > (themis_stream_lookup_side == THEMIS_TRI_ON ? 4.0 : 1000.0) *
-				Max(outerPlan(nl)->plan_rows, 1.0))
+				stream_lookup_pays(rel_tuples(rte->relid, 0), Max(outerPlan(nl)->plan_rows, 1.0)))
 			{
 				outer_stream = translate_node(ts, outerPlan(nl));
 				if (outer_stream == NULL || !settle(ts, outer_stream))
