@@ -139,8 +139,9 @@ GPU_UNIT_BINS =
 GPU_PROBE =
 endif
 
-# (test_gpud_cancel.c includes src/gpud/cancel.c: the daemon's headers are needed too)
-test/unit/bin/test_%: test/unit/test_%.c test/unit/tm_unit.h $(TM_HEADERS) src/gpud/gpud.h src/gpud/cancel.c cuda/tm_gpu_exec.h
+# (test_gpud_cancel.c and test_gpud_pcopy.c include src/gpud/cancel.c and pcopy.c: the daemon's headers
+# are needed too)
+test/unit/bin/test_%: test/unit/test_%.c test/unit/tm_unit.h $(TM_HEADERS) src/gpud/gpud.h src/gpud/cancel.c src/gpud/pcopy.c cuda/tm_gpu_exec.h
 	@mkdir -p test/unit/bin
 	$(UNIT_CC) $(UNIT_CFLAGS) -pthread -Iinclude -Icuda -Itest/unit -o $@ $< -lm
 

@@ -30,6 +30,8 @@
 #   * EXPLAIN (ANALYZE, FORMAT JSON) with themis on and fallback on: whether a Themis node ran,
 #     a "Fallback" line and its reason, and the share of base-table rows read by Themis nodes
 #     (bench/lib/report.py documents the definition);
+#   * where a GPU is usable and a query's cold run was slower than PostgreSQL's: EXPLAIN (ANALYZE) of
+#     it after themis's cache-drop function (RAW/qQ.cold.analyze.json), for the report's cold stages;
 #   * where a GPU is usable: the scan floors (the columns' bytes in the GPU column cache after the timed
 #     runs, themis.cache, and the card's copy bandwidth measured by bench/bin/membw: the time to read the
 #     columns of Q1, Q6, Q14, Q19 once, against their GPU time); then each table loaded into the GPU
@@ -323,6 +325,14 @@ for q in "${QS[@]}"; do
 	session on "$q"
 	[ -n "$GPU_CACHE" ] && sql -c "COPY (SELECT relation::text, column_name, bytes FROM themis.cache) TO STDOUT" \
 		>>"$RAW/cache_columns.tsv" 2>>"$RAW/membw.log"
+	# a cold run slower than PostgreSQL's: where its time goes (EXPLAIN ANALYZE after the cache is dropped)
+	if [ -n "$GPU_CACHE" ] && awk -v a="$(head -n 1 "$RAW/q$q.on.times")" -v b="$(head -n 1 "$RAW/q$q.off.times")" \
+		'BEGIN { exit !(a != "" && b != "" && a + 0 > b + 0) }'; then
+		wait_ready
+		{ echo "SET statement_timeout = '${TIMEOUT}s';"; set_lines; echo "SET themis.enabled = on;"; echo "SET themis.fallback = on;"
+		  echo "SELECT themis.$DROP_FN();"; echo "EXPLAIN (ANALYZE, FORMAT JSON) $body;"; } \
+			| "${PSQL[@]}" -At -f - >"$RAW/q$q.cold.analyze.json" 2>"$RAW/q$q.cold.analyze.err"
+	fi
 	[ "${#ALT_SETS[@]}" -gt 0 ] && session alt "$q"
 	wait_ready
 	{ echo "SET statement_timeout = '${TIMEOUT}s';"; set_lines; echo "SET themis.enabled = on;"; echo "SET themis.fallback = on;"

@@ -110,12 +110,20 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
--- the number of workers: the table's parallel_workers, max_parallel_workers_per_gather = 0
+-- the number of workers: the table's parallel_workers, max_parallel_workers_per_gather = 0,
+-- themis.load_workers (0: serial; n: at most n, though a Gather would get only
+-- max_parallel_workers_per_gather = 1)
 ALTER TABLE cb_big SET (parallel_workers = 1);
 SELECT rows > 0 AS some_rows, workers FROM themis.debug_colset_checksum('cb_big', true);
 ALTER TABLE cb_big RESET (parallel_workers);
 SET max_parallel_workers_per_gather = 0;
 SELECT rows > 0 AS some_rows, workers FROM themis.debug_colset_checksum('cb_big', true);
+SET max_parallel_workers_per_gather = 1;
+SET themis.load_workers = 0;
+SELECT rows > 0 AS some_rows, workers FROM themis.debug_colset_checksum('cb_big', true);
+SET themis.load_workers = 2;
+SELECT rows > 0 AS some_rows, workers FROM themis.debug_colset_checksum('cb_big', true);
+RESET themis.load_workers;
 SET max_parallel_workers_per_gather = 2;
 
 -- read serially: a small table, an empty one, a big table emptied by deletes (read in parallel,

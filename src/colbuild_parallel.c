@@ -35,7 +35,8 @@
  * snapshots the workers need are those of this moment (InitializeParallelDSM).  What stays serial: a
  * parallel worker (no nested parallelism), single-user mode, temporary tables (workers cannot see the
  * leader's local buffers), table AMs other than heap, non-MVCC snapshots, no interrupts allowed, no
- * workers allowed (max_parallel_workers_per_gather, the table's parallel_workers) and small tables.
+ * workers allowed (max_parallel_workers_per_gather = 0, themis.load_workers = 0, the table's parallel_workers
+ * option) and small tables.  Otherwise it asks for themis.load_workers (default: max_parallel_workers).
  * The columns never go through /dev/shm (DSM): only the chunks' sizes do.
  */
 #include "postgres.h"
@@ -298,6 +299,25 @@ final_layout(const TmParCol *cols, int ncols, const TmParChunk *chunks, const Tm
 	return off;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
+
+/*
+ * Fault in the pages of [p, p + len) of the memfd's mapping for writing, in one call instead of one page
+ * fault per 4 kB page as memcpy goes (the shared memory behind a memfd has no huge pages by default).
+ * Kernels before 5.14 refuse the advice: memcpy then faults the pages in as before.
+ */
+static void
+populate_for_write(char *p, Size len)
+{
+	uintptr_t	pg = (uintptr_t) sysconf(_SC_PAGESIZE);
+	uintptr_t	lo = (uintptr_t) p & ~(pg - 1);
+
+	if (len > 0)
+		(void) madvise((void *) lo, (uintptr_t) p + len - lo, MADV_POPULATE_WRITE);
+}
+
 /*
  * Write chunk c, read into cs, at its place in the memfd mapped at map (zeroed where nothing is written):
  * its rows follow those of the chunks before it, and its text offsets count the bytes of those chunks.
@@ -327,8 +347,12 @@ copy_chunk(char *map, const TmxCol *fcols, int ncols, const TmParChunk *chunks, 
 
 			for (int p = 0; p < c; p++)
 				byte0 += ccols[(Size) p * ncols + k].dlen;
+			populate_for_write((char *) o, 8 * (n + 1));
 			if (b->dlen > 0)
+			{
+				populate_for_write(map + x->data_off + byte0, b->dlen);
 				memcpy(map + x->data_off + byte0, b->data, b->dlen);
+			}
 			if (byte0 == 0 && b->offsets[0] == 0)
 				memcpy(o, b->offsets, 8 * (n + 1));
 			else
@@ -339,10 +363,14 @@ copy_chunk(char *map, const TmxCol *fcols, int ncols, const TmParChunk *chunks, 
 		{
 			int			w = Max(tm_kind_width(x->kind), 0);
 
+			populate_for_write(map + x->data_off + (Size) w * row0, (Size) w * n);
 			memcpy(map + x->data_off + (Size) w * row0, b->data, (Size) w * n);
 		}
 		if (x->nulls_off >= 0 && b->nulls != NULL)
+		{
+			populate_for_write(map + x->nulls_off + row0, n);
 			memcpy(map + x->nulls_off + row0, b->nulls, n);
+		}
 	}
 }
 
@@ -526,7 +554,8 @@ plan_workers(Relation rel, Snapshot snap, const TmColSet *set, BlockNumber *nblo
 	n = RelationGetParallelWorkers(rel, -1);
 	if (n < 0)
 		n = (int) Min(*nblocks / TM_PAR_BLOCKS_PER_WORKER, (BlockNumber) 1024);
-	n = Min(n, max_parallel_workers_per_gather);
+	/* a load is a one-off read of the whole table: every worker PostgreSQL allows, not a Gather's share */
+	n = Min(n, themis_load_workers >= 0 ? themis_load_workers : max_parallel_workers);
 	if (n <= 0)
 		return 0;
 	return n;

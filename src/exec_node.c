@@ -325,6 +325,10 @@ themis_compute(ThemisScanState *ts)
 					ts->device = "gpu";
 					ts->gpu_ms += info.gpu_ms;
 					ts->gpu_upload_ms += info.upload_ms;
+					ts->gpu_read_ms += info.read_ms;
+					ts->gpu_pack_ms += info.pack_ms;
+					ts->gpu_wait_ms += info.wait_ms;
+					ts->gpu_convert_ms += info.convert_ms;
 					ts->gpu_bytes_sent += info.bytes_sent;
 					for (int p = 0; p < ts->plan->npipelines; p++)
 					{
@@ -400,9 +404,16 @@ themis_compute(ThemisScanState *ts)
 		if (ts->presort.nkeys > 0)
 		{
 			/* the rows in the order of the Sort above, or of the Sort the node replaced (presort.c) */
+			instr_time	t0,
+						t1;
+
+			INSTR_TIME_SET_CURRENT(t0);
 			old = MemoryContextSwitchTo(ts->runcxt);
 			themis_presort_apply(ts, ts->css.ss.ps.instrument != NULL);
 			MemoryContextSwitchTo(old);
+			INSTR_TIME_SET_CURRENT(t1);
+			INSTR_TIME_SUBTRACT(t1, t0);
+			ts->presort_ms += INSTR_TIME_GET_MILLISEC(t1);
 		}
 	}
 }

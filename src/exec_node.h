@@ -77,6 +77,11 @@ typedef struct ThemisScanState
 	char	   *gpu_reason;		/* auto: why the last run did not use the GPU (NULL: it did, or cpu) */
 	double		gpu_ms;			/* GPU runs: the daemon's execution and upload times */
 	double		gpu_upload_ms;
+	double		gpu_read_ms;	/* reading the columns of inline sources here */
+	double		gpu_pack_ms;	/* building requests */
+	double		gpu_wait_ms;	/* requests' round trips to the daemon */
+	double		gpu_convert_ms; /* result memfds made into result sets */
+	double		presort_ms;		/* the result put in the order of the Sort above (presort.c) */
 	int64		gpu_bytes_sent;	/* bytes of sources sent through shared memory */
 	int			cache_hits;		/* sources served from the GPU column cache */
 	int			cache_loads;	/* sources read here and kept in the cache */

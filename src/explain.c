@@ -311,6 +311,11 @@ themis_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			{
 				ExplainPropertyFloat("GPU Time", "ms", ts->gpu_ms, 3, es);
 				ExplainPropertyFloat("GPU Upload Time", "ms", ts->gpu_upload_ms, 3, es);
+				ExplainPropertyFloat("Column Read Time", "ms", ts->gpu_read_ms, 3, es);
+				ExplainPropertyFloat("Request Build Time", "ms", ts->gpu_pack_ms, 3, es);
+				ExplainPropertyFloat("Daemon Round Trip Time", "ms", ts->gpu_wait_ms, 3, es);
+				ExplainPropertyFloat("Result Conversion Time", "ms", ts->gpu_convert_ms, 3, es);
+				ExplainPropertyFloat("Presort Time", "ms", ts->presort_ms, 3, es);
 			}
 			ExplainPropertyInteger("GPU Bytes Sent", NULL, ts->gpu_bytes_sent, es);
 		}

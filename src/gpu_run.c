@@ -240,6 +240,7 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				total += tm_colset_bytes(&srcs[p].set);
 
 		read_ms = ms_since(tr0);
+		info->read_ms += read_ms;
 		INSTR_TIME_SET_CURRENT(tr0);
 
 		/* one inline source read in parallel: its memfd holds the request's data as it is */
@@ -354,8 +355,10 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 			munmap(map, total);
 
 		pack_ms = ms_since(tr0);
+		info->pack_ms += pack_ms;
 		INSTR_TIME_SET_CURRENT(tr0);
 		t = tm_gpud_request(TM_MSG_EXECUTE, buf.data, buf.len, fd, &reply, &rlen, &rfd, reason);
+		info->wait_ms += ms_since(tr0);
 		if (tm_trace_wanted())
 		{
 			int			ncached = 0,
@@ -437,6 +440,7 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 			INSTR_TIME_SET_CURRENT(tr0);
 			rs = tm_result_from_memfd(rfd, res->fd_len, res->nrows, res->ncols, ocols, outr->coltypes);
 			release_fd(rfdr);
+			info->convert_ms = ms_since(tr0);
 			if (tm_trace_wanted())
 				elog(LOG, "themis trace: result of %lld rows converted in %.1f ms (daemon: upload %.1f ms, GPU %.1f ms, %lld bytes uploaded)",
 					 (long long) res->nrows, ms_since(tr0), res->upload_ms, res->gpu_ms, (long long) res->bytes_uploaded);

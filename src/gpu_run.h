@@ -13,6 +13,10 @@ typedef struct TmGpuRunInfo
 	int		   *use;			/* per pipeline: TmxSourceUse */
 	double		gpu_ms;			/* the daemon's execution time */
 	double		upload_ms;		/* the daemon's time to upload inline sources */
+	double		read_ms;		/* this backend's time to read inline sources (tables, subplans) */
+	double		pack_ms;		/* building the requests (inline columns copied into their memfds) */
+	double		wait_ms;		/* the requests' round trips to the daemon (its upload and GPU time included) */
+	double		convert_ms;		/* the result memfd made into a result set */
 	int64		bytes_uploaded;
 	int64		bytes_sent;		/* bytes of inline sources written to shared memory */
 	int64		topn_rows_in;	/* rows before the daemon's top-N cut; -1: it made none */

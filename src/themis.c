@@ -31,6 +31,7 @@ int			themis_cache_size = 0;
 int			themis_gpu_device = 0;
 int			themis_debug_fault = THEMIS_FAULT_NONE;
 int			themis_load_balance = THEMIS_LB_AUTO;
+int			themis_load_workers = -1;
 int			themis_join_algorithm = THEMIS_JOIN_AUTO;
 
 static const struct config_enum_entry join_algorithm_options[] = {
@@ -208,6 +209,15 @@ _PG_init(void)
 							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("themis.load_workers",
+							"Parallel workers that read a table's columns for the GPU (a cold query's load, themis.cache_table()).",
+							"-1: max_parallel_workers (every worker PostgreSQL allows; fewer if fewer are free); 0: read in this backend alone.  max_parallel_workers_per_gather = 0 or the table's parallel_workers option also bound it.",
+							&themis_load_workers,
+							-1, -1, 1024,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("themis.load_balance",
 							 "GPU scheduler: auto, none (one thread per source row), nifs (warps, No-Imbalance-First-Search) or nifs_aws (and Adaptive Work Sharing across warps).",

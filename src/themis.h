@@ -64,6 +64,7 @@ extern int	themis_cache_size;		/* MB, 0 = half of the limit */
 extern int	themis_gpu_device;
 extern int	themis_debug_fault;		/* ThemisFault */
 extern int	themis_load_balance;	/* ThemisLoadBalance */
+extern int	themis_load_workers;	/* parallel workers of a column load; -1: max_parallel_workers */
 extern int	themis_join_algorithm;	/* ThemisJoinAlgorithm */
 
 /* the same order as TmGpuJoinAlgo (cuda/tm_gpu_exec.h) */

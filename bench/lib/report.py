@@ -284,12 +284,17 @@ def stages(path):
     except (ValueError, KeyError, IndexError, TypeError):
         return None
     gpu = upload = node = 0.0
+    host = {"read": 0.0, "request": 0.0, "wait": 0.0, "convert": 0.0, "presort": 0.0}
+    host_keys = {"read": "Column Read Time", "request": "Request Build Time", "wait": "Daemon Round Trip Time",
+                 "convert": "Result Conversion Time", "presort": "Presort Time"}
 
     def visit(n, inside):
         nonlocal gpu, upload, node
         if is_themis(n):
             gpu += float(n.get("GPU Time", 0) or 0)
             upload += float(n.get("GPU Upload Time", 0) or 0)
+            for k, name in host_keys.items():
+                host[k] += float(n.get(name, 0) or 0)
             if not inside:
                 node += float(n.get("Actual Total Time", 0) or 0) * float(n.get("Actual Loops", 1) or 0)
             inside = True
@@ -298,8 +303,38 @@ def stages(path):
 
     visit(plan, False)
     ex = float(top.get("Execution Time", 0) or 0)
-    return {"planning": float(top.get("Planning Time", 0) or 0), "execution": ex, "gpu": gpu, "upload": upload,
-            "themis_other": max(node - gpu - upload, 0.0), "postgres": max(ex - node, 0.0)}
+    out = {"planning": float(top.get("Planning Time", 0) or 0), "execution": ex, "gpu": gpu, "upload": upload,
+           "themis_other": max(node - gpu - upload, 0.0), "postgres": max(ex - node, 0.0)}
+    out.update(host)
+    return out
+
+
+def stage_table(outdir, rows, suffix, intro):
+    """markdown lines: per query with a raw/QUERY{suffix} EXPLAIN ANALYZE, where its time went (stages())"""
+    st = [(r["query"], stages(os.path.join(outdir, "raw", r["query"] + suffix))) for r in rows]
+    st = [(q, x) for q, x in st if x is not None]
+    if not st:
+        return []
+    lines = ["", intro + ": planning; column read = this backend and its parallel workers reading sources "
+             "into columns (cold: the cache loads); request = building the request; daemon = the request's "
+             "round trip less the daemon's upload and GPU time (waiting for the GPU, decoding, writing the "
+             "result); upload = the daemon copying columns to the GPU; GPU = the daemon's execution; result = "
+             "the result made into rows; presort = the result put in the elided Sort's order; themis other = "
+             "the rest of the Themis nodes' time (rows returned to PostgreSQL); PostgreSQL = the plan's nodes "
+             "above and beside them.", "",
+             "| query | planning | column read | request | daemon | upload | GPU | result | presort | themis other "
+             "| PostgreSQL | execution | largest |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for q, x in st:
+        daemon = max(x["wait"] - x["gpu"] - x["upload"], 0.0) if x["wait"] > 0 else 0.0
+        known = x["read"] + x["request"] + daemon + x["convert"] + x["presort"]
+        other = max(x["themis_other"] - known, 0.0)
+        parts = {"planning": x["planning"], "column read": x["read"], "request": x["request"], "daemon": daemon,
+                 "upload": x["upload"], "GPU": x["gpu"], "result": x["convert"], "presort": x["presort"],
+                 "themis other": other, "PostgreSQL": x["postgres"]}
+        big = max(parts, key=parts.get)
+        lines.append(f"| {q} | " + " | ".join(fmt(v) for v in parts.values()) + f" | {fmt(x['execution'])} | {big} |")
+    return lines
 
 
 def load_throughput(path):
@@ -429,21 +464,12 @@ def write_md(outdir, h, rows):
     cm = cold_misses_line(rows)
     if cm:
         lines += ["", cm]
-    st = [(r["query"], stages(os.path.join(outdir, "raw", r["query"] + ".analyze.json"))) for r in rows]
-    st = [(q, x) for q, x in st if x is not None]
-    if st:
-        lines += ["", "Where the time goes with themis on (EXPLAIN ANALYZE after the timed runs, ms; its own timing "
-                  "adds some): planning; GPU = the daemon's execution of the Themis nodes; upload = sources sent "
-                  "with the request; themis other = the rest of the Themis nodes' time (reading sources, waiting, "
-                  "the result's transfer and conversion); PostgreSQL = the plan's nodes above and beside them.", "",
-                  "| query | planning | GPU | upload | themis other | PostgreSQL | execution | largest |",
-                  "|---|---:|---:|---:|---:|---:|---:|---|"]
-        for q, x in st:
-            parts = {"planning": x["planning"], "GPU": x["gpu"], "upload": x["upload"],
-                     "themis other": x["themis_other"], "PostgreSQL": x["postgres"]}
-            big = max(parts, key=parts.get)
-            lines.append(f"| {q} | {fmt(x['planning'])} | {fmt(x['gpu'])} | {fmt(x['upload'])} | "
-                         f"{fmt(x['themis_other'])} | {fmt(x['postgres'])} | {fmt(x['execution'])} | {big} |")
+    lines += stage_table(outdir, rows, ".analyze.json",
+                         "Where the time goes with themis on (EXPLAIN ANALYZE after the timed runs, ms; its own "
+                         "timing adds some)")
+    lines += stage_table(outdir, rows, ".cold.analyze.json",
+                         "Where a cold run's time goes, for the queries whose cold run was slower than "
+                         "PostgreSQL (EXPLAIN ANALYZE right after themis.cache_drop(), ms)")
     fl = scan_floors(outdir, rows)
     if fl and fl[1]:
         bw, fls = fl

@@ -6,7 +6,7 @@
  * request's memfd (INLINE) into the arena, keeping them in the cache when the backend says so; run
  * tm_gpu_execute; write the output table to a new memfd and reply RESULT with it.  LOAD is the upload
  * and store part alone (themis.cache_table()).  Uploads go through two pinned staging buffers, so that
- * the copy from the mapped memfd overlaps the DMA of the previous chunk.
+ * the copy from the mapped memfd (by several threads: pcopy.c) overlaps the DMA of the previous chunk.
  *
  * Everything between the first cache lookup and the reply's memfd holds gpud_lock.  While it is held past
  * the NEED check, a watcher (cancel.c) notices the backend closing the connection (its query was
@@ -92,7 +92,7 @@ upload_range(void *dst, const void *src, size_t n, char *err, int errlen, const 
 		/* the copy that used this staging buffer two chunks ago must be done */
 		if ((e = cudaEventSynchronize((cudaEvent_t) gpud.staging_ev[k])) != cudaSuccess)
 			break;
-		memcpy(gpud.staging[k], (const char *) src + off, chunk);
+		pcopy(gpud.staging[k], (const char *) src + off, chunk);
 		if ((e = cudaMemcpyAsync((char *) dst + off, gpud.staging[k], chunk, cudaMemcpyHostToDevice, s)) != cudaSuccess)
 			break;
 		if ((e = cudaEventRecord((cudaEvent_t) gpud.staging_ev[k], s)) != cudaSuccess)
@@ -539,7 +539,7 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 								   (long long) x->fd_len);
 			goto done;
 		}
-		map = mmap(NULL, x->fd_len, PROT_READ, MAP_SHARED, fds[0], 0);
+		map = mmap(NULL, x->fd_len, PROT_READ, MAP_SHARED | MAP_POPULATE, fds[0], 0);
 		if (map == MAP_FAILED)
 		{
 			map = NULL;

@@ -9,6 +9,7 @@
  *             pinned staging buffers, tm_gpu_execute, the result written to a memfd
  *   cancel.c  while a request holds the GPU, a watcher thread notices its backend closing the
  *             connection (query canceled) and cancels the executor's pool (tm_gpu_pool_cancel)
+ *   pcopy.c   memcpy by a pool of threads (an upload's copies into the pinned staging buffers)
  *
  * The daemon is plain C (gcc) over the CUDA runtime API and the C interface of cuda/tm_gpu_exec.cu.
  * It never links PostgreSQL code and never attaches to PostgreSQL's shared memory.  All GPU work and
@@ -119,6 +120,13 @@ extern void gpud_watch_start(GpudWatch *w, int sock);
 /* before gpud_lock is released (idempotent; a GpudWatch zeroed by memset is fine) */
 extern void gpud_watch_stop(GpudWatch *w);
 extern bool gpud_watch_canceled(const GpudWatch *w);
+
+/* ---- pcopy.c ---- */
+/* start the copy threads (< 0: half the CPUs, at most 8); the number started */
+extern int	pcopy_init(int nthreads);
+extern void pcopy_shutdown(void);
+/* memcpy(dst, src, n) by the pool's threads and the caller; one call at a time */
+extern void pcopy(void *dst, const void *src, size_t n);
 
 /* ---- exec.c ---- */
 /* handle EXECUTE or LOAD; sends the reply; false if the connection must be closed */

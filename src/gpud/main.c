@@ -195,6 +195,8 @@ setup_device(int dev, size_t limit, size_t cache_size)
 		}
 		gpud.staging_ev[i] = ev;
 	}
+	/* the copies into staging: with one thread the upload runs at a fraction of the DMA's speed */
+	(void) pcopy_init(-1);
 	st->arena_size = (int64_t) arena_size();
 	st->pool_size = (int64_t) pool_b;
 	st->usable = 1;
