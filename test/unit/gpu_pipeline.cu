@@ -8,14 +8,17 @@
  * semi / anti / left joins with and without residual quals; two joins in one pipeline (a two-key one
  * and a residual across levels); grouped and global aggregation (count / sum / min / max over int4,
  * int8, numeric, float8, date, text, FILTER clauses, NULL group keys, bpchar keys); aggregation after a
- * join feeding a RESULT source; a group table that outgrows its first size; EMIT appends; DISTINCT
+ * join feeding a RESULT source; grouped aggregates over no sink row (0 source rows, every row filtered,
+ * every aggregate FILTERed: block-private states that stay empty); a group table that outgrows its first
+ * size (also in a small pool, where the COUNT pass sizes the new one); EMIT appends; DISTINCT
  * aggregates (count / sum / min / max over int4, int8, numeric, text, bpchar, float8 with -0 / NaN,
  * FILTER clauses, NULL group keys, no group keys, after a join, sets that outgrow their first size,
  * heavy contention on few values); device-resident inputs (on_device = 1: same results as host inputs,
  * bad pointers refused); errors: division by zero (also in a later pipeline), numeric sum beyond 128
- * bits (fallback), a pool too small.  Chunks (host inputs run over row chunks): each plan run unchunked
- * and with tm_gpu_set_max_chunk_rows 1, 7, 1000 (and others) gives the same rows (EMIT: in the same
- * order) and stats: EMIT of every kind, substrings, constants and parameters; filters that drop whole
+ * bits (fallback; grouped too, on the block-private path and with the fast paths off), a pool too
+ * small.  Chunks (host inputs run over row chunks): each plan run unchunked and with
+ * tm_gpu_set_max_chunk_rows 1, 7, 1000 (and others) gives the same rows (EMIT: in the same order) and
+ * stats: EMIT of every kind, substrings, constants and parameters; filters that drop whole
  * chunks or every row; joins whose build and probe sides are chunked (text keys, EMIT appends); grouped,
  * global and DISTINCT aggregates, after a join, into a RESULT source; long texts met again in later
  * chunks; group tables / DISTINCT sets that overflow in a later chunk; expression errors in a late
@@ -1462,6 +1465,255 @@ test_private_agg(void)
 	}
 }
 
+/*
+ * The aggregations of test_private_agg with no row for them (the blocks' memo and private states start
+ * and flush empty): AGG by keys over a source of 0 rows, with and without a filter; over 20000 rows that
+ * a filter drops every one of (v > 1000: v is in [-50, 50] or NULL); and after a first filter that keeps
+ * most rows (v > -40, then id < 0).  Grouped (by bp: few keys, private states and the memo; by (g, bp,
+ * id % 3, g, bp): 5 keys, no memo; by id % 40000): no group at all; without keys: the one row of
+ * test_global_agg's empty case (counts 0, the rest NULL).  Then every row reaches the sink but every
+ * aggregate's FILTER drops it (v > 1000): each group is there, its aggregates as over no row (the
+ * private states' identities, min INT64_MAX / max INT64_MIN, never reach a result)
+ */
+static void
+test_private_agg_empty(void)
+{
+	HTable		E = make_T(0, 300);
+	HTable		T = make_T(20000, 300);
+	RefAgg		none;
+
+	for (int variant = 0; variant < 4; variant++)
+	{
+		/* src 0: 0 rows; 1: 0 rows, filter; 2: every row filtered; 3: the second filter; 4: aggregate FILTERs */
+		for (int src = 0; src < 5; src++)
+		{
+			const HTable *in = src < 2 ? &E : &T;
+			AggSlots	s;
+			PipeB		p = t_agg_pipe(&s);
+			int			s_g = p.slot(ty(TM_K_INT4), 0, T_G);
+			int			s_bp = p.slot(ty(TM_K_BPCHAR), 0, T_BP);
+			int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+			std::vector<TmExpr *> keys;
+			std::vector<TmType> rt;
+			std::vector<TmType> at = t_agg_types_atomic();
+			std::vector<TmAgg> aggs = t_aggs_atomic(s);
+			std::set<std::string> groups;
+			std::vector<std::string> exp;
+			char		what[96];
+
+			if (variant == 1)
+			{
+				keys = {x_slot(s_bp, ty(TM_K_BPCHAR))};
+				rt = {ty(TM_K_BPCHAR)};
+			}
+			else if (variant == 2)
+			{
+				keys = {x_slot(s_g, ty(TM_K_INT4)), x_slot(s_bp, ty(TM_K_BPCHAR)), x_mod(s_id, 3, TM_K_INT8),
+					x_slot(s_g, ty(TM_K_INT4)), x_slot(s_bp, ty(TM_K_BPCHAR))};
+				rt = {ty(TM_K_INT4), ty(TM_K_BPCHAR), ty(TM_K_INT8), ty(TM_K_INT4), ty(TM_K_BPCHAR)};
+			}
+			else if (variant == 3)
+			{
+				keys = {x_mod(s_id, 40000, TM_K_INT8)};
+				rt = {ty(TM_K_INT8)};
+			}
+			rt.insert(rt.end(), at.begin(), at.end());
+			if (src == 1 || src == 2)
+				p.filter(x_cmp_const(s.v, TM_PRED_GT, 1000));
+			else if (src == 3)
+			{
+				p.filter(x_cmp_const(s.v, TM_PRED_GT, -40));
+				p.filter(x_cmp_const(s_id, TM_PRED_LT, 0));
+			}
+			else if (src == 4)
+			{
+				for (auto &a : aggs)
+					a.filter = x_cmp_const(s.v, TM_PRED_GT, 1000);
+			}
+			TmPlan		pl = plan({p.agg(0, keys, aggs)}, {}, {result(rt)}, 0);
+			Run			r = run_plan(pl, {in});
+
+			CHECK_OK(r);
+			if (variant == 0)
+				exp.push_back(none.cells_atomic());
+			else if (src == 4)
+			{
+				for (int64_t i = 0; i < T.nrows; i++)
+				{
+					if (variant == 1)
+						groups.insert(cell(T.cols[T_BP], i));
+					else if (variant == 2)
+						groups.insert(cell(T.cols[T_G], i) + cell(T.cols[T_BP], i) + cI(i % 3) +
+									  cell(T.cols[T_G], i) + cell(T.cols[T_BP], i));
+					else
+						groups.insert(cI(i % 40000));
+				}
+				for (auto &g : groups)
+					exp.push_back(g + none.cells_atomic());
+			}
+			snprintf(what, sizeof(what), "no sink row for the aggregates, keys %d, source %d", variant, src);
+			check_rows(what, out_rows(r.out), exp, variant == 0);
+			TM_CHECK_INT_EQ(r.out.ncols, (int64_t) rt.size());
+			TM_CHECK_INT_EQ(r.out.nrows, (int64_t) exp.size());
+			TM_CHECK_INT_EQ(r.stats[0].source_rows, in->nrows);
+			TM_CHECK_INT_EQ(r.stats[0].sink_rows, src == 4 ? T.nrows : 0);
+			TM_CHECK_INT_EQ(r.stats[0].out_rows, (int64_t) exp.size());
+			tm_gpu_table_free(&r.out);
+		}
+	}
+}
+
+/*
+ * Numeric sums at and beyond 128 bits, grouped: H (g, n numeric(0)) -> AGG by g: count(*), count(n),
+ * sum(n).  With few groups the blocks add into private states (192-bit sums in shared memory, flushed
+ * into the groups' 192-bit words) and the range is checked once, on the final sums (agg_final_kernel),
+ * as on the plain path.  Each case runs on g_pool (the private path where the scheduler is NONE and the
+ * fast paths are on) and on a pool with the fast paths off (no private states: every row on the groups'
+ * words), which must agree: a group's sum beyond 128 bits fails the execution with TM_GPU_ERR_EXPR /
+ * TM_ERR_FALLBACK (the CPU runs the query, as for test_errors' global sum), sums within the range are
+ * exact, whatever the partial sums on the way (a block's, the group's)
+ */
+static void
+test_private_agg_overflow(void)
+{
+	static const char *const names[] = {"every group past 2^127", "every group past -2^127",
+		"one group of 40 past 2^127", "one group at 2^127", "groups at 2^127 - 1 and -2^127 + 1",
+		"partial sums past 128 bits, total 5"};
+	const tm_int128 p126 = (tm_int128) 1 << 126;
+	TmGpuPool  *plain = NULL;
+	char		err[256];
+	int			rc = tm_gpu_pool_create(0, (size_t) 64 << 20, &plain, err, sizeof(err));
+
+	TM_CHECK_MSG(rc == TM_GPU_OK, "%s", err);
+	if (rc != TM_GPU_OK)
+		return;
+	tm_gpu_pool_set_fast_paths(plain, 0);
+	for (int cs = 0; cs < 6; cs++)
+	{
+		HTable		H;
+		bool		fallback = cs <= 3;
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_g = p.slot(ty(TM_K_INT4), 0, 0);
+		int			s_n = p.slot(ty(TM_K_NUMERIC, 0), 0, 1);
+		struct G
+		{
+			int64_t		cstar = 0, cn = 0;
+			tm_uint128	sum = 0;	/* wraps: exact where the total fits 128 bits */
+		};
+		std::map<int64_t, G> groups;
+		std::vector<std::string> exp;
+		char		what[128];
+
+		H.cols.push_back(col_new(TM_K_INT4));
+		H.cols.push_back(col_new(TM_K_NUMERIC));
+		switch (cs)
+		{
+			case 0:
+			case 1:
+				/* 1000 rows of 2^126 (-2^126) a group: 2^136 (-2^136) */
+				for (int64_t i = 0; i < 4000; i++)
+				{
+					push_i(H.cols[0], i % 4);
+					push_n(H.cols[1], cs == 0 ? p126 : -p126);
+				}
+				break;
+			case 2:
+				/* group 17 (private or not, as its number falls): 100 rows of 2^126; the others small */
+				for (int64_t i = 0; i < 4000; i++)
+				{
+					push_i(H.cols[0], i % 40);
+					if (i % 40 == 17)
+						push_n(H.cols[1], p126);
+					else
+						push_n(H.cols[1], (tm_int128) rnd_range(-1000, 1000), chance(0.1));
+				}
+				break;
+			case 3:
+			case 4:
+				/*
+				 * group 3: 2^126 + 2^126 = 2^127, one past the range, or 2^126 + 2^126 - 1 = 2^127 - 1, its
+				 * top; group 2: -2^127 + 1, the bottom but one
+				 */
+				push_i(H.cols[0], 0);
+				push_n(H.cols[1], 7);
+				push_i(H.cols[0], 1);
+				push_n(H.cols[1], 0, true);
+				push_i(H.cols[0], 3);
+				push_n(H.cols[1], p126);
+				push_i(H.cols[0], 2);
+				push_n(H.cols[1], -p126);
+				push_i(H.cols[0], 3);
+				push_n(H.cols[1], cs == 3 ? p126 : p126 - 1);
+				push_i(H.cols[0], 2);
+				push_n(H.cols[1], -p126 + 1);
+				break;
+			default:
+				/*
+				 * 16 runs of 256 rows (a block's rows where a thread has one row), alternately 2^126 and
+				 * -2^126: a block's private sum of a group is +-2^132 (64 rows), the group's sum of the 16
+				 * runs 0; then 5 once a group, and two NULLs
+				 */
+				for (int64_t i = 0; i < 4096; i++)
+				{
+					push_i(H.cols[0], i % 4);
+					push_n(H.cols[1], (i / 256) % 2 == 0 ? p126 : -p126);
+				}
+				for (int64_t i = 4096; i < 4108; i++)
+				{
+					push_i(H.cols[0], i % 4);
+					push_n(H.cols[1], 5, i >= 4100);
+				}
+				break;
+		}
+		H.nrows = (int64_t) H.cols[0].i.size();
+		TmPlan		pl = plan({p.agg(0, {x_slot(s_g, ty(TM_K_INT4))},
+								 {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+								  agg(TM_AGG_COUNT, x_slot(s_n, ty(TM_K_NUMERIC, 0)), ty(TM_K_INT8)),
+								  agg(TM_AGG_SUM, x_slot(s_n, ty(TM_K_NUMERIC, 0)), ty(TM_K_NUMERIC, 0))})},
+							  {}, {result({ty(TM_K_INT4), ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_NUMERIC, 0)})}, 0);
+		Run			r = run_plan(pl, {&H});
+		Run			rp = run_plan(pl, {&H}, NULL, NULL, plain);
+
+		if (fallback)
+		{
+			TM_CHECK_MSG(r.rc == TM_GPU_ERR_EXPR && r.fail.status == TM_ERR_FALLBACK && r.fail.pipeline == 0,
+						 "%s: rc %d status %d pipeline %d: %s", names[cs], r.rc, r.fail.status, r.fail.pipeline,
+						 r.err);
+			TM_CHECK_MSG(rp.rc == TM_GPU_ERR_EXPR && rp.fail.status == TM_ERR_FALLBACK && rp.fail.pipeline == 0,
+						 "%s, fast paths off: rc %d status %d pipeline %d: %s", names[cs], rp.rc, rp.fail.status,
+						 rp.fail.pipeline, rp.err);
+			TM_CHECK_MSG(r.fail.row == rp.fail.row, "%s: error row %lld, fast paths off %lld", names[cs],
+						 (long long) r.fail.row, (long long) rp.fail.row);
+			TM_CHECK(r.out.cols == NULL);
+			TM_CHECK(rp.out.cols == NULL);
+			continue;
+		}
+		for (int64_t i = 0; i < H.nrows; i++)
+		{
+			G		   *g = &groups[ival(H, 0, i)];
+
+			g->cstar++;
+			if (!isnull(H, 1, i))
+			{
+				g->cn++;
+				g->sum += (tm_uint128) H.cols[1].n[i];
+			}
+		}
+		for (auto &g : groups)
+			exp.push_back(cI(g.first) + cI(g.second.cstar) + cI(g.second.cn) +
+						  (g.second.cn > 0 ? cN((tm_int128) g.second.sum) : cNULL));
+		CHECK_OK(r);
+		CHECK_OK(rp);
+		snprintf(what, sizeof(what), "numeric sums, %s", names[cs]);
+		check_rows(what, out_rows(r.out), exp, false);
+		snprintf(what, sizeof(what), "numeric sums, %s, fast paths off", names[cs]);
+		check_rows(what, out_rows(rp.out), exp, false);
+		tm_gpu_table_free(&r.out);
+		tm_gpu_table_free(&rp.out);
+	}
+	TM_CHECK(tm_gpu_pool_destroy(plain, err, sizeof(err)) == TM_GPU_OK);
+}
+
 /* T -> AGG without keys: one group, also over an empty table */
 static void
 test_global_agg(void)
@@ -1725,6 +1977,117 @@ test_unique_join_agg(void)
 		TM_CHECK_INT_EQ(r.stats[1].out_rows, (int64_t) groups.size());
 		tm_gpu_table_free(&r.out);
 	}
+}
+
+/*
+ * A group table that overflows its first size (AGG_INITIAL_CAP: 65536 groups) in a pool where room for
+ * every source row would take more than half of the free space (sink_agg in cuda/tm_gpu_exec.cu).
+ * T (600000 rows: id, v) -> [FILTER id % 4 = 0] -> AGG by id % 100003: count(*), sum(v), sum(id), in a
+ * pool of 144 MB: a table for 600000 groups is about 82 MB by agg_table_bytes (89 MB allocated, 104 MB
+ * with the input and the result), the free space about 135 MB.
+ *   - with the filter (its ops may drop rows): the COUNT pass runs and the table is rebuilt with room for
+ *     the 150000 sink rows (100003 groups) only: the run takes less than half the pool memory of the same
+ *     plan in the 1 GB pool, where the table is rebuilt for all 600000 rows without a count;
+ *   - without (the sink rows are the source rows): no COUNT pass, the table for all 600000 rows, about
+ *     the pool memory of the 1 GB pool's run.
+ * Both exact against the reference and the same as the 1 GB pool's rows.  (The memory is compared under
+ * scheduler NONE only, as in test_chunk_filter.)
+ */
+static void
+test_agg_count_pass(void)
+{
+	const int64_t n = 600000;
+	const int64_t m = 100003;
+	const size_t small_size = (size_t) 144 << 20;
+	HTable		T;
+	TmGpuPool  *small = NULL;
+	char		err[256];
+	int			rc;
+
+	T.nrows = n;
+	T.cols.push_back(col_new(TM_K_INT8));
+	T.cols.push_back(col_new(TM_K_INT4));
+	for (int64_t i = 0; i < n; i++)
+	{
+		push_i(T.cols[0], i);
+		push_i(T.cols[1], rnd_range(-50, 50), chance(0.10));
+	}
+	rc = tm_gpu_pool_create(0, small_size, &small, err, sizeof(err));
+	TM_CHECK_MSG(rc == TM_GPU_OK, "%s", err);
+	if (rc != TM_GPU_OK)
+		return;
+	tm_gpu_set_max_chunk_rows(0);
+	for (int filtered = 0; filtered < 2; filtered++)
+	{
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_id = p.slot(ty(TM_K_INT8), 0, 0);
+		int			s_v = p.slot(ty(TM_K_INT4), 0, 1);
+		std::vector<int64_t> cnt((size_t) m, 0),
+					sumv((size_t) m, 0),
+					sumid((size_t) m, 0);
+		std::vector<uint8_t> hv((size_t) m, 0);
+		std::vector<std::string> exp;
+		int64_t		nsink = 0;
+		const char *what = filtered ? "count pass after an overflow, small pool, filter" :
+			"group table for every row after an overflow, small pool, no filter";
+
+		if (filtered)
+			p.filter(x_mod_cmp(s_id, 4, TM_K_INT8, TM_PRED_EQ, 0));
+		TmPlan		pl = plan({p.agg(0, {x_mod(s_id, m, TM_K_INT8)},
+								 {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+								  agg(TM_AGG_SUM, x_slot(s_v, ty(TM_K_INT4)), ty(TM_K_INT8)),
+								  agg(TM_AGG_SUM, x_slot(s_id, ty(TM_K_INT8)), ty(TM_K_NUMERIC, 0))})},
+							  {}, {result({ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_NUMERIC, 0)})}, 0);
+		Run			ref = run_plan(pl, {&T});
+		size_t		peak_big = tm_gpu_pool_peak(g_pool);
+		Run			r = run_plan(pl, {&T}, NULL, NULL, small);
+		size_t		peak_small = tm_gpu_pool_peak(small);
+
+		for (int64_t i = 0; i < n; i++)
+		{
+			int64_t		k = i % m;
+
+			if (filtered && i % 4 != 0)
+				continue;
+			nsink++;
+			cnt[k]++;
+			sumid[k] += i;
+			if (!isnull(T, 1, i))
+			{
+				sumv[k] += ival(T, 1, i);
+				hv[k] = 1;
+			}
+		}
+		for (int64_t k = 0; k < m; k++)
+			if (cnt[k] > 0)
+				exp.push_back(cI(k) + cI(cnt[k]) + (hv[k] ? cI(sumv[k]) : cNULL) + cN(sumid[k]));
+		TM_CHECK_MSG(exp.size() > 65536, "%zu groups: the first group table should overflow", exp.size());
+		CHECK_OK(ref);
+		TM_CHECK_MSG(r.rc == TM_GPU_OK, "small pool: rc %d: %s", r.rc, r.err);
+		if (r.rc == TM_GPU_OK)
+		{
+			check_rows(what, out_rows(r.out), exp, false);
+			TM_CHECK_INT_EQ(r.stats[0].source_rows, n);
+			TM_CHECK_INT_EQ(r.stats[0].sink_rows, nsink);
+			TM_CHECK_INT_EQ(r.stats[0].out_rows, (int64_t) exp.size());
+			TM_CHECK(peak_small <= small_size);
+			if (filtered)
+				TM_CHECK_MSG(2 * peak_small < peak_big || g_lb_mode != TM_GPU_LB_NONE || forced_partitioned(),
+							 "%s: pool peak %zu, %zu in the 1 GB pool (no COUNT pass?)", what, peak_small,
+							 peak_big);
+			else
+				TM_CHECK_MSG(10 * peak_small >= 9 * peak_big || g_lb_mode != TM_GPU_LB_NONE || forced_partitioned(),
+							 "%s: pool peak %zu, %zu in the 1 GB pool", what, peak_small, peak_big);
+		}
+		if (ref.rc == TM_GPU_OK)
+		{
+			check_rows(what, out_rows(ref.out), exp, false);
+			TM_CHECK_INT_EQ(ref.stats[0].sink_rows, nsink);
+		}
+		tm_gpu_table_free(&ref.out);
+		tm_gpu_table_free(&r.out);
+	}
+	TM_CHECK(tm_gpu_pool_destroy(small, err, sizeof(err)) == TM_GPU_OK);
 }
 
 /* two EMIT pipelines into one result (UNION ALL) */
@@ -4422,11 +4785,14 @@ main(void)
 		TM_RUN(test_two_joins);
 		TM_RUN(test_group_agg);
 		TM_RUN(test_private_agg);
+		TM_RUN(test_private_agg_empty);
+		TM_RUN(test_private_agg_overflow);
 		TM_RUN(test_global_agg);
 		TM_RUN(test_global_agg_fanout);
 		TM_RUN(test_join_agg_result);
 		TM_RUN(test_many_groups);
 		TM_RUN(test_unique_join_agg);
+		TM_RUN(test_agg_count_pass);
 		TM_RUN(test_emit_append);
 		TM_RUN(test_distinct_agg);
 		TM_RUN(test_distinct_join);
@@ -4461,6 +4827,7 @@ main(void)
 	TM_RUN(test_fast_quals);
 	TM_RUN(test_group_agg);
 	TM_RUN(test_private_agg);
+	TM_RUN(test_private_agg_empty);
 	TM_RUN(test_global_agg_fanout);
 	TM_RUN(test_errors);
 	TM_RUN(test_chunk_filter);
