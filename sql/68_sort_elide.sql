@@ -228,6 +228,28 @@ SELECT pg_temp.elided(q), r.* FROM (VALUES
 ) v(q), LATERAL tt.check_ordered(q) r;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM types WHERE i4 > 100 ORDER BY i4, id LIMIT 3;
 SELECT id FROM types WHERE i4 > 100 ORDER BY i4, id LIMIT 3;
+-- the sort's normalized key prefix (64 bytes; a string's bytes and a zero byte): strings one a prefix of
+-- another, bpchar blanks, NULLs first and last, descending, keys past the prefix (rows equal that far
+-- tie, the full comparison decides), a string longer than the prefix
+CREATE TABLE elide_long AS
+SELECT g AS id, CASE WHEN g % 9 = 0 THEN NULL ELSE repeat('k', 10 + g % 9) || chr(97 + g % 5) END AS t,
+       CASE WHEN g % 13 = 0 THEN 'kkkkkkkkkkkkkkkk' ELSE 'kkkkkkkkkkkkkkkk' || repeat('k', g % 3) END AS u,
+       (g % 4)::int4 AS a, (CASE WHEN g % 11 = 0 THEN NULL ELSE (g % 6) * 1.5 END)::numeric(10,2) AS n,
+       repeat('w', 60 + g % 9) || (g % 7) AS w, (repeat('c', g % 4) || ' ')::char(8) AS c
+FROM generate_series(1, 3000) g;
+ANALYZE elide_long;
+SELECT pg_temp.elided(q), r.* FROM (VALUES
+    ($$SELECT id, t, a FROM elide_long ORDER BY t, a DESC, id$$),
+    ($$SELECT id, t, a FROM elide_long ORDER BY t DESC NULLS LAST, a, id DESC$$),
+    ($$SELECT id, u, a FROM elide_long ORDER BY u DESC, a, id$$),
+    ($$SELECT id, u, t FROM elide_long ORDER BY u, t NULLS FIRST, id$$),
+    ($$SELECT t, a, count(*) AS c FROM elide_long GROUP BY t, a ORDER BY c DESC, t NULLS FIRST, a$$),
+    ($$SELECT id, n, t FROM elide_long ORDER BY n DESC NULLS FIRST, t DESC, id$$),
+    ($$SELECT a, n, t, u, id FROM elide_long ORDER BY a, n, t, u DESC, id$$),
+    ($$SELECT id, w FROM elide_long ORDER BY w DESC, id$$),
+    ($$SELECT id, c, w, a FROM elide_long ORDER BY c, w, a DESC, id$$)
+) v(q), LATERAL tt.check_ordered(q) r;
+DROP TABLE elide_long;
 RESET themis.device;
 RESET themis.min_rows;
 RESET themis.fallback;

@@ -136,6 +136,22 @@ BEGIN;
 DELETE FROM cb_big;
 SELECT * FROM tt.cb_compare('cb_big');
 ROLLBACK;
+
+-- a query over cb_big and cb_small, cold: on a GPU both are loaded into the column cache in one request,
+-- cb_big read in parallel (its memfd carries the request) and cb_small appended to it; the same rows as
+-- PostgreSQL's (without a GPU, the CPU executor's)
+SELECT themis.cache_drop() >= 0 AS dropped;
+SET themis.min_rows = 0;
+SET themis.enabled = off;
+SELECT length(s.t) AS len, count(*), sum(b.k), count(b.n), sum(b.n), min(b.t), max(b.v)
+FROM cb_big b JOIN cb_small s ON b.id = s.id * 397 GROUP BY 1 ORDER BY 1;
+SET themis.enabled = on;
+EXPLAIN (COSTS OFF) SELECT length(s.t) AS len, count(*), sum(b.k), count(b.n), sum(b.n), min(b.t), max(b.v)
+FROM cb_big b JOIN cb_small s ON b.id = s.id * 397 GROUP BY 1 ORDER BY 1;
+SELECT length(s.t) AS len, count(*), sum(b.k), count(b.n), sum(b.n), min(b.t), max(b.v)
+FROM cb_big b JOIN cb_small s ON b.id = s.id * 397 GROUP BY 1 ORDER BY 1;
+SELECT themis.cache_drop() >= 0 AS dropped;
+RESET themis.min_rows;
 -- (cb_temp: the copy made above, before the deletes)
 SELECT pg_relation_size('cb_temp') > 64 * 1024 * 1024 AS over_64mb;
 SELECT rows > 0 AS some_rows, workers FROM themis.debug_colset_checksum('cb_temp', true);

@@ -80,6 +80,25 @@ tm_advise_huge(void *p, Size len)
 #endif
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
+
+/*
+ * Fault in the pages of [p, p + len) for writing (a memfd's shared mapping, fresh anonymous memory), in one call instead of
+ * one page fault per 4 kB page as memcpy goes (shared memory has no huge pages by default).  Kernels
+ * before 5.14 refuse the advice: memcpy then faults the pages in as before.
+ */
+void
+tm_populate_write(void *p, Size len)
+{
+	uintptr_t	pg = (uintptr_t) sysconf(_SC_PAGESIZE);
+	uintptr_t	lo = (uintptr_t) p & ~(pg - 1);
+
+	if (p != NULL && len > 0)
+		(void) madvise((void *) lo, (uintptr_t) p + len - lo, MADV_POPULATE_WRITE);
+}
+
 /* a huge allocation (or reallocation) in CurrentMemoryContext, with huge pages advised */
 static void *
 alloc_big(void *old, Size len)

@@ -65,6 +65,8 @@ typedef struct TmColSet
 extern void tm_colset_init(TmColSet *set, int ncols);
 /* advise transparent huge pages over the whole 2 MB pages of [p, p + len) (colbuild.c) */
 extern void tm_advise_huge(void *p, Size len);
+/* fault in the pages of [p, p + len) for writing, in one call (colbuild.c) */
+extern void tm_populate_write(void *p, Size len);
 /* read the present columns (by attno) of every row rel's snapshot sees; false + *why if a value is not
  * representable */
 extern bool tm_colset_read_table(TmColSet *set, Relation rel, Snapshot snap, const char **why);

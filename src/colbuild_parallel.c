@@ -299,25 +299,6 @@ final_layout(const TmParCol *cols, int ncols, const TmParChunk *chunks, const Tm
 	return off;
 }
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
-#endif
-
-/*
- * Fault in the pages of [p, p + len) of the memfd's mapping for writing, in one call instead of one page
- * fault per 4 kB page as memcpy goes (the shared memory behind a memfd has no huge pages by default).
- * Kernels before 5.14 refuse the advice: memcpy then faults the pages in as before.
- */
-static void
-populate_for_write(char *p, Size len)
-{
-	uintptr_t	pg = (uintptr_t) sysconf(_SC_PAGESIZE);
-	uintptr_t	lo = (uintptr_t) p & ~(pg - 1);
-
-	if (len > 0)
-		(void) madvise((void *) lo, (uintptr_t) p + len - lo, MADV_POPULATE_WRITE);
-}
-
 /*
  * Write chunk c, read into cs, at its place in the memfd mapped at map (zeroed where nothing is written):
  * its rows follow those of the chunks before it, and its text offsets count the bytes of those chunks.
@@ -347,10 +328,10 @@ copy_chunk(char *map, const TmxCol *fcols, int ncols, const TmParChunk *chunks, 
 
 			for (int p = 0; p < c; p++)
 				byte0 += ccols[(Size) p * ncols + k].dlen;
-			populate_for_write((char *) o, 8 * (n + 1));
+			tm_populate_write((char *) o, 8 * (n + 1));
 			if (b->dlen > 0)
 			{
-				populate_for_write(map + x->data_off + byte0, b->dlen);
+				tm_populate_write(map + x->data_off + byte0, b->dlen);
 				memcpy(map + x->data_off + byte0, b->data, b->dlen);
 			}
 			if (byte0 == 0 && b->offsets[0] == 0)
@@ -363,12 +344,12 @@ copy_chunk(char *map, const TmxCol *fcols, int ncols, const TmParChunk *chunks, 
 		{
 			int			w = Max(tm_kind_width(x->kind), 0);
 
-			populate_for_write(map + x->data_off + (Size) w * row0, (Size) w * n);
+			tm_populate_write(map + x->data_off + (Size) w * row0, (Size) w * n);
 			memcpy(map + x->data_off + (Size) w * row0, b->data, (Size) w * n);
 		}
 		if (x->nulls_off >= 0 && b->nulls != NULL)
 		{
-			populate_for_write(map + x->nulls_off + row0, n);
+			tm_populate_write(map + x->nulls_off + row0, n);
 			memcpy(map + x->nulls_off + row0, b->nulls, n);
 		}
 	}
