@@ -1,0 +1,34 @@
+-- JCC-H-style skew variant (dbgen --skew): DATE = 1995-01-01 (the populous orders are dated 1995-01-10 .. 1995-02-07)
+-- TPC-H Q15 (top supplier); validation parameters: DATE = 1996-01-01
+-- (the view revenue0 of the specification written as a common table expression, one statement)
+with revenue0 (supplier_no, total_revenue) as (
+	select
+		l_suppkey,
+		sum(l_extendedprice * (1 - l_discount))
+	from
+		lineitem
+	where
+		l_shipdate >= date '1995-01-01'
+		and l_shipdate < date '1995-01-01' + interval '3' month
+	group by
+		l_suppkey
+)
+select
+	s_suppkey,
+	s_name,
+	s_address,
+	s_phone,
+	total_revenue
+from
+	supplier,
+	revenue0
+where
+	s_suppkey = supplier_no
+	and total_revenue = (
+		select
+			max(total_revenue)
+		from
+			revenue0
+	)
+order by
+	s_suppkey;
