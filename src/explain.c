@@ -315,7 +315,6 @@ themis_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 				ExplainPropertyFloat("Request Build Time", "ms", ts->gpu_pack_ms, 3, es);
 				ExplainPropertyFloat("Daemon Round Trip Time", "ms", ts->gpu_wait_ms, 3, es);
 				ExplainPropertyFloat("Result Conversion Time", "ms", ts->gpu_convert_ms, 3, es);
-				ExplainPropertyFloat("Presort Time", "ms", ts->presort_ms, 3, es);
 			}
 			ExplainPropertyInteger("GPU Bytes Sent", NULL, ts->gpu_bytes_sent, es);
 		}
@@ -364,6 +363,9 @@ themis_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 										 ts->presort_unordered > 0 ? "NOT in the Sort's order" :
 										 "in the Sort's order",
 										 ts->presort_pg_runs > 0 ? " (PostgreSQL's comparators)" : ""), es);
+		/* on every device (the check above included) */
+		if (es->analyze && es->timing && ts->nruns > 0)
+			ExplainPropertyFloat("Presort Time", "ms", ts->presort_ms, 3, es);
 	}
 
 	if (ts->fallback && ts->fallback_reason != NULL)

@@ -293,8 +293,10 @@ def stages(path):
         if is_themis(n):
             gpu += float(n.get("GPU Time", 0) or 0)
             upload += float(n.get("GPU Upload Time", 0) or 0)
-            for k, name in host_keys.items():
-                host[k] += float(n.get(name, 0) or 0)
+            if not inside:
+                # (an inner node runs within its parent's column read: its own stages are in there)
+                for k, name in host_keys.items():
+                    host[k] += float(n.get(name, 0) or 0)
             if not inside:
                 node += float(n.get("Actual Total Time", 0) or 0) * float(n.get("Actual Loops", 1) or 0)
             inside = True
