@@ -284,7 +284,7 @@ def stages(path):
     except (ValueError, KeyError, IndexError, TypeError):
         return None
     gpu = upload = node = 0.0
-    host = {"read": 0.0, "request": 0.0, "wait": 0.0, "convert": 0.0, "presort": 0.0}
+    host = {"read": 0.0, "request": 0.0, "wait": 0.0, "convert": 0.0, "presort": 0.0, "daemon": 0.0}
     host_keys = {"read": "Column Read Time", "request": "Request Build Time", "wait": "Daemon Round Trip Time",
                  "convert": "Result Conversion Time", "presort": "Presort Time"}
 
@@ -293,10 +293,15 @@ def stages(path):
         if is_themis(n):
             gpu += float(n.get("GPU Time", 0) or 0)
             upload += float(n.get("GPU Upload Time", 0) or 0)
-            if not inside:
-                # (an inner node runs within its parent's column read: its own stages are in there)
+            # a node under another one that reads it as a source runs within that one's column read
+            # (its stages are in there); an initplan's or subplan's node runs beside it
+            if not inside or n.get("Parent Relationship") in ("InitPlan", "SubPlan"):
                 for k, name in host_keys.items():
                     host[k] += float(n.get(name, 0) or 0)
+                w = float(n.get("Daemon Round Trip Time", 0) or 0)
+                if w > 0:
+                    host["daemon"] += max(w - float(n.get("GPU Time", 0) or 0)
+                                          - float(n.get("GPU Upload Time", 0) or 0), 0.0)
             if not inside:
                 node += float(n.get("Actual Total Time", 0) or 0) * float(n.get("Actual Loops", 1) or 0)
             inside = True
@@ -328,7 +333,7 @@ def stage_table(outdir, rows, suffix, intro):
              "| PostgreSQL | execution | largest |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for q, x in st:
-        daemon = max(x["wait"] - x["gpu"] - x["upload"], 0.0) if x["wait"] > 0 else 0.0
+        daemon = x["daemon"]
         known = x["read"] + x["request"] + daemon + x["convert"] + x["presort"]
         other = max(x["themis_other"] - known, 0.0)
         parts = {"planning": x["planning"], "column read": x["read"], "request": x["request"], "daemon": daemon,
