@@ -182,7 +182,9 @@ def collect(outdir):
         if len(parts) >= 5:
             duck[parts[0]] = parts
     rows = []
-    qs = sorted(f[:-4] for f in os.listdir(raw) if f.startswith("q") and f.endswith(".sql"))
+    # the queries: their texts as run (qNN.sql), or, in a committed report without them, their timings
+    qs = sorted({f.split(".")[0] for f in os.listdir(raw)
+                 if re.fullmatch(r"q\d+\.(sql|off\.times|on\.times)", f)})
     for q in qs:
         base = os.path.join(raw, q)
         plan = load_plan(base + ".plan.json")
