@@ -102,6 +102,20 @@
 #include "tm_pjoin.h"
 
 #define TPB					256			/* threads per block */
+/*
+ * Blocks per multiprocessor that the registers of pipeline_kernel / nifs_kernel must allow
+ * (__launch_bounds__): 2 caps them at 128 per thread.  Left to itself the GPU host's nvcc gave them 160
+ * and 168 registers: one block of 8 warps per multiprocessor, 12.5% occupancy, the schedulers idle 86%
+ * of the cycles waiting on memory (ncu, skewbench on an H200).  With 2: 1.5-1.8x faster on skewbench's
+ * cases in every mode; 3 and 4 (80 and 64 registers) spill kilobytes and are no faster
+ * (bench/skew/profile.sh sweeps them).
+ */
+#ifndef PL_MIN_BLOCKS
+#define PL_MIN_BLOCKS		2
+#endif
+#ifndef LB_MIN_BLOCKS
+#define LB_MIN_BLOCKS		2
+#endif
 #define POOL_ALIGN			256			/* alignment of pool allocations */
 #define AGG_INITIAL_CAP		65536		/* groups of the first try of an AGG table */
 #define DISTINCT_INITIAL_CAP	262144	/* (group, value) pairs of the first try of a DISTINCT set */
@@ -2110,7 +2124,7 @@ pipeline_rows(const DPipe *__restrict__ P, const DRun &R, int64_t nrows, TmValue
 	}
 }
 
-__global__ void __launch_bounds__(TPB)
+__global__ void __launch_bounds__(TPB, PL_MIN_BLOCKS)
 pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
 {
 	TmValue		vals[TM_GPU_MAX_SLOTS];
@@ -3104,7 +3118,7 @@ lb_wait(const DLb &L, DFlags *F, LbHdr *H, int *Q, int wid, int lane, unsigned i
 }
 
 /* the pipeline over its source rows with the Themis scheduler: a persistent grid of L.nwarps warps */
-__global__ void __launch_bounds__(LB_TPB)
+__global__ void __launch_bounds__(LB_TPB, LB_MIN_BLOCKS)
 nifs_kernel(const DPipe *__restrict__ P, DRun R, DLb L)
 {
 	extern __shared__ __align__(16) unsigned char lb_smem[];
