@@ -11,6 +11,8 @@
 #                  takes more than 2 s)
 #   --log2f N      fact rows 2^N (default 26)
 #   --case NAME    only this case (repeatable; skewbench --list names them)
+#   --join ALGO    pipelined (default: the probes in the scheduler's kernel, the modes compared on the
+#                  same plans), auto (the daemon's choice) or partitioned
 #
 # Environment: NVCC (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc), ARCH (default sm_90).
 # The binary goes to bench/skew/results/bin/skewbench (results/ is ignored by git).  Writes DIR/info.txt,
@@ -36,6 +38,7 @@ while [ $# -gt 0 ]; do
 	--runs) args+=(--runs "$2"); shift ;;
 	--log2f) args+=(--log2f "$2"); shift ;;
 	--case) args+=(--case "$2"); shift ;;
+	--join) args+=(--join "$2"); shift ;;
 	-h|--help) sed -n '2,20p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac

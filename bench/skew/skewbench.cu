@@ -10,7 +10,11 @@
  *
  * Options: --log2f N [26] fact rows 2^N;  --case NAME (repeatable; default all);  --modes LIST
  * [none,nifs,nifs_aws];  --runs N [3] timed runs per mode (median; 1 where one run takes > 2 s);
- * --warmup N [1];  --quick (log2f 24, a smaller matrix).
+ * --warmup N [1];  --quick (log2f 24, a smaller matrix);  --join pipelined|auto|partitioned [pipelined]:
+ * the pool's join algorithm (tm_gpu_pool_set_join_algorithm).  pipelined by default: the probes run in
+ * the scheduler's kernel, so the modes are compared on the same plans.  auto is the daemon's default,
+ * where the multi-match cases' large dim 1 goes to the partitioned join (its own kernels: the modes
+ * then differ only in what follows the join).
  *
  * Cases (F: the fact table, 2^log2f rows; dims have 2^20 keys unless said; sinks: "global" = count(*),
  * sum(payload of the last join); "-grp" = the same grouped by F.g, 1024 groups):
@@ -678,9 +682,11 @@ run_case(TmGpuPool *pool, const Case &cs, int log2f, const std::vector<int> &mod
 			   (long long) med.st.handoffs, med.total_ms, (long long) med.st.sink_rows,
 			   med.text == ref ? "ok" : "MISMATCH", ms.size(), log2f, cs.joins);
 		fflush(stdout);
-		fprintf(stderr, "   %-8s %10.3f ms  idle %.3f  imbalance %.2f  hand-offs %lld  sink rows %lld%s\n",
+		fprintf(stderr, "   %-8s %10.3f ms  idle %.3f  imbalance %.2f  hand-offs %lld  sink rows %lld  join %s%s\n",
 				mode_names[mode], med.ms, med.st.idle_ratio, med.st.imbalance, (long long) med.st.handoffs,
-				(long long) med.st.sink_rows, med.text == ref ? "" : "  RESULT DIFFERS");
+				(long long) med.st.sink_rows,
+				med.st.join_algo == TM_GPU_JOIN_PIPELINED ? "pipelined" : "partitioned",
+				med.text == ref ? "" : "  RESULT DIFFERS");
 	}
 	tm_gpu_pool_set_load_balance(pool, TM_GPU_LB_NONE);
 	F.release();
@@ -694,7 +700,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: skewbench [--info | --list | --csv-header] [--log2f N] [--case NAME]... "
-			"[--modes none,nifs,nifs_aws] [--runs N] [--warmup N] [--quick]\n");
+			"[--modes none,nifs,nifs_aws] [--join pipelined|auto|partitioned] [--runs N] [--warmup N] [--quick]\n");
 	exit(2);
 }
 
@@ -710,6 +716,7 @@ main(int argc, char **argv)
 	std::vector<std::string> only;
 	std::vector<int> modes = {TM_GPU_LB_NONE, TM_GPU_LB_NIFS, TM_GPU_LB_NIFS_AWS};
 	bool		log2f_set = false;
+	int			join = TM_GPU_JOIN_PIPELINED;
 
 	for (int i = 1; i < argc; i++)
 	{
@@ -738,6 +745,19 @@ main(int argc, char **argv)
 			runs = std::max(1, atoi(argv[++i]));
 		else if (a == "--warmup" && more)
 			warmup = std::max(0, atoi(argv[++i]));
+		else if (a == "--join" && more)
+		{
+			std::string s = argv[++i];
+
+			if (s == "pipelined")
+				join = TM_GPU_JOIN_PIPELINED;
+			else if (s == "auto")
+				join = TM_GPU_JOIN_AUTO;
+			else if (s == "partitioned")
+				join = TM_GPU_JOIN_PARTITIONED;
+			else
+				usage();
+		}
 		else if (a == "--modes" && more)
 		{
 			std::string s = argv[++i];
@@ -818,6 +838,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "skewbench: tm_gpu_pool_create: %s\n", err);
 		return 2;
 	}
+	tm_gpu_pool_set_join_algorithm(pool, join);
 	for (auto &c : cases)
 		run_case(pool, c, log2f, modes, runs, warmup, card);
 	tm_gpu_pool_destroy(pool, err, sizeof(err));
