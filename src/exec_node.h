@@ -104,6 +104,7 @@ extern void themis_walk_plans(PlannedStmt *stmt, void (*visit) (Plan *, void *),
 extern void themis_presort_mark(PlannedStmt *stmt);
 extern void themis_presort_elide(PlannedStmt *stmt, int cursorOptions, int *next_node_id);
 extern bool themis_presort_get(CustomScan *cs, ThemisPresort *p);
-extern void themis_presort_apply(ThemisScanState *ts, bool check);
+extern bool themis_presort_apply(ThemisScanState *ts);
+extern void themis_presort_check(ThemisScanState *ts);
 
 #endif							/* THEMIS_EXEC_NODE_H */

@@ -725,11 +725,11 @@ presort_in_order(const TmResultSet *rs, const ThemisPresort *p, const int64 *row
  * After a run (and the top-N cut): ts->rowmap / ts->nrowmap become the rows to return in the Sort's
  * order; allocated in the current memory context.  Where a key does not compare natively: a Sort that
  * stays above finds the rows as they come (the order is a hint), and for an elided one they are sorted
- * with the Sort's comparators.  check: compare the order with the Sort's comparators (EXPLAIN ANALYZE),
- * counted in ts->presort_unordered.
+ * with the Sort's comparators.  True where the rows were put in order (themis_presort_check may then
+ * compare it with the Sort's comparators).
  */
-void
-themis_presort_apply(ThemisScanState *ts, bool check)
+bool
+themis_presort_apply(ThemisScanState *ts)
 {
 	const ThemisPresort *p = &ts->presort;
 	TmResultSet *rs = ts->result;
@@ -739,7 +739,7 @@ themis_presort_apply(ThemisScanState *ts, bool check)
 	int64		n;
 
 	if (rs == NULL || p->nkeys <= 0)
-		return;
+		return false;
 	cx.nkeys = p->nkeys;
 	cx.rs = rs;
 	cx.keys = palloc(sizeof(PresortKeyState) * p->nkeys);
@@ -758,7 +758,7 @@ themis_presort_apply(ThemisScanState *ts, bool check)
 	{
 		ts->presort_skipped++;
 		pfree(cx.keys);
-		return;
+		return false;
 	}
 	n = ts->rowmap ? ts->nrowmap : rs->nrows;
 	if (ts->rowmap)
@@ -805,7 +805,20 @@ themis_presort_apply(ThemisScanState *ts, bool check)
 	ts->rowmap = rows;
 	ts->nrowmap = n;
 	ts->presort_rows += n;
-	if (check && !presort_in_order(rs, p, rows, n))
-		ts->presort_unordered++;
 	pfree(cx.keys);
+	return true;
+}
+
+/*
+ * EXPLAIN ANALYZE, after themis_presort_apply put the rows in order: compare that order with the Sort's
+ * own comparators (on datums made of the values: far slower than the sort itself, so it is kept out of
+ * Presort Time); a disagreement is counted in ts->presort_unordered.
+ */
+void
+themis_presort_check(ThemisScanState *ts)
+{
+	if (ts->result == NULL || ts->rowmap == NULL)
+		return;
+	if (!presort_in_order(ts->result, &ts->presort, ts->rowmap, ts->nrowmap))
+		ts->presort_unordered++;
 }
