@@ -106,9 +106,9 @@
  * Blocks per multiprocessor that the registers of pipeline_kernel / nifs_kernel must allow
  * (__launch_bounds__): 2 caps them at 128 per thread.  Left to itself the GPU host's nvcc gave them 160
  * and 168 registers: one block of 8 warps per multiprocessor, 12.5% occupancy, the schedulers idle 86%
- * of the cycles waiting on memory (ncu, skewbench on an H200).  With 2: 1.5-1.8x faster on skewbench's
- * cases in every mode; 3 and 4 (80 and 64 registers) spill kilobytes and are no faster
- * (bench/skew/profile.sh sweeps them).
+ * of the cycles waiting on memory (ncu, skewbench on an H200).  With 2: 1.1-1.8x faster on skewbench's
+ * cases in every mode (TPC-H SF 10: unchanged, 0.98-1.09x per query); 3 and 4 (80 and 64 registers)
+ * spill kilobytes and are no faster (bench/skew/profile.sh sweeps them).
  */
 #ifndef PL_MIN_BLOCKS
 #define PL_MIN_BLOCKS		2

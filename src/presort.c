@@ -811,7 +811,7 @@ themis_presort_apply(ThemisScanState *ts)
 
 /*
  * EXPLAIN ANALYZE, after themis_presort_apply put the rows in order: compare that order with the Sort's
- * own comparators (on datums made of the values: far slower than the sort itself, so it is kept out of
+ * own comparators (on datums made of the values: about as slow as the sort itself, so it is kept out of
  * Presort Time); a disagreement is counted in ts->presort_unordered.
  */
 void
