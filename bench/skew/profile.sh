@@ -3,9 +3,9 @@
 # builds skewbench once per value of PL_MIN_BLOCKS / LB_MIN_BLOCKS (the blocks per multiprocessor that
 # pipeline_kernel's and nifs_kernel's registers must allow: __launch_bounds__), in parallel, prints each
 # build's registers / spills and the chosen cases' times per variant.
-#   VARIANTS="1 2 3 4" CASES="pk-u-k1 ..." LOG2F=26 MODES=none,nifs_aws JOIN=pipelined bash bench/skew/profile.sh
-# (JOIN: skewbench's --join; the sweep of reports/2026-11-27-h200-occupancy ran before that option, with
-# the pool's default, auto)
+#   VARIANTS="1 2 3 4" CASES="pk-u-k1 ..." LOG2F=26 MODES=none,nifs_aws JOIN=auto bash bench/skew/profile.sh
+# (JOIN: skewbench's --join, default auto here, as in the sweep of reports/2026-11-27-h200-occupancy;
+# with pipelined the none mode of the mm-z1.0 / mm-z1.5 cases waits seconds per run for its tail)
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -14,7 +14,7 @@ VARIANTS="${VARIANTS:-1 2 3 4}"
 CASES="${CASES:-pk-u-k1 pk-u-k4 mm-z0.5-k1 mm-z1.5-k1 mm-z1.5-k2 mm-z1.0-k4 jcch-k2 pk-u-k4-grp}"
 LOG2F="${LOG2F:-26}"
 MODES="${MODES:-none,nifs_aws}"
-JOIN="${JOIN:-pipelined}"
+JOIN="${JOIN:-auto}"
 out="${OUT:-/tmp}/skewprof"
 mkdir -p "$out"
 fl=(-arch=sm_90 -O3 -std=c++17 --fmad=false -I"$root/include" -I"$root/cuda")
