@@ -1067,6 +1067,22 @@ state_peers(const void *w)
 	return cg::labeled_partition(act, (unsigned long long) (uintptr_t) w);
 }
 
+/* a[0..2] += (b0, b1, b2) as 192-bit integers (wrapping) */
+__device__ __forceinline__ void
+add192(unsigned long long a[3], unsigned long long b0, unsigned long long b1, unsigned long long b2)
+{
+	unsigned long long s0 = a[0] + b0;
+	unsigned long long c0 = s0 < a[0] ? 1ULL : 0ULL;
+	unsigned long long s1 = a[1] + b1;
+	unsigned long long c1 = s1 < a[1] ? 1ULL : 0ULL;
+	unsigned long long s1c = s1 + c0;
+
+	c1 += s1c < s1 ? 1ULL : 0ULL;
+	a[0] = s0;
+	a[1] = s1c;
+	a[2] = a[2] + b2 + c1;
+}
+
 /* the sum of the peers' 192-bit values a[0..2] into rank 0's */
 __device__ __forceinline__ void
 peers_add192(const cooperative_groups::coalesced_group &peers, unsigned long long a[3])
@@ -1081,18 +1097,7 @@ peers_add192(const cooperative_groups::coalesced_group &peers, unsigned long lon
 		unsigned long long b2 = peers.shfl_down(a[2], off);
 
 		if ((rank & (2u * off - 1u)) == 0 && rank + off < n)
-		{
-			unsigned long long s0 = a[0] + b0;
-			unsigned long long c0 = s0 < a[0] ? 1ULL : 0ULL;
-			unsigned long long s1 = a[1] + b1;
-			unsigned long long c1 = s1 < a[1] ? 1ULL : 0ULL;
-			unsigned long long s1c = s1 + c0;
-
-			c1 += s1c < s1 ? 1ULL : 0ULL;
-			a[0] = s0;
-			a[1] = s1c;
-			a[2] = a[2] + b2 + c1;
-		}
+			add192(a, b0, b1, b2);
 	}
 }
 
@@ -1514,9 +1519,11 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
  *     number); a reader that meets BUSY goes to the global table.  The keys are the same TmValues the
  *     global table keeps (bytes owned by the source columns or the plan, valid during the launch);
  *   - the states of groups 0 .. priv_k - 1 (R.priv_k > 0 where every aggregate is a count, an integer or
- *     numeric sum, an integer min / max, none DISTINCT), updated with shared-memory atomics and added
- *     into the group's words once per block at the end of the kernel (priv_flush): the same arithmetic in
- *     another order (counts and sums are exact integers, 192 bits for numeric sums; min / max commute).
+ *     numeric sum, an integer min / max, none DISTINCT), updated with shared-memory atomics by one lane
+ *     per group of the lanes that run the update together, after they combined their values with
+ *     shuffles (agg_update_priv_warp), and added into the group's words once per block at the end of the
+ *     kernel (priv_flush): the same arithmetic in another order (counts and sums are exact integers, 192
+ *     bits for numeric sums; min / max commute).
  * The first groups created are the private ones: where there are few groups, all of them.
  */
 #define MEMO_SLOTS			32
@@ -1646,15 +1653,19 @@ priv_flush(const DPipe *P, const DRun &R)
 	}
 }
 
-/* agg_update into the private state of a group g < R.priv_k */
-__device__ int
-agg_update_priv(const DAgg *ag, const DRun &R, long long g, int a, const TmValue *vals, const bool *nulls)
+/*
+ * A lane's input to aggregate ag of a private group: *has = it adds a value (FILTER passed, argument
+ * not NULL; count(*): always), in x[0..2] (AM_SUM_I192: the 192-bit sign-extended scaled integer; the
+ * other modes: x[0])
+ */
+__device__ __forceinline__ int
+priv_input(const DAgg *ag, const TmValue *vals, const bool *nulls, bool *has, unsigned long long x[3])
 {
 	TmValue		v;
 	bool		isnull;
 	int			st;
-	unsigned long long *w = priv_words(R, g, a);
 
+	*has = false;
 	if (ag->filter != NULL)
 	{
 		st = x_eval(ag->filter, ag->fastx, vals, nulls, &v, &isnull);
@@ -1665,7 +1676,7 @@ agg_update_priv(const DAgg *ag, const DRun &R, long long g, int a, const TmValue
 	}
 	if (ag->kind == TM_AGG_COUNT_STAR)
 	{
-		atomicAdd(w, 1ULL);
+		*has = true;
 		return TM_OK;
 	}
 	st = x_eval(ag->arg, ag->fastx, vals, nulls, &v, &isnull);
@@ -1673,34 +1684,141 @@ agg_update_priv(const DAgg *ag, const DRun &R, long long g, int a, const TmValue
 		return st;
 	if (isnull)
 		return TM_OK;
-	switch (ag->mode)
+	if (ag->mode == AM_SUM_I192)
 	{
-		case AM_COUNT:
-			atomicAdd(w, 1ULL);
-			return TM_OK;
-		case AM_SUM_I64:
-			atomicAdd(w, (unsigned long long) v.i);
-			break;
-		case AM_SUM_I192:
-			{
-				tm_int128	x;
+		tm_int128	n;
 
-				if (!sum192_input(ag, &v, &x))
-					return TM_ERR_FALLBACK;
-				atomic_add192(w, x);
-				break;
-			}
-		case AM_MINMAX_INT:
-			if (ag->kind == TM_AGG_MIN)
-				atomicMin((long long *) w, (long long) v.i);
-			else
-				atomicMax((long long *) w, (long long) v.i);
-			break;
-		default:
-			return TM_ERR_INTERNAL;
+		if (!sum192_input(ag, &v, &n))
+			return TM_ERR_FALLBACK;
+		x[0] = (unsigned long long) (tm_uint128) n;
+		x[1] = (unsigned long long) ((tm_uint128) n >> 64);
+		x[2] = n < 0 ? ~0ULL : 0ULL;
 	}
-	*priv_seen(R, g, a) = 1;
+	else
+		x[0] = (unsigned long long) v.i;
+	*has = true;
 	return TM_OK;
+}
+
+/*
+ * The peers' values x (op 0: 192-bit sum of x[0..2]; 1: 64-bit sum of x[0]; 2 / 3: signed min / max of
+ * x[0]) into the first of them (the lowest lane of `peers`).  Every lane of act runs it (peers: this
+ * lane's group, a subset of act): each round a lane adds the value of the next peer above it still in
+ * play, and the peers of odd rank drop out, so log2(peers) rounds (the shuffle reduction of peer groups
+ * of E. Westphal, "Voting and shuffling to optimize atomic operations", NVIDIA, 2015)
+ */
+__device__ __forceinline__ void
+peers_combine(unsigned int act, unsigned int peers, int op, unsigned long long x[3])
+{
+	unsigned int lane = threadIdx.x & 31u;
+	unsigned int rank = __popc(peers & ((1u << lane) - 1u));
+	unsigned int above = peers & ~((2u << lane) - 1u);	/* lane 31: 2u << 31 == 0, above == 0 */
+
+	while (__any_sync(act, above != 0))
+	{
+		int			src = above != 0 ? __ffs(above) - 1 : (int) lane;
+		unsigned long long b0 = __shfl_sync(act, x[0], src);
+		unsigned long long b1 = op == 0 ? __shfl_sync(act, x[1], src) : 0ULL;
+		unsigned long long b2 = op == 0 ? __shfl_sync(act, x[2], src) : 0ULL;
+
+		if (above != 0)
+		{
+			if (op == 0)
+				add192(x, b0, b1, b2);
+			else if (op == 1)
+				x[0] += b0;
+			else if (op == 2)
+				x[0] = (unsigned long long) min((long long) x[0], (long long) b0);
+			else
+				x[0] = (unsigned long long) max((long long) x[0], (long long) b0);
+		}
+		above &= ~__ballot_sync(act, (rank & 1u) != 0);
+		rank >>= 1;
+	}
+}
+
+/*
+ * The sink's aggregates of the current row into the block's private states of its group g < R.priv_k.
+ * The lanes that run this together (act) first combine, per group (peers: __match_any_sync on g), what
+ * they add, and the first lane of each group alone updates the shared words: one update per group and
+ * aggregate per warp step instead of one per row.  That matters because a 64-bit shared-memory atomic is
+ * a compare-and-store loop on the device (ATOMS.CAST.SPIN.64 on sm_90), in which lanes on the same word
+ * take turns: with TPC-H Q1's 4 groups, about 8 turns per word and aggregate.  Counts are the ballot's
+ * population; sums in 192 bits and integer min / max combine exactly (any order).  Every lane of act
+ * takes part in every aggregate's combination, whatever its own row does: a lane whose expression fails
+ * adds nothing from then on and returns the error (the pass then fails; its states are not used).
+ */
+__device__ int
+agg_update_priv_warp(const DPipe *P, const DRun &R, long long g, const TmValue *vals, const bool *nulls)
+{
+	unsigned int act = __activemask();
+	unsigned int peers = __match_any_sync(act, (unsigned int) g);
+	unsigned int lane = threadIdx.x & 31u;
+	bool		first = (peers & ((1u << lane) - 1u)) == 0;
+	int			err = TM_OK;
+
+	for (int a = 0; a < P->naggs; a++)
+	{
+		const DAgg *ag = &P->aggs[a];
+		unsigned long long x[3] = {0, 0, 0};
+		bool		has = false;
+		unsigned int hmask;
+		unsigned long long *w = priv_words(R, g, a);
+
+		if (err == TM_OK)
+		{
+			int			st = priv_input(ag, vals, nulls, &has, x);
+
+			if (st != TM_OK)
+			{
+				err = st;
+				has = false;
+			}
+		}
+		hmask = __ballot_sync(act, has);
+		if (hmask == 0)
+			continue;			/* the same for every lane of act */
+		if (ag->kind == TM_AGG_COUNT_STAR || ag->mode == AM_COUNT)
+		{
+			unsigned int n = __popc(hmask & peers);
+
+			if (first && n != 0)
+				atomicAdd(w, (unsigned long long) n);
+			continue;
+		}
+		if (!has)
+		{
+			/* the identity of the combination */
+			x[0] = ag->mode != AM_MINMAX_INT ? 0ULL :
+				ag->kind == TM_AGG_MIN ? (unsigned long long) INT64_MAX : (unsigned long long) INT64_MIN;
+			x[1] = x[2] = 0;
+		}
+		peers_combine(act, peers, ag->mode == AM_SUM_I192 ? 0 : ag->mode == AM_SUM_I64 ? 1 :
+					  ag->kind == TM_AGG_MIN ? 2 : 3, x);
+		if (!first || (hmask & peers) == 0)
+			continue;
+		switch (ag->mode)
+		{
+			case AM_SUM_I64:
+				atomicAdd(w, x[0]);
+				break;
+			case AM_SUM_I192:
+				atomic_add192w(w, x[0], x[1], x[2]);
+				break;
+			case AM_MINMAX_INT:
+				if (ag->kind == TM_AGG_MIN)
+					atomicMin((long long *) w, (long long) x[0]);
+				else
+					atomicMax((long long *) w, (long long) x[0]);
+				break;
+			default:
+				if (err == TM_OK)
+					err = TM_ERR_INTERNAL;
+				break;
+		}
+		*priv_seen(R, g, a) = 1;
+	}
+	return err;
 }
 
 /*
@@ -1891,12 +2009,9 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 				}
 				if (g < R.priv_k)
 				{
-					for (int a = 0; a < P->naggs; a++)
-					{
-						st = agg_update_priv(&P->aggs[a], R, g, a, vals, nulls);
-						if (st != TM_OK)
-							return st;
-					}
+					st = agg_update_priv_warp(P, R, g, vals, nulls);
+					if (st != TM_OK)
+						return st;
 				}
 				else
 				{
