@@ -430,6 +430,7 @@ struct DAgg
 	int32_t		wagg;			/* count, integer and numeric sums, integer min / max: the lanes of a
 								 * warp updating one group combine first, one of them does the atomic */
 	const TmExpr *arg;
+	const TmFastArith *fa;		/* arg in the fast form (tm_fast_arith_compile), or NULL */
 	const TmExpr *filter;
 	TmType		argtype;
 	TmType		restype;
@@ -576,6 +577,22 @@ x_eval(const TmExpr *e, int fast, const TmValue *slots, const bool *nulls, TmVal
 		}
 	}
 	return d_eval(e, slots, nulls, res, isnull);
+}
+
+/* the fast form of an arithmetic expression (TmFastArith), instantiated once */
+__device__ __noinline__ int
+d_fast_arith(const TmFastArith *fa, const TmValue *slots, const bool *nulls, TmValue *res, bool *isnull)
+{
+	return (int) tm_fast_arith_eval(fa, slots, nulls, res, isnull);
+}
+
+/* an aggregate's argument over the current row: its fast form where it has one (themis.gpu_fast_paths) */
+__device__ __forceinline__ int
+agg_arg(const DAgg *ag, const TmValue *slots, const bool *nulls, TmValue *res, bool *isnull)
+{
+	if (ag->fa != NULL)
+		return d_fast_arith(ag->fa, slots, nulls, res, isnull);
+	return x_eval(ag->arg, ag->fastx, slots, nulls, res, isnull);
 }
 
 __device__ __noinline__ int
@@ -1256,7 +1273,7 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 		atomicAdd(w, 1ULL);
 		return TM_OK;
 	}
-	st = x_eval(ag->arg, ag->fastx, vals, nulls, &v, &isnull);
+	st = agg_arg(ag, vals, nulls, &v, &isnull);
 	if (st != TM_OK)
 		return st;
 	if (isnull)
@@ -1679,7 +1696,7 @@ priv_input(const DAgg *ag, const TmValue *vals, const bool *nulls, bool *has, un
 		*has = true;
 		return TM_OK;
 	}
-	st = x_eval(ag->arg, ag->fastx, vals, nulls, &v, &isnull);
+	st = agg_arg(ag, vals, nulls, &v, &isnull);
 	if (st != TM_OK)
 		return st;
 	if (isnull)
@@ -2582,7 +2599,7 @@ lb_agg_local(const DPipe *P, const TmValue *vals, const bool *nulls, long long *
 			lacc[a]++;
 			continue;
 		}
-		st = x_eval(ag->arg, ag->fastx, vals, nulls, &v, &isnull);
+		st = agg_arg(ag, vals, nulls, &v, &isnull);
 		if (st != TM_OK)
 			return st;
 		if (isnull)
@@ -4977,6 +4994,13 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 			ap[a].wsum = (fast && ap[a].mode == AM_LOCKED && ag->kind == TM_AGG_SUM) ? 1 : 0;
 			ap[a].wagg = (fast && ap[a].mode != AM_LOCKED && sk->nkeys == 0) ? 1 : 0;
 			ap[a].arg = (ag->kind == TM_AGG_COUNT_STAR) ? NULL : img_expr(im, ag->arg);
+			if (fast && ag->kind != TM_AGG_COUNT_STAR && ag->arg != NULL && ag->arg->ninstr > 1)
+			{
+				TmFastArith fa;
+
+				if (tm_fast_arith_compile(ag->arg, &fa))
+					ap[a].fa = img_dev<const TmFastArith>(im, img_put(im, &fa, sizeof(fa), 16));
+			}
 			ap[a].filter = img_expr(im, ag->filter);
 			if (ag->kind != TM_AGG_COUNT_STAR)
 				ap[a].argtype = ag->arg->result;

@@ -1421,6 +1421,80 @@ tm_in_list_find(const TmExpr *e, int cls, int first, int n, const TmValue *x)
 	return false;
 }
 
+/*
+ * x op y for TMI_ADD / SUB / MUL of integers (kind TM_K_INT2 / 4 / 8) and numerics (a and b: the operands'
+ * scales), into *r, which starts as x (the bytes an integer result does not set stay x's): tm_arith_op's
+ * part that the fast form (TmFastArith) runs, kept apart so that its code stays small
+ */
+TM_FN TmStatus
+tm_arith_addsubmul(int op, int kind, int a, int b, TmValue x, TmValue y, TmValue *r)
+{
+	tm_int128	xn;
+	tm_int128	yn;
+	bool		ovf = false;
+
+	*r = x;
+	if (kind != TM_K_NUMERIC)
+		return tm_int_op(op, kind, x.i, y.i, &r->i);
+	xn = x.n;
+	yn = y.n;
+	if (op == TMI_MUL)
+		ovf = tm_mul_s128_overflow(xn, yn, &r->n);
+	else
+	{
+		/* bring both to the larger scale */
+		if (a < b)
+			ovf = tm_num_upscale(xn, b - a, &xn);
+		else if (a > b)
+			ovf = tm_num_upscale(yn, a - b, &yn);
+		if (!ovf)
+			ovf = op == TMI_ADD ? tm_add_s128_overflow(xn, yn, &r->n) : tm_sub_s128_overflow(xn, yn, &r->n);
+	}
+	return ovf ? TM_ERR_FALLBACK : TM_OK;
+}
+
+/*
+ * x op y for TMI_ADD / SUB / MUL / DIV / MOD of kind `kind` (the instruction's flags; numeric: a and b
+ * the operands' scales, c the quotient's), into *r, which starts as x.  The interpreter's arithmetic.
+ */
+TM_FN TmStatus
+tm_arith_op(int op, int kind, int a, int b, int c, TmValue x, TmValue y, TmValue *r)
+{
+	*r = x;
+	switch (kind)
+	{
+		case TM_K_INT2:
+		case TM_K_INT4:
+		case TM_K_INT8:
+			return tm_int_op(op, kind, x.i, y.i, &r->i);
+		case TM_K_FLOAT8:
+			return tm_float8_op(op, x.f, y.f, &r->f);
+		case TM_K_FLOAT4:
+			return tm_float4_op(op, x.f, y.f, &r->f);
+		case TM_K_NUMERIC:
+			if (op == TMI_ADD || op == TMI_SUB || op == TMI_MUL)
+				return tm_arith_addsubmul(op, kind, a, b, x, y, r);
+			if (op == TMI_DIV)
+				return tm_num_div(x.n, a, y.n, b, c, &r->n);
+			if (op == TMI_MOD)
+			{
+				tm_int128	xn = x.n;
+				tm_int128	yn = y.n;
+
+				/* bring both to the larger scale */
+				if ((a < b && tm_num_upscale(xn, b - a, &xn)) || (a > b && tm_num_upscale(yn, a - b, &yn)))
+					return TM_ERR_FALLBACK;
+				if (yn == 0)
+					return TM_ERR_DIV_BY_ZERO;
+				r->n = xn % yn;
+				return TM_OK;
+			}
+			return TM_ERR_INTERNAL;
+		default:
+			return TM_ERR_INTERNAL;
+	}
+}
+
 /* ------------------------------------------------------------------------------------------------
  * The interpreter
  * ------------------------------------------------------------------------------------------------
@@ -1637,62 +1711,7 @@ tm_eval_mode(const TmExpr *e, const TmValue *slots, const bool *slotnulls,
 					nl[TOP] = true;
 					break;
 				}
-				switch (in->flags)
-				{
-					case TM_K_INT2:
-					case TM_K_INT4:
-					case TM_K_INT8:
-						rc = tm_int_op(in->op, in->flags, st[TOP].i, st[sp].i, &st[TOP].i);
-						break;
-					case TM_K_FLOAT8:
-						rc = tm_float8_op(in->op, st[TOP].f, st[sp].f, &st[TOP].f);
-						break;
-					case TM_K_FLOAT4:
-						rc = tm_float4_op(in->op, st[TOP].f, st[sp].f, &st[TOP].f);
-						break;
-					case TM_K_NUMERIC:
-						{
-							tm_int128	x = st[TOP].n;
-							tm_int128	y = st[sp].n;
-							bool		ovf = false;
-
-							rc = TM_OK;
-							if (in->op == TMI_DIV)
-								rc = tm_num_div(x, in->a, y, in->b, in->c, &st[TOP].n);
-							else if (in->op == TMI_MUL)
-								ovf = tm_mul_s128_overflow(x, y, &st[TOP].n);
-							else
-							{
-								/* bring both to the larger scale */
-								if (in->a < in->b)
-									ovf = tm_num_upscale(x, in->b - in->a, &x);
-								else if (in->a > in->b)
-									ovf = tm_num_upscale(y, in->a - in->b, &y);
-								if (!ovf)
-								{
-									if (in->op == TMI_ADD)
-										ovf = tm_add_s128_overflow(x, y, &st[TOP].n);
-									else if (in->op == TMI_SUB)
-										ovf = tm_sub_s128_overflow(x, y, &st[TOP].n);
-									else if (in->op == TMI_MOD)
-									{
-										if (y == 0)
-											rc = TM_ERR_DIV_BY_ZERO;
-										else
-											st[TOP].n = x % y;
-									}
-									else
-										rc = TM_ERR_INTERNAL;
-								}
-							}
-							if (ovf)
-								rc = TM_ERR_FALLBACK;
-						}
-						break;
-					default:
-						rc = TM_ERR_INTERNAL;
-						break;
-				}
+				rc = tm_arith_op(in->op, in->flags, in->a, in->b, in->c, st[TOP], st[sp], &st[TOP]);
 				if (rc != TM_OK)
 					return rc;
 				break;
@@ -2074,6 +2093,192 @@ tm_eval_qual(const TmExpr *e, const TmValue *slots, const bool *slotnulls, bool 
 	*pass = (st == TM_OK && !isnull && r.i != 0);
 	return st;
 }
+
+/* ------------------------------------------------------------------------------------------------
+ * The fast form of arithmetic expressions (TmFastArith)
+ * ------------------------------------------------------------------------------------------------
+ *
+ * An expression made of slots, constants (not text) and NULL, and the binary arithmetic operators only
+ * (TMI_ADD / SUB / MUL of integers and numerics: the revenue terms of TPC-H,
+ * l_extendedprice * (1 - l_discount) * (1 + l_tax), and most aggregate arguments that are not one slot),
+ * in at most TM_FA_MAX_INSTR instructions and TM_FA_MAX_DEPTH stack entries.  The stack depth before each
+ * instruction is known when the code is decoded, so each instruction names the register it writes (a
+ * push: the depth; an operator: depth - 2, its left operand, the right one is the next register): the
+ * evaluation keeps the four registers as variables instead of the interpreter's stack array, which on
+ * the GPU lives in local memory, and runs no dispatch over the whole instruction set.  The arithmetic
+ * is the interpreter's (tm_arith_addsubmul, which tm_arith_op runs for these operators), in the same
+ * order, so the values and the errors are the same (test_expr.c checks every case it evaluates both
+ * ways).  Division, modulo and floats stay with the interpreter: their code would make the fast form's
+ * call clobber more registers in the kernels that call it.
+ */
+#define TM_FA_MAX_INSTR 16
+#define TM_FA_MAX_DEPTH 4
+
+typedef struct TmFaInstr
+{
+	uint8_t		op;				/* TMI_PUSH_SLOT / PUSH_CONST / PUSH_NULL, or an arithmetic operator */
+	uint8_t		kind;			/* an operator's TmKind (the instruction's flags) */
+	uint8_t		reg;			/* the register written: a push's depth, an operator's left operand */
+	uint8_t		pad;
+	int32_t		a;				/* PUSH_SLOT: the slot; an operator: the instruction's a, b, c */
+	int32_t		b;
+	int32_t		c;
+} TmFaInstr;
+
+typedef struct TmFastArith
+{
+	int32_t		n;				/* instructions */
+	int32_t		pad[3];
+	TmFaInstr	ins[TM_FA_MAX_INSTR];
+	TmValue		k[TM_FA_MAX_INSTR];	/* PUSH_CONST: the constant, copied (no text) */
+} TmFastArith;
+
+/* e in the fast form, into *fa: false where e is not such an expression */
+TM_FN bool
+tm_fast_arith_compile(const TmExpr *e, TmFastArith *fa)
+{
+	const TmInstr *code;
+	int			depth = 0;
+
+	memset(fa, 0, sizeof(*fa));
+	if (e == NULL || e->ninstr < 1)
+		return false;
+	code = tm_expr_code(e);
+	for (int i = 0; i < e->ninstr; i++)
+	{
+		const TmInstr *in = &code[i];
+		TmFaInstr  *f;
+
+		if (in->op == TMI_NOP)
+			continue;
+		if (fa->n >= TM_FA_MAX_INSTR)
+			return false;
+		f = &fa->ins[fa->n];
+		f->op = (uint8_t) in->op;
+		switch (in->op)
+		{
+			case TMI_PUSH_SLOT:
+			case TMI_PUSH_CONST:
+			case TMI_PUSH_NULL:
+				if (depth >= TM_FA_MAX_DEPTH)
+					return false;
+				if (in->op == TMI_PUSH_CONST)
+				{
+					if ((in->flags & TMF_TEXT) != 0 || in->a < 0 || in->a >= e->nconst)
+						return false;
+					fa->k[fa->n] = tm_expr_const(e, in->a, false);
+				}
+				f->a = in->a;
+				f->reg = (uint8_t) depth++;
+				break;
+			case TMI_ADD:
+			case TMI_SUB:
+			case TMI_MUL:
+				if (depth < 2)
+					return false;
+				if (in->flags != TM_K_INT2 && in->flags != TM_K_INT4 && in->flags != TM_K_INT8 &&
+					in->flags != TM_K_NUMERIC)
+					return false;
+				f->kind = (uint8_t) in->flags;
+				f->a = in->a;
+				f->b = in->b;
+				f->c = in->c;
+				depth--;
+				f->reg = (uint8_t) (depth - 1);
+				break;
+			default:
+				return false;
+		}
+		fa->n++;
+	}
+	return depth == 1 && fa->n > 0;
+}
+
+/* register r of the four: selects, so that they stay variables */
+#define TM_FA_REG(r) ((r) == 0 ? r0 : (r) == 1 ? r1 : (r) == 2 ? r2 : r3)
+#define TM_FA_NUL(r) ((r) == 0 ? n0 : (r) == 1 ? n1 : (r) == 2 ? n2 : n3)
+
+/* evaluate fa over the current row: as tm_eval on the expression fa was made of */
+TM_FN TmStatus
+tm_fast_arith_eval(const TmFastArith *fa, const TmValue *slots, const bool *slotnulls, TmValue *result,
+				   bool *isnull)
+{
+	TmValue		r0,
+				r1,
+				r2,
+				r3;
+	bool		n0 = false,
+				n1 = false,
+				n2 = false,
+				n3 = false;
+
+	r0.n = r1.n = r2.n = r3.n = 0;
+	for (int i = 0; i < fa->n; i++)
+	{
+		const TmFaInstr *f = &fa->ins[i];
+		TmValue		v;
+		bool		vn;
+
+		if (f->op == TMI_PUSH_SLOT)
+		{
+			TM_LOADV(v, &slots[f->a]);
+			vn = slotnulls ? slotnulls[f->a] : false;
+		}
+		else if (f->op == TMI_PUSH_CONST)
+		{
+			v = fa->k[i];
+			vn = false;
+		}
+		else if (f->op == TMI_PUSH_NULL)
+		{
+			v.n = 0;
+			vn = true;
+		}
+		else
+		{
+			TmValue		x = TM_FA_REG(f->reg);
+
+			if (TM_FA_NUL(f->reg) || TM_FA_NUL(f->reg + 1))
+			{
+				v = x;
+				vn = true;
+			}
+			else
+			{
+				TmStatus	rc = tm_arith_addsubmul(f->op, f->kind, f->a, f->b, x, TM_FA_REG(f->reg + 1), &v);
+
+				if (rc != TM_OK)
+					return rc;
+				vn = false;
+			}
+		}
+		switch (f->reg)
+		{
+			case 0:
+				r0 = v;
+				n0 = vn;
+				break;
+			case 1:
+				r1 = v;
+				n1 = vn;
+				break;
+			case 2:
+				r2 = v;
+				n2 = vn;
+				break;
+			default:
+				r3 = v;
+				n3 = vn;
+				break;
+		}
+	}
+	TM_STOREV(result, r0);
+	*isnull = n0;
+	return TM_OK;
+}
+
+#undef TM_FA_REG
+#undef TM_FA_NUL
 
 /* ------------------------------------------------------------------------------------------------
  * Validation (host, once per expression: after deserialization or before shipping to the device)

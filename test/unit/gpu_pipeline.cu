@@ -131,14 +131,20 @@ p_slot(int s)
 }
 
 static void
+p_const(TmValue v)
+{
+	A.consts[A.nc] = v;
+	a_op(TMI_PUSH_CONST, 0, A.nc++, 0, 0);
+}
+
+static void
 p_int(int64_t i)
 {
 	TmValue		v;
 
 	memset(&v, 0, sizeof(v));
 	v.i = i;
-	A.consts[A.nc] = v;
-	a_op(TMI_PUSH_CONST, 0, A.nc++, 0, 0);
+	p_const(v);
 }
 
 static void
@@ -1712,6 +1718,157 @@ test_private_agg_overflow(void)
 		tm_gpu_table_free(&rp.out);
 	}
 	TM_CHECK(tm_gpu_pool_destroy(plain, err, sizeof(err)) == TM_GPU_OK);
+}
+
+/* numeric constant v (its scale is the instruction's, as the compiler gives it) */
+static void
+p_numk(tm_int128 v)
+{
+	TmValue		k;
+
+	k.n = v;					/* all 16 bytes */
+	p_const(k);
+}
+
+/*
+ * Aggregates whose arguments are arithmetic (the fast form, TmFastArith, where the fast paths are on;
+ * the interpreter where they are off), against a reference computed here: sum(big / 4 - big % 1000)
+ * (int8 -> numeric), max(v * v - 7) (int4), count(big * 2 + 1), sum(v * (1 - v)) (int4 -> int8),
+ * sum((num % 1000) * (1 - num % 7)) (numeric(2) operands, numeric(4), TPC-H's revenue shape), count(*),
+ * sum(v + NULL) (NULL); over T without keys, by bp (private states) and by id % 40000 (the group table)
+ */
+static void
+test_fast_arith_aggs(void)
+{
+	HTable		T = make_T(200000, 300);
+
+	for (int variant = 0; variant < 3; variant++)
+	{
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_v = p.slot(ty(TM_K_INT4), 0, T_V);
+		int			s_big = p.slot(ty(TM_K_INT8), 0, T_BIG);
+		int			s_num = p.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
+		int			s_bp = p.slot(ty(TM_K_BPCHAR), 0, T_BP);
+		int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+		std::vector<TmExpr *> keys;
+		std::vector<TmType> rt;
+		std::vector<TmAgg> aggs;
+		struct Ref
+		{
+			tm_int128	a1 = 0, a5 = 0;
+			int64_t		a2 = 0, a3 = 0, a4 = 0, a6 = 0;
+			bool		h1 = false, h2 = false, h4 = false, h5 = false;
+		};
+		std::map<std::string, Ref> groups;
+		std::vector<std::string> exp;
+		char		what[64];
+
+		a_init();
+		p_slot(s_big);
+		p_int(4);
+		a_op(TMI_DIV, TM_K_INT8, 0, 0, 0);
+		p_slot(s_big);
+		p_int(1000);
+		a_op(TMI_MOD, TM_K_INT8, 0, 0, 0);
+		a_op(TMI_SUB, TM_K_INT8, 0, 0, 0);
+		aggs.push_back(agg(TM_AGG_SUM, a_build(ty(TM_K_INT8)), ty(TM_K_NUMERIC, 0)));
+		a_init();
+		p_slot(s_v);
+		p_slot(s_v);
+		a_op(TMI_MUL, TM_K_INT4, 0, 0, 0);
+		p_int(7);
+		a_op(TMI_SUB, TM_K_INT4, 0, 0, 0);
+		aggs.push_back(agg(TM_AGG_MAX, a_build(ty(TM_K_INT4)), ty(TM_K_INT4)));
+		a_init();
+		p_slot(s_big);
+		p_int(2);
+		a_op(TMI_MUL, TM_K_INT8, 0, 0, 0);
+		p_int(1);
+		a_op(TMI_ADD, TM_K_INT8, 0, 0, 0);
+		aggs.push_back(agg(TM_AGG_COUNT, a_build(ty(TM_K_INT8)), ty(TM_K_INT8)));
+		a_init();
+		p_slot(s_v);
+		p_int(1);
+		p_slot(s_v);
+		a_op(TMI_SUB, TM_K_INT4, 0, 0, 0);
+		a_op(TMI_MUL, TM_K_INT4, 0, 0, 0);
+		aggs.push_back(agg(TM_AGG_SUM, a_build(ty(TM_K_INT4)), ty(TM_K_INT8)));
+		a_init();
+		p_slot(s_num);
+		p_numk(1000);
+		a_op(TMI_MOD, TM_K_NUMERIC, 2, 0, 0);
+		p_numk(1);
+		p_slot(s_num);
+		p_numk(7);
+		a_op(TMI_MOD, TM_K_NUMERIC, 2, 0, 0);
+		a_op(TMI_SUB, TM_K_NUMERIC, 0, 2, 0);
+		a_op(TMI_MUL, TM_K_NUMERIC, 2, 2, 0);
+		aggs.push_back(agg(TM_AGG_SUM, a_build(ty(TM_K_NUMERIC, 4)), ty(TM_K_NUMERIC, 4)));
+		aggs.push_back(agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)));
+		a_init();
+		p_slot(s_v);
+		a_op(TMI_PUSH_NULL, 0, 0, 0, 0);
+		a_op(TMI_ADD, TM_K_INT4, 0, 0, 0);
+		aggs.push_back(agg(TM_AGG_SUM, a_build(ty(TM_K_INT4)), ty(TM_K_INT8)));
+
+		if (variant == 1)
+		{
+			keys = {x_slot(s_bp, ty(TM_K_BPCHAR))};
+			rt = {ty(TM_K_BPCHAR)};
+		}
+		else if (variant == 2)
+		{
+			keys = {x_mod(s_id, 40000, TM_K_INT8)};
+			rt = {ty(TM_K_INT8)};
+		}
+		for (const TmAgg &a : aggs)
+			rt.push_back(a.restype);
+
+		TmPlan		pl = plan({p.agg(0, keys, aggs)}, {}, {result(rt)}, 0);
+		Run			r = run_plan(pl, {&T});
+
+		CHECK_OK(r);
+		for (int64_t i = 0; i < T.nrows; i++)
+		{
+			std::string k = variant == 1 ? cell(T.cols[T_BP], i) : variant == 2 ? cI(i % 40000) : std::string();
+			Ref		   &g = groups[k];
+
+			g.a6++;
+			if (!isnull(T, T_BIG, i))
+			{
+				int64_t		b = ival(T, T_BIG, i);
+
+				g.a1 += (tm_int128) (b / 4 - b % 1000);
+				g.h1 = true;
+				g.a3++;
+			}
+			if (!isnull(T, T_V, i))
+			{
+				int64_t		v = ival(T, T_V, i);
+
+				g.a2 = g.h2 ? std::max(g.a2, v * v - 7) : v * v - 7;
+				g.h2 = true;
+				g.a4 += v * (1 - v);
+				g.h4 = true;
+			}
+			if (!isnull(T, T_NUM, i))
+			{
+				tm_int128	n = T.cols[T_NUM].n[i];
+
+				/* scales: 1000 and 7 (scale 0) brought to 2, 1 (scale 0) to 2, the product at 4 */
+				g.a5 += (n % 100000) * (100 - n % 700);
+				g.h5 = true;
+			}
+		}
+		for (auto &g : groups)
+			exp.push_back(g.first + (g.second.h1 ? cN(g.second.a1) : cNULL) +
+						  (g.second.h2 ? cI(g.second.a2) : cNULL) + cI(g.second.a3) +
+						  (g.second.h4 ? cI(g.second.a4) : cNULL) + (g.second.h5 ? cN(g.second.a5) : cNULL) +
+						  cI(g.second.a6) + cNULL);
+		snprintf(what, sizeof(what), "arithmetic aggregate arguments, keys %d", variant);
+		check_rows(what, out_rows(r.out), exp, false);
+		tm_gpu_table_free(&r.out);
+	}
 }
 
 /* T -> AGG without keys: one group, also over an empty table */
@@ -4787,6 +4944,7 @@ main(void)
 		TM_RUN(test_private_agg);
 		TM_RUN(test_private_agg_empty);
 		TM_RUN(test_private_agg_overflow);
+		TM_RUN(test_fast_arith_aggs);
 		TM_RUN(test_global_agg);
 		TM_RUN(test_global_agg_fanout);
 		TM_RUN(test_join_agg_result);
@@ -4828,6 +4986,7 @@ main(void)
 	TM_RUN(test_group_agg);
 	TM_RUN(test_private_agg);
 	TM_RUN(test_private_agg_empty);
+	TM_RUN(test_fast_arith_aggs);
 	TM_RUN(test_global_agg_fanout);
 	TM_RUN(test_errors);
 	TM_RUN(test_chunk_filter);

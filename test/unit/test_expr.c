@@ -216,10 +216,35 @@ static void device_check(const TmExpr *e, TmStatus hst, bool hnull, const TmValu
 static void gpu_hash_checks(void);
 #endif
 
+static int	fast_checked = 0;	/* evaluations checked against the fast form */
+
+/*
+ * Where e has the fast form (TmFastArith), it must give what the interpreter gave over the same slots:
+ * the same status and, where that is TM_OK, the same null flag and the same value bytes
+ */
+static void
+fast_check(const TmExpr *e, TmStatus st, bool isnull, const TmValue *res)
+{
+	TmFastArith fa;
+	TmValue		v;
+	bool		vnull = false;
+	TmStatus	vst;
+
+	if (!tm_fast_arith_compile(e, &fa))
+		return;
+	fast_checked++;
+	memset(&v, 0, sizeof(v));
+	vst = tm_fast_arith_eval(&fa, S, SN, &v, &vnull);
+	TM_CHECK_MSG(vst == st && (st != TM_OK || (vnull == isnull && (isnull || memcmp(&v, res, sizeof(v)) == 0))),
+				 "fast form: status %d null %d, interpreter: status %d null %d", (int) vst, (int) vnull, (int) st,
+				 (int) isnull);
+}
+
 static TmStatus
 run(TmExpr *e)
 {
 	last_status = tm_eval(e, S, SN, &last, &last_null);
+	fast_check(e, last_status, last_null, &last);
 #ifdef TM_EXPR_TEST_DEVICE
 	device_check(e, last_status, last_null, &last);
 #endif
@@ -1103,6 +1128,12 @@ test_numeric(void)
 	a_op(TMI_ADD, TM_K_NUMERIC, 0, 2, 0);
 	a_op(TMI_MUL, TM_K_NUMERIC, 4, 2, 0);
 	e = a_build();
+	{
+		TmFastArith fa;
+
+		/* in the fast form (its evaluations below are checked against the interpreter by run()) */
+		TM_CHECK(tm_fast_arith_compile(e, &fa) && fa.n == 9);
+	}
 	s_num(0, 3307894);			/* 33078.94 */
 	s_num(1, 4);				/* 0.04 */
 	s_num(2, 2);				/* 0.02 */
@@ -2077,6 +2108,151 @@ test_unaligned_slots(void)
 	free(raw);
 }
 
+/*
+ * The fast form against the interpreter on random arithmetic: trees of up to 7 operators over slots,
+ * constants and NULL, of one kind each (integers of every width, floats, numerics of scales 0-3 with
+ * values near 2^127, 2^100, 2^63 and zero, so that overflows and the fallbacks are hit), a quarter of
+ * them with division and modulo too (which the fast form refuses, as it does floats), each evaluated over
+ * random slots by run() (which compares both where the form compiled); then other forms it refuses
+ */
+static uint64_t fa_rng = 88172645463325252ULL;
+
+static uint64_t
+fa_rand(void)
+{
+	fa_rng ^= fa_rng << 13;
+	fa_rng ^= fa_rng >> 7;
+	fa_rng ^= fa_rng << 17;
+	return fa_rng;
+}
+
+static TmValue
+fa_value(int kind)
+{
+	TmValue		v;
+	int			r = (int) (fa_rand() % 8);
+
+	memset(&v, 0, sizeof(v));
+	if (kind == TM_K_FLOAT4 || kind == TM_K_FLOAT8)
+	{
+		static const double f[] = {0.0, 1.5, -2.25, 1e300, -1e-300, 3.0e38, 7.0, -0.5};
+
+		v.f = f[r];
+		return v;
+	}
+	if (kind == TM_K_NUMERIC)
+	{
+		tm_int128	big = (tm_int128) 1 << (r == 0 ? 126 : r == 1 ? 100 : r == 2 ? 63 : 10);
+
+		v.n = r < 3 ? big - (tm_int128) (fa_rand() % 1000) : (tm_int128) ((int64_t) (fa_rand() % 20001) - 10000);
+		if (r == 7)
+			v.n = 0;
+		if (fa_rand() & 1)
+			v.n = -v.n;
+		return v;
+	}
+	v.i = r == 0 ? tm_int_min(kind) : r == 1 ? (kind == TM_K_INT2 ? 32767 : kind == TM_K_INT4 ? 2147483647 : INT64_MAX) :
+		r == 2 ? -1 : r == 3 ? 0 : (int64_t) (fa_rand() % 2001) - 1000;
+	return v;
+}
+
+static bool fa_divmod;			/* fa_tree may draw TMI_DIV and TMI_MOD */
+static bool fa_drew_divmod;		/* and it did */
+static bool fa_drew_op;			/* fa_tree drew an operator (not a lone push) */
+
+/* a random tree of kind `kind` with up to `ops` operators, in postfix; the scale of its value */
+static int
+fa_tree(int kind, int ops, int depth)
+{
+	if (ops == 0 || depth >= 3 || fa_rand() % 4 == 0)
+	{
+		int			r = (int) (fa_rand() % 8);
+
+		if (r < 5)
+			p_slot(r);
+		else if (r < 7)
+		{
+			TmValue		v = fa_value(kind);
+
+			a_op(TMI_PUSH_CONST, 0, k_val(v), 0, 0);
+		}
+		else
+			p_null();
+		return kind == TM_K_NUMERIC ? (int) (fa_rand() % 4) : 0;
+	}
+	{
+		static const int opsv[] = {TMI_ADD, TMI_SUB, TMI_MUL, TMI_DIV, TMI_MOD};
+		int			op = opsv[fa_rand() % (!fa_divmod ? 3 : kind == TM_K_FLOAT4 || kind == TM_K_FLOAT8 ? 4 : 5)];
+		int			ls = fa_tree(kind, (ops - 1) / 2, depth + 1);
+		int			rs = fa_tree(kind, ops - 1 - (ops - 1) / 2, depth + 1);
+		int			sc = op == TMI_MUL ? ls + rs : op == TMI_DIV ? (int) (fa_rand() % 6) : (ls > rs ? ls : rs);
+
+		a_op(op, kind, ls, rs, sc);
+		fa_drew_op = true;
+		if (op == TMI_DIV || op == TMI_MOD)
+			fa_drew_divmod = true;
+		return sc;
+	}
+}
+
+static void
+test_fast_arith(void)
+{
+	static const int kinds[] = {TM_K_INT2, TM_K_INT4, TM_K_INT8, TM_K_FLOAT4, TM_K_FLOAT8, TM_K_NUMERIC};
+	int			before = fast_checked;
+	int			compiled = 0;
+	TmFastArith fa;
+
+	for (int t = 0; t < 3000; t++)
+	{
+		int			kind = kinds[t % 6];
+		TmExpr	   *e;
+		bool		ok;
+
+		a_init();
+		fa_divmod = t % 4 == 3;
+		fa_drew_divmod = false;
+		fa_drew_op = false;
+		fa_tree(kind, 1 + (int) (fa_rand() % 7), 0);
+		e = a_build();
+		ok = tm_fast_arith_compile(e, &fa);
+		/* the fast form takes a lone push and integer and numeric ADD / SUB / MUL: every such tree here */
+		TM_CHECK_MSG(ok == (!fa_drew_op || (kind != TM_K_FLOAT4 && kind != TM_K_FLOAT8 && !fa_drew_divmod)),
+					 "tree %d (kind %d): compiled %d", t, kind, (int) ok);
+		if (ok)
+			compiled++;
+		for (int r = 0; r < 8; r++)
+		{
+			slots_clear();
+			for (int i = 0; i < 5; i++)
+			{
+				S[i] = fa_value(kind);
+				SN[i] = fa_rand() % 10 == 0;
+			}
+			run(e);
+		}
+	}
+	TM_CHECK_MSG(compiled > 1200, "%d of 3000 random trees in the fast form", compiled);
+	TM_CHECK(fast_checked - before >= 8 * compiled);
+
+	/* refused: text constants, comparisons, more than TM_FA_MAX_DEPTH entries, a bare NOP-only block */
+	a_init();
+	p_slot(0);
+	p_text("x");
+	a_op(TMI_CMP, TM_CMP_TEXT, TM_PRED_EQ, 0, 0);
+	TM_CHECK(!tm_fast_arith_compile(a_build(), &fa));
+	a_init();
+	for (int i = 0; i < 5; i++)
+		p_slot(i);
+	for (int i = 0; i < 4; i++)
+		a_op(TMI_ADD, TM_K_INT8, 0, 0, 0);
+	TM_CHECK(!tm_fast_arith_compile(a_build(), &fa));
+	a_init();
+	p_slot(0);
+	a_op(TMI_NEG, TM_K_INT8, 0, 0, 0);
+	TM_CHECK(!tm_fast_arith_compile(a_build(), &fa));
+}
+
 int
 main(void)
 {
@@ -2098,6 +2274,7 @@ main(void)
 	TM_RUN(test_hash);
 	TM_RUN(test_sum);
 	TM_RUN(test_unaligned_slots);
+	TM_RUN(test_fast_arith);
 #ifdef TM_EXPR_TEST_DEVICE
 	TM_RUN(gpu_hash_checks);
 #endif
