@@ -1758,9 +1758,10 @@ peers_combine(unsigned int act, unsigned int peers, int op, unsigned long long x
  * The sink's aggregates of the current row into the block's private states of its group g < R.priv_k.
  * The lanes that run this together (act) first combine, per group (peers: __match_any_sync on g), what
  * they add, and the first lane of each group alone updates the shared words: one update per group and
- * aggregate per warp step instead of one per row.  That matters because a 64-bit shared-memory atomic is
- * a compare-and-store loop on the device (ATOMS.CAST.SPIN.64 on sm_90), in which lanes on the same word
- * take turns: with TPC-H Q1's 4 groups, about 8 turns per word and aggregate.  Counts are the ballot's
+ * aggregate per warp step instead of one per row, since a 64-bit shared-memory atomic is a
+ * compare-and-store loop on the device (ATOMS.CAST.SPIN.64 on sm_90) in which lanes on the same word take
+ * turns (TPC-H Q1's 4 groups on an H200: GPU time 40.7 -> 38.8 ms; the turns were not what holds it,
+ * bench/reports/2026-11-27-h200-sf10-22q-warp-priv).  Counts are the ballot's
  * population; sums in 192 bits and integer min / max combine exactly (any order).  Every lane of act
  * takes part in every aggregate's combination, whatever its own row does: a lane whose expression fails
  * adds nothing from then on and returns the error (the pass then fails; its states are not used).
