@@ -428,10 +428,7 @@ static uint64_t rng = 0x2545F4914F6CDD1DULL;
 static uint64_t
 rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return tm_unit_xorshift(&rng);
 }
 
 static int64_t

@@ -405,10 +405,7 @@ static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 static uint64_t
 rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return tm_unit_xorshift(&rng);
 }
 
 static int64_t

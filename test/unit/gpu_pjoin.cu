@@ -43,10 +43,7 @@ static uint64_t g_rng = 88172645463325252ULL;
 static uint64_t
 rnd(void)
 {
-	g_rng ^= g_rng << 13;
-	g_rng ^= g_rng >> 7;
-	g_rng ^= g_rng << 17;
-	return g_rng;
+	return tm_unit_xorshift(&g_rng);
 }
 
 static int64_t

@@ -2120,10 +2120,7 @@ static uint64_t fa_rng = 88172645463325252ULL;
 static uint64_t
 fa_rand(void)
 {
-	fa_rng ^= fa_rng << 13;
-	fa_rng ^= fa_rng >> 7;
-	fa_rng ^= fa_rng << 17;
-	return fa_rng;
+	return tm_unit_xorshift(&fa_rng);
 }
 
 static TmValue

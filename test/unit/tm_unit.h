@@ -17,6 +17,16 @@
 #include <string.h>
 #include <inttypes.h>
 
+/* the tests' deterministic random numbers: one xorshift64 step of *state (each file keeps its own seed) */
+static inline uint64_t
+tm_unit_xorshift(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
 static int	tm_unit_passed = 0;
 static int	tm_unit_failed = 0;
 static const char *tm_unit_current = "";
