@@ -44,7 +44,8 @@
 # on the CSV anywhere: python3 bench/lib/report.py DIR) and DIR/raw/ (outputs, plans, logs).
 #
 # Defaults: themis.min_rows = 0 (every eligible subtree is offloaded; --set themis.min_rows=100000
-# for the extension's default), themis.device = auto; PostgreSQL settings from bench/lib/cluster.sh
+# for the extension's default), themis.device = auto where a GPU is usable, else cpu (the CPU executor:
+# auto would leave the queries to PostgreSQL's plan); PostgreSQL settings from bench/lib/cluster.sh
 # (memory from RAM, jit off) plus max_parallel_workers_per_gather = min(8, cores / 2).
 # As root, the server runs as $THEMIS_RUN_USER (see scripts/common.sh).  Environment: PGBIN (the
 # PostgreSQL 15 bin directory), THEMIS_COMMIT (the commit to report where the tree has no .git),
@@ -194,7 +195,19 @@ if [ "$NO_LOAD" = 0 ]; then
 fi
 
 # ---- settings and the header facts ----
-THEMIS_SETS=("themis.min_rows=0" "themis.device=auto")
+# themis.device: auto where the daemon has a usable GPU, else cpu, the CPU executor (auto would leave
+# every query to PostgreSQL's plan there); a daemon just started may take a few seconds to answer
+DEVICE=cpu
+if [ -x "$PGBIN/themis-gpud" ]; then
+	for i in $(seq 1 30); do
+		st="$(sql -c "SELECT usable::text || ' ' || (cuda_build IS NOT NULL)::text FROM themis.gpu_status()" 2>/dev/null)"
+		[ "${st#* }" = true ] && break
+		sleep 1
+	done
+	[ "${st%% *}" = true ] && DEVICE=auto
+fi
+log "themis.device = $DEVICE"
+THEMIS_SETS=("themis.min_rows=0" "themis.device=$DEVICE")
 for s in "${SETS[@]}"; do THEMIS_SETS+=("$s"); done
 set_lines() {  # SET statements of THEMIS_SETS (later ones win)
 	local s

@@ -22,6 +22,7 @@
 --   tt.check_agg_methods(q)     check with hashed / sorted aggregation (columns method, result, themis)
 --   tt.offloaded(q) -> bool     EXPLAIN of q (themis on) has a Custom Scan (Themis)
 --   CALL tt.themis_on([local]), CALL tt.themis_reset()   force offload for plain statements
+--   CALL tt.device_on()         themis.device as the "on" runs have it, for the session's EXPLAINs
 -- q is anything CREATE TABLE AS accepts (SELECT, VALUES, EXECUTE); its output column names must be
 -- distinct and it must not end with a semicolon.
 --
@@ -265,6 +266,16 @@ BEGIN
     PERFORM set_config('themis.device', coalesce(nullif(current_setting('tt.device', true), ''), 'cpu'), is_local);
     PERFORM set_config('themis.min_rows', '0', is_local);
     PERFORM set_config('themis.fallback', 'off', is_local);
+END
+$f$;
+
+-- themis.device for the rest of the session as the "on" runs have it (tt.device, else cpu): for files
+-- whose EXPLAINs show Themis nodes at the other settings' defaults (themis.device = auto makes none
+-- where no GPU is usable)
+CREATE PROCEDURE tt.device_on()
+LANGUAGE plpgsql AS $f$
+BEGIN
+    PERFORM set_config('themis.device', coalesce(nullif(current_setting('tt.device', true), ''), 'cpu'), false);
 END
 $f$;
 

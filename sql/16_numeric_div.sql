@@ -5,6 +5,7 @@
 -- (output column, aggregate argument, CASE branch, key) stays on PostgreSQL; division by zero is
 -- PostgreSQL's error; a quotient themis cannot hold (under 10^-4, or too large) reruns on the CPU plan.
 --
+CALL tt.device_on();
 SET client_min_messages = warning;
 -- quotients from about 10^-4 up: q is PostgreSQL's own quotient (its scale is at most 20 here)
 CREATE TABLE nd (id int PRIMARY KEY, a numeric(30,6), b numeric(20,3), c int, q numeric(38,20));

@@ -2,6 +2,7 @@
 -- 21_join_methods: the same joins as Hash Join, Merge Join and Nested Loop
 -- (tt.check_join_methods disables the other two methods for each run)
 --
+CALL tt.device_on();
 SELECT * FROM tt.check_join_methods($$SELECT jl.id AS lid, jr.id AS rid FROM jl JOIN jr ON jl.k1 = jr.k1$$);
 SELECT * FROM tt.check_join_methods($$SELECT jl.id AS lid, jr.id AS rid FROM jl JOIN jr ON jl.k1 = jr.k1 AND jl.k2 = jr.k2$$);
 SELECT * FROM tt.check_join_methods($$SELECT jl.id AS lid, jr.id AS rid FROM jl JOIN jr ON jl.k1 = jr.k1 AND jl.v > jr.w$$);

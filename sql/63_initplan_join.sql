@@ -4,6 +4,7 @@
 -- supplier), under each join method and with PostgreSQL's answers; parameters set per outer row keep
 -- their subtree on PostgreSQL; a fast-start plan under ORDER BY ... LIMIT stays on PostgreSQL
 --
+CALL tt.device_on();
 SET client_min_messages = warning;
 SET themis.min_rows = 0;
 

@@ -3,6 +3,7 @@
 -- subqueries before planning (src/decorrelate.c, themis.decorrelate): the same answers as
 -- PostgreSQL's per-row subplans, and the cases that must stay subplans
 --
+CALL tt.device_on();
 SET client_min_messages = warning;
 CREATE TABLE dc_o (id int PRIMARY KEY, k int, k2 int, x numeric(10,2), y int);
 CREATE TABLE dc_i (k int, k2 int, q numeric(10,2), n int, f float8, t text, d date);

@@ -6,6 +6,7 @@
 -- parallel workers launched.  Tables of 64 MB and more are read in parallel; worker counts depend on the
 -- instance, so only whether workers ran is shown.
 --
+CALL tt.device_on();
 SET max_parallel_workers_per_gather = 2;
 
 -- serial and parallel read of rel: rows, whether workers ran, whether the columns are the same

@@ -3,11 +3,10 @@
  *
  * On the first fetch the node evaluates its parameters with PostgreSQL, runs its TmPlan into a
  * materialized result — on the GPU daemon (gpu_run.c) for themis.device = gpu / auto, on the CPU executor
- * (cpu_exec.c) for cpu, or for auto when the GPU path is unavailable or fails — and returns the result's
- * rows through ExecScan,
+ * (cpu_exec.c) for cpu — and returns the result's rows through ExecScan,
  * i.e. with the node's own projection and qual over the scan tuple (described by custom_scan_tlist).
- * When themis cannot run the plan (themis.device = gpu and the GPU path is unavailable or failed, a value
- * themis cannot represent), it falls back to the CPU subtree it replaced (custom_plans), initialized lazily, whose
+ * When themis cannot run the plan (themis.device = gpu or auto and the GPU path is unavailable or
+ * failed, a value themis cannot represent), it falls back to the CPU subtree it replaced (custom_plans), initialized lazily, whose
  * tuples are already in the node's output format (and in its order where the node took a Sort's place:
  * presort.c puts a Sort over that subtree); with themis.fallback = off that is an ERROR instead.
  *
@@ -284,9 +283,7 @@ themis_compute(ThemisScanState *ts)
 		{
 			TmPipelineStats *stats = palloc0(sizeof(TmPipelineStats) *
 											 Max(ts->plan->npipelines, 1));
-			bool		try_cpu = themis_device == THEMIS_DEVICE_CPU;
 
-			ts->gpu_reason = NULL;
 			if (themis_device != THEMIS_DEVICE_CPU)
 			{
 				CustomScan *cscan = (CustomScan *) ts->css.ss.ps.plan;
@@ -340,17 +337,10 @@ themis_compute(ThemisScanState *ts)
 							ts->inline_sources++;
 					}
 				}
-				else if (error == TM_OK && themis_device == THEMIS_DEVICE_AUTO)
-				{
-					/* auto: the GPU path is unavailable or failed: the CPU executor runs it */
-					ts->gpu_reason = MemoryContextStrdup(estate->es_query_cxt, reason);
-					reason = NULL;
-					try_cpu = true;
-				}
 			}
-			if (try_cpu)
+			else
 			{
-				memset(stats, 0, sizeof(TmPipelineStats) * Max(ts->plan->npipelines, 1));
+				/* themis.device = cpu: the CPU executor (auto and gpu fall back to PostgreSQL's plan) */
 				themis_rescan_inputs(ts);
 				rs = tm_cpu_execute(ts->plan, estate, params, paramnulls, ts->inputs, ts->ninputs,
 									stats, &reason, &error);

@@ -74,7 +74,6 @@ typedef struct ThemisScanState
 	int			nruns;
 	TmPipelineStats *stats;		/* npipelines, summed over runs */
 	const char *device;			/* device of the last run: "gpu", "cpu", or NULL if none ran */
-	char	   *gpu_reason;		/* auto: why the last run did not use the GPU (NULL: it did, or cpu) */
 	double		gpu_ms;			/* GPU runs: the daemon's execution and upload times */
 	double		gpu_upload_ms;
 	double		gpu_read_ms;	/* reading the columns of inline sources here */

@@ -318,8 +318,6 @@ themis_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			}
 			ExplainPropertyInteger("GPU Bytes Sent", NULL, ts->gpu_bytes_sent, es);
 		}
-		if (ts->gpu_reason != NULL)
-			ExplainPropertyText("GPU Not Used", ts->gpu_reason, es);
 	}
 
 	if (es->format == EXPLAIN_FORMAT_TEXT)

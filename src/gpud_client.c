@@ -145,6 +145,12 @@ connect_and_hello(const char **why)
 bool
 tm_gpud_ready(bool force, const char **why)
 {
+	if (themis_debug_fault == THEMIS_FAULT_NO_GPU)
+	{
+		/* tests: as if the daemon had no usable GPU */
+		*why = "no usable GPU (themis.debug_fault = no_gpu)";
+		return false;
+	}
 	if (gpud_busy)
 		tm_gpud_disconnect();
 	if (gpud_sock >= 0)

@@ -13,6 +13,11 @@
  *     parameters they set.
  * After the walk, topn.c and presort.c mark the nodes under a Sort (and a Limit); a Sort at the top of
  * the statement over a node that can guarantee its order is dropped (presort.c).
+ *
+ * With themis.device = auto, a statement is rewritten only where a GPU is usable (the daemon is asked at
+ * the first subtree that would be offloaded, or before a subquery rewrite): without one, it keeps
+ * PostgreSQL's plan as it is, since the CPU executor is slower than PostgreSQL's own plans (it is the
+ * reference for tests, run where themis.device = cpu asks for it).
  */
 #include "postgres.h"
 
@@ -28,6 +33,7 @@
 
 #include "themis.h"
 #include "exec_node.h"
+#include "gpud_client.h"
 
 void		themis_install_planner_hook(void);
 
@@ -39,11 +45,35 @@ typedef struct RewriteCtx
 	int			next_node_id;
 	Bitmapset  *initplan_params;	/* PARAM_EXEC ids set once by initplans */
 	Cost		limit_cost;		/* the Limit's cost while the walk is at its input, else -1 */
+	int			gpu;			/* themis.device = auto: GPU usable 1, not -1, not asked yet 0 */
 } RewriteCtx;
 
 static Plan *rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel);
 
 /* ---------------------------------------------------------------- helpers */
+
+/*
+ * May this statement get Themis nodes, as far as themis.device goes?  gpu and cpu: yes (gpu falls back
+ * or raises its ERROR at run time).  auto: only where a GPU is usable; the daemon is asked once per
+ * statement (*state caches the answer: 0 not asked yet, 1 usable, -1 not).
+ */
+static bool
+device_allows(int *state)
+{
+	const char *why = NULL;
+
+	if (themis_device != THEMIS_DEVICE_AUTO)
+		return true;
+	if (*state == 0)
+	{
+		*state = tm_gpud_ready(false, &why) ? 1 : -1;
+		if (*state < 0 && themis_debug_ir)
+			ereport(NOTICE,
+					(errmsg("themis: themis.device = auto and no usable GPU (%s): PostgreSQL's plan runs",
+							why ? why : "unknown reason")));
+	}
+	return *state > 0;
+}
 
 static bool
 max_node_id_walker(Plan *plan, int *max)
@@ -378,20 +408,20 @@ rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel)
 	 * parameterized nested loop) is rerun for every outer row; themis would read whole tables each
 	 * time.  Such subtrees stay with PostgreSQL until themis decorrelates them.
 	 */
-	if (!in_parallel && is_candidate(plan) &&
+	if (!in_parallel && ctx->gpu >= 0 && is_candidate(plan) &&
 		!bms_nonempty_difference(plan->extParam, ctx->initplan_params))
 	{
 		const char *why = NULL;
 		TmTranslation *tr = tm_translate(ctx->pstmt, plan, need_order, &why);
 
-		if (tr != NULL && offload_pays(tr, plan, limit_cost))
+		if (tr != NULL && offload_pays(tr, plan, limit_cost) && device_allows(&ctx->gpu))
 		{
 			Plan	   *node = make_themis_node(ctx, tr, plan);
 
 			rewrite_inputs(ctx, node);
 			return node;
 		}
-		if (themis_debug_ir)
+		if (themis_debug_ir && ctx->gpu >= 0)
 			ereport(NOTICE,
 					(errmsg("themis: plan node %d not offloaded: %s",
 							plan->plan_node_id, tr ? "does not pay" : why)));
@@ -471,9 +501,11 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	RewriteCtx	ctx;
 	ListCell   *lc;
 	int			maxid = 0;
+	int			gpu = 0;
 
 	stmt = NULL;
-	if (themis_enabled && themis_decorrelate_on && themis_decorrelate_candidate(parse))
+	if (themis_enabled && themis_decorrelate_on && themis_decorrelate_candidate(parse) &&
+		device_allows(&gpu))
 	{
 		/* the subquery rewrites (decorrelate.c), kept only where PostgreSQL's estimate allows */
 		Query	   *alt = copyObject(parse);
@@ -511,6 +543,7 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	ctx.next_node_id = maxid + 1;
 	ctx.initplan_params = NULL;
 	ctx.limit_cost = -1;
+	ctx.gpu = gpu;
 	themis_walk_plans(stmt, collect_initplan_params, &ctx.initplan_params);
 
 	/* the order of the top node's output matters only where the query asks for one */

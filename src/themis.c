@@ -68,6 +68,7 @@ static const struct config_enum_entry fault_options[] = {
 	{"daemon_crash", THEMIS_FAULT_DAEMON_CRASH, false},
 	{"gpu_error", THEMIS_FAULT_GPU_ERROR, false},
 	{"daemon_hang", THEMIS_FAULT_DAEMON_HANG, false},
+	{"no_gpu", THEMIS_FAULT_NO_GPU, false},
 	{NULL, 0, false}
 };
 
@@ -143,7 +144,7 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("themis.device",
-							 "Where themis runs its plans: auto (GPU if usable, else CPU), gpu, or cpu.",
+							 "Where themis runs its plans: auto (the GPU where one is usable when a statement is planned, else PostgreSQL's plan), gpu, or cpu (the CPU executor).",
 							 NULL,
 							 &themis_device,
 							 THEMIS_DEVICE_AUTO,
@@ -201,7 +202,7 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("themis.debug_fault",
-							 "Fault injection for tests: the GPU daemon crashes (daemon_crash), reports a CUDA error (gpu_error) or holds the request for 20 s (daemon_hang) when it gets a query.",
+							 "Fault injection for tests: the GPU daemon crashes (daemon_crash), reports a CUDA error (gpu_error) or holds the request for 20 s (daemon_hang) when it gets a query; or this backend finds no usable GPU (no_gpu).",
 							 NULL,
 							 &themis_debug_fault,
 							 THEMIS_FAULT_NONE,

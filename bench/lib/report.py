@@ -83,17 +83,16 @@ def is_themis(n):
     return n.get("Node Type") == "Custom Scan" and n.get("Custom Plan Provider") == "Themis"
 
 
-DEVICES = {}     # id(plan) -> (set of devices that ran Themis nodes, reasons the GPU was not used)
+DEVICES = {}     # id(plan) -> set of devices that ran Themis nodes
 
 
 def coverage(plan):
     """(themis rows, postgres rows, ran, fallbacks) of an EXPLAIN ANALYZE plan; the devices that ran
-    its Themis nodes ("gpu" / "cpu") and why the GPU was not used go to DEVICES[id(plan)]"""
+    its Themis nodes ("gpu" / "cpu") go to DEVICES[id(plan)]"""
     th = pg = 0.0
     ran = False
     fallbacks = []
     devices = set()
-    not_used = []
 
     def visit(n):
         nonlocal th, pg, ran
@@ -104,8 +103,6 @@ def coverage(plan):
                 ran = True
                 if n.get("Device"):
                     devices.add(str(n["Device"]))
-                if n.get("GPU Not Used"):
-                    not_used.append(str(n["GPU Not Used"]))
                 for p in n.get("Pipelines", []) or []:
                     src = str(p.get("Source", ""))
                     if src.startswith("table ") or BASE_SOURCE.search(src):
@@ -120,7 +117,7 @@ def coverage(plan):
             visit(c)
 
     visit(plan)
-    DEVICES[id(plan)] = (devices, not_used)
+    DEVICES[id(plan)] = devices
     return th, pg, ran, fallbacks
 
 
@@ -191,7 +188,7 @@ def collect(outdir):
         node = plan is not None and any(is_themis(n) for n in walk(plan))
         aplan = load_plan(base + ".analyze.json")
         th, pg, ran, fbs = coverage(aplan) if aplan is not None else (0.0, 0.0, False, [])
-        devs, not_used = DEVICES.get(id(aplan), (set(), [])) if aplan is not None else (set(), [])
+        devs = DEVICES.get(id(aplan), set()) if aplan is not None else set()
         off_cold, off_warm = cold_warm(nums(base + ".off.times"), pg_runs)
         on_cold, on_warm = cold_warm(nums(base + ".on.times"), runs)
         result = read(base + ".result").strip() or "n/a"
@@ -227,8 +224,6 @@ def collect(outdir):
                 notes.append(f"duckdb returned {d_rows} rows, PostgreSQL {nrows}")
         if not node:
             notes.append("no Themis node in the plan")
-        if not_used:
-            notes.append("GPU not used: " + "; ".join(sorted(set(not_used)))[:200])
         rows.append({
             "query": q, "source": read(base + ".source").strip(),
             "themis_node": "yes" if node else "no",

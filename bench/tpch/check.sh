@@ -68,6 +68,10 @@ PSQL=("$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "${CL_CONN[@]}")
 PSQL="$PGBIN/psql" "$ROOT/bench/tpch/load.sh" -j "$(nproc 2>/dev/null || echo 2)" "$TMP/data" "${CL_CONN[@]}" 2>"$TMP/load.log" \
 	|| { cat "$TMP/load.log"; failed=$((failed + 1)); echo "FAILED: load"; finish; }
 t2=$(date +%s.%N)
+# themis.device: auto where the daemon has a usable GPU, else cpu (auto would leave every query to
+# PostgreSQL's plan there, and the check would compare PostgreSQL with itself)
+DEVICE=cpu
+[ "$("${PSQL[@]}" -At -c "SELECT usable FROM themis.gpu_status()" 2>/dev/null)" = t ] && DEVICE=auto
 
 # the query list: "1,3,5-7" -> 01 03 05 06 07
 expand_list() {
@@ -102,12 +106,12 @@ for q in "${QS[@]}"; do
 	for setting in off on; do
 		"${PSQL[@]}" -At -o "$TMP/q$q.$setting.out" \
 			-c "SET statement_timeout = '$QTIMEOUT'" -c "SET themis.enabled = $setting" -c "SET themis.min_rows = 0" -c "SET themis.fallback = on" \
-			-f "$sqlf" >"$TMP/q$q.$setting.err" 2>&1
+			-c "SET themis.device = $DEVICE" -f "$sqlf" >"$TMP/q$q.$setting.err" 2>&1
 		echo $? >"$TMP/q$q.$setting.rc"
 	done
 	body="$(sed -e 's/--.*$//' "$sqlf" | tr '\n' ' ' | sed -e 's/; *$//')"
 	"${PSQL[@]}" -At -c "SET statement_timeout = '$QTIMEOUT'" -c "SET themis.enabled = on" -c "SET themis.min_rows = 0" -c "SET themis.fallback = on" \
-		-c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $body" >"$TMP/q$q.explain" 2>&1
+		-c "SET themis.device = $DEVICE" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $body" >"$TMP/q$q.explain" 2>&1
 	nodes="$(grep -c 'Custom Scan (Themis)' "$TMP/q$q.explain")"
 	fb="$(sed -n 's/^ *Fallback: //p' "$TMP/q$q.explain" | sort -u | paste -sd ';' -)"
 	info="themis nodes: $nodes"

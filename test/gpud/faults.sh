@@ -143,8 +143,12 @@ if [ "$GPU" = t ]; then
         bash -c "grep -q 'Fallback: GPU: injected fault' <<<\"\$0\"" "$out"
     out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = auto" -c "SET themis.debug_fault = gpu_error" \
                -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $Q" 2>&1)"
-    check "CUDA error (injected), device auto: the CPU executor runs it" \
-        bash -c "grep -q 'Device: cpu' <<<\"\$0\" && grep -q 'GPU Not Used: GPU: injected fault' <<<\"\$0\"" "$out"
+    check "CUDA error (injected), device auto: PostgreSQL's plan runs it, not the CPU executor" \
+        bash -c "grep -q 'Fallback: GPU: injected fault' <<<\"\$0\" && ! grep -q 'Device: cpu' <<<\"\$0\"" "$out"
+    out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = auto" -c "SET themis.fallback = off" \
+               -c "SET themis.debug_fault = gpu_error" -c "$Q" 2>&1)"
+    check "CUDA error (injected), device auto, fallback off: ERROR naming it" \
+        bash -c "grep -q 'ERROR:  themis: cannot run this plan: GPU: injected fault' <<<\"\$0\"" "$out"
 
     # cancel: statement_timeout while the daemon holds the request; the next query works at once
     t0=$(date +%s%N)

@@ -8,7 +8,7 @@
 #   test/isolation/run.sh [SPEC...]     (default: every spec; SPEC is a name without .spec)
 #
 # pg_isolation_regress (of $PG_CONFIG's PostgreSQL) runs them on a temporary instance (--temp-instance)
-# whose configuration is test/themis.conf (themis preloaded) followed by the file named by
+# whose configuration is test/themis.conf (themis preloaded), themis.device = cpu, then the file named by
 # $THEMIS_ISOLATION_CONF, if set (e.g. one with themis.device = gpu, or themis.enabled = off to check
 # the expected output); CREATE EXTENSION themis is run first.  The instance cannot run as root: as root,
 # the specs run as the unprivileged user $THEMIS_RUN_USER (default themisrun, created if needed).
@@ -48,6 +48,9 @@ cp "$ISO"/specs/*.spec "$WORK/specs/"
 cp "$ISO"/expected/*.out "$WORK/expected/" 2>/dev/null
 {
     cat "$ROOT/test/themis.conf"
+    # the CPU executor unless THEMIS_ISOLATION_CONF says otherwise (themis.device = auto makes no Themis
+    # node where no GPU is usable)
+    echo "themis.device = cpu"
     if [ -n "${THEMIS_ISOLATION_CONF:-}" ]; then
         echo "# ---- $THEMIS_ISOLATION_CONF"
         cat "$THEMIS_ISOLATION_CONF"
