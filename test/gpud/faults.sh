@@ -81,7 +81,7 @@ SQL
 Q="SELECT c, count(*), sum(b), min(a), max(a) FROM f WHERE a % 3 <> 0 GROUP BY c ORDER BY c"
 EXPECT="$(sql -c "SET themis.enabled = off" -c "$Q" | md5sum | cut -d' ' -f1)"
 check "the test query gets a Themis node" \
-    bash -c "grep -q 'Custom Scan (Themis)' <<<\"\$0\"" "$(sql -c "SET themis.min_rows = 0" -c "EXPLAIN $Q")"
+    bash -c "grep -q 'Custom Scan (Themis)' <<<\"\$0\"" "$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "EXPLAIN $Q")"
 
 # ---- kill -9 during queries ----
 loop() {   # $1 = fallback setting, $2 = output file
