@@ -195,16 +195,8 @@ if [ "$NO_LOAD" = 0 ]; then
 fi
 
 # ---- settings and the header facts ----
-# themis.device: auto where the daemon has a usable GPU, else cpu, the CPU executor (auto would leave
-# every query to PostgreSQL's plan there); a daemon just started may take a few seconds to answer
-DEVICE=cpu
-for i in $(seq 1 30); do
-	st="$(sql -c "SELECT usable::text || ' ' || (cuda_build IS NOT NULL)::text FROM themis.gpu_status()" 2>/dev/null)"
-	[ "${st%% *}" = true ] && { DEVICE=auto; break; }
-	[ "${st#* }" = true ] && break			# the daemon answered: no usable GPU
-	[ -x "$PGBIN/themis-gpud" ] || break	# no daemon (a CUDA=no build): nothing to wait for
-	sleep 1
-done
+# themis.device: auto where the daemon has a usable GPU, else cpu (bench/lib/cluster.sh)
+DEVICE="$(cluster_themis_device "$PGBIN" "${PSQL[@]}")"
 log "themis.device = $DEVICE"
 THEMIS_SETS=("themis.min_rows=0" "themis.device=$DEVICE")
 for s in "${SETS[@]}"; do THEMIS_SETS+=("$s"); done

@@ -33,7 +33,10 @@ SELECT * FROM tt.check($$SELECT owner_name, count(*) AS n, sum(amount) AS s, max
 SELECT * FROM tt.check($$SELECT id, amount FROM sec_rls WHERE note = 'n3'$$);
 SELECT * FROM tt.check($$SELECT a.id FROM sec_rls a JOIN sec_cols c ON a.id = c.id WHERE c.pub < 5$$);
 SET themis.min_rows = 0;
+CALL tt.device_on();
+SELECT tt.offloaded($$SELECT count(*) FROM sec_rls$$) AS offloaded;
 SELECT count(*) AS alice_rows, count(*) FILTER (WHERE owner_name <> current_user) AS others FROM sec_rls;
+RESET themis.device;
 RESET themis.min_rows;
 -- column privileges: the granted columns work, the other one is refused, themis on or off
 SELECT * FROM tt.check($$SELECT id, pub FROM sec_cols WHERE pub > 40$$);

@@ -1,7 +1,7 @@
 /*
  * explain.c — EXPLAIN output of Custom Scan (Themis): the pipelines of its plan, their estimates and,
  * under ANALYZE, what each pipeline did (rows, time), the device that ran it (with the GPU column cache's
- * part, times and bytes sent), why not the GPU, and the fallback reason if any; the sort keys it
+ * part, times and bytes sent) and the fallback reason if any; the sort keys it
  * guarantees where it took a Sort's place ("Sort Key", as PostgreSQL shows a Sort's), its top-N cut and
  * presort (topn.c, presort.c).
  *

@@ -73,8 +73,12 @@ error_text(const void *payload, uint64 len, TmxError *e)
 	return pnstrdup((const char *) payload + sizeof(TmxError), e->msglen);
 }
 
+/*
+ * Connect and say HELLO.  An ERROR answer or another protocol version (an extension upgraded without a
+ * server restart) raises an ERROR where raise is true, else it is returned as why.
+ */
 static bool
-connect_and_hello(const char **why)
+connect_and_hello(bool raise, const char **why)
 {
 	struct sockaddr_un addr;
 	TmMsgHdr	h;
@@ -126,9 +130,13 @@ connect_and_hello(const char **why)
 					 (int) h.version, TM_GPUD_PROTO_VERSION);
 
 		tm_gpud_disconnect();
-		ereport(ERROR,
-				(errcode(ERRCODE_CONNECTION_FAILURE),
-				 errmsg("themis: %s", msg)));
+		if (raise)
+			ereport(ERROR,
+					(errcode(ERRCODE_CONNECTION_FAILURE),
+					 errmsg("themis: %s", msg)));
+		snprintf(gpud_why, sizeof(gpud_why), "%s", msg);
+		*why = gpud_why;
+		return false;
 	}
 	if (h.type != TM_MSG_HELLO_OK || h.len != sizeof(TmxStatus))
 	{
@@ -160,7 +168,7 @@ tm_gpud_ready(bool force, const char **why)
 		*why = gpud_why;
 		return false;
 	}
-	if (!connect_and_hello(why))
+	if (!connect_and_hello(force, why))
 	{
 		gpud_retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), UNUSABLE_RETRY_MS);
 		return false;
@@ -252,7 +260,7 @@ tm_gpud_status(TmxStatus *st, const char **why)
 
 	if (gpud_busy)
 		tm_gpud_disconnect();
-	if (gpud_sock < 0 && !connect_and_hello(why))
+	if (gpud_sock < 0 && !connect_and_hello(true, why))
 		return false;
 	t = tm_gpud_request(TM_MSG_STATUS, NULL, 0, -1, &reply, &rlen, NULL, why);
 	if (t != TM_MSG_STATUS_OK || rlen != sizeof(TmxStatus))

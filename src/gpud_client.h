@@ -9,7 +9,8 @@
 /*
  * Connected to a daemon with a usable GPU?  Connects (HELLO) if needed.  force: try even if a recent try
  * failed (themis.device = gpu); otherwise a failure is remembered for a few seconds.  false with *why.
- * A daemon of another protocol version is an ERROR.
+ * A daemon of another protocol version (or one that answers HELLO with an error) is an ERROR where
+ * force is true, else false with *why (themis.device = auto: PostgreSQL's plan).
  */
 extern bool tm_gpud_ready(bool force, const char **why);
 extern void tm_gpud_disconnect(void);

@@ -77,3 +77,20 @@ cluster_stop() {
 		as_pguser "$CL_DIR" "$PGBIN/pg_ctl" -D "$CL_DIR/data" -m immediate -w stop >/dev/null 2>&1 || true
 	fi
 }
+
+# themis.device for a run on the cluster: auto where the daemon reports a usable GPU, else cpu, the CPU
+# executor (auto would leave every query to PostgreSQL's plan there).  A daemon just started may take a
+# few seconds to answer: up to 30 s, unless it answered without a GPU or none is built (CUDA=no).
+# $1: the PostgreSQL bin directory; then psql and its connection options.  Prints auto or cpu.
+cluster_themis_device() {
+	local pgbin="$1" st i
+	shift
+	for i in $(seq 1 30); do
+		st="$("$@" -At -c "SELECT usable::text || ' ' || (cuda_build IS NOT NULL)::text FROM themis.gpu_status()" 2>/dev/null)"
+		[ "${st%% *}" = true ] && { echo auto; return 0; }
+		[ "${st#* }" = true ] && break
+		[ -x "$pgbin/themis-gpud" ] || break
+		sleep 1
+	done
+	echo cpu
+}

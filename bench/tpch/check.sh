@@ -68,10 +68,10 @@ PSQL=("$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "${CL_CONN[@]}")
 PSQL="$PGBIN/psql" "$ROOT/bench/tpch/load.sh" -j "$(nproc 2>/dev/null || echo 2)" "$TMP/data" "${CL_CONN[@]}" 2>"$TMP/load.log" \
 	|| { cat "$TMP/load.log"; failed=$((failed + 1)); echo "FAILED: load"; finish; }
 t2=$(date +%s.%N)
-# themis.device: auto where the daemon has a usable GPU, else cpu (auto would leave every query to
-# PostgreSQL's plan there, and the check would compare PostgreSQL with itself)
-DEVICE=cpu
-[ "$("${PSQL[@]}" -At -c "SELECT usable FROM themis.gpu_status()" 2>/dev/null)" = t ] && DEVICE=auto
+# themis.device: auto where the daemon has a usable GPU, else cpu (bench/lib/cluster.sh; auto would
+# leave every query to PostgreSQL's plan there, and the check would compare PostgreSQL with itself)
+DEVICE="$(cluster_themis_device "$PGBIN" "${PSQL[@]}")"
+echo "# themis.device = $DEVICE"
 
 # the query list: "1,3,5-7" -> 01 03 05 06 07
 expand_list() {

@@ -43,7 +43,7 @@ while [ $# -gt 0 ]; do
 		--rows) ROWS="$2"; shift 2 ;;
 		--device) DEVICE="$2"; shift 2 ;;
 		--out) OUT="$2"; shift 2 ;;
-		-h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}"; exit 0 ;;
+		-h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}"; exit 0 ;;
 		*) echo "unknown option: $1" >&2; exit 2 ;;
 	esac
 done
