@@ -423,6 +423,12 @@ if [ -n "$DROP_FN" ] && [ "$(sql -c "SELECT usable FROM themis.gpu_status()" 2>/
 		fi
 	done
 	sql -c "SELECT themis.$DROP_FN()" >/dev/null 2>&1
+	# what writing fresh memory costs on this host (page faults), as a load's participants do it
+	# (bench/hostmem.c): one process per participant the load may use
+	npart="$(sql -c "SELECT least(current_setting('max_parallel_workers')::int + 1, $(nproc 2>/dev/null || echo 2))" 2>/dev/null)"
+	if make -s -C "$ROOT/bench" bin/hostmem >>"$RAW/membw.log" 2>&1; then
+		"$ROOT/bench/bin/hostmem" 256 "${npart:-4}" >"$RAW/hostmem.txt" 2>>"$RAW/membw.log" || : >"$RAW/hostmem.txt"
+	fi
 fi
 
 # ---- DuckDB ----

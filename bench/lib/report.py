@@ -501,6 +501,24 @@ def write_md(outdir, h, rows):
             s = ms / 1000.0
             lines.append(f"| {t} | {n} | {b} | {ms:.0f} ms | {fmt(n / s, 0) if s > 0 else '–'} | "
                          f"{fmt(b / s / 1e9, 2) if s > 0 else '–'} |")
+    hm = {}
+    try:
+        with open(os.path.join(outdir, "raw", "hostmem.txt"), encoding="utf-8") as f:
+            for ln in f:
+                k, _, v = ln.strip().partition(" ")
+                hm[k] = float(v)
+    except (OSError, ValueError):
+        hm = {}
+    if hm:
+        par = sorted(k for k in hm if k.startswith("memfd_map_x"))
+        parw = sorted(k for k in hm if k.startswith("memfd_pwrite_x"))
+        lines += ["", "Writing fresh host memory on this machine (`bench/hostmem.c`, 256 MiB a process, GB/s; page "
+                  f"faults): private memory {hm.get('private_4k', 0):.2f} (huge pages {hm.get('private_thp', 0):.2f}, "
+                  f"written again {hm.get('private_again', 0):.2f}); a memfd through a fresh mapping "
+                  f"{hm.get('memfd_map', 0):.2f}, with pwrite {hm.get('memfd_pwrite', 0):.2f}"
+                  + (f"; {par[0][len('memfd_map_x'):]} processes at once: through mappings {hm[par[0]]:.2f}"
+                     if par else "")
+                  + (f", with pwrite {hm[parw[0]]:.2f}" if parw else "") + "."]
     if any(r["result"] == "DIFFERENT" for r in rows):
         lines.append("")
         lines.append("**Results DIFFER for: " + ", ".join(r["query"] for r in rows if r["result"] == "DIFFERENT")
