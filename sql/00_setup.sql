@@ -38,13 +38,19 @@ CREATE SCHEMA tt;
 -- a counter for unique temp table names (several checks may run in one transaction)
 CREATE SEQUENCE tt.seq;
 
+-- the themis.device of the "on" runs: tt.device, else cpu
+CREATE FUNCTION tt._device() RETURNS text
+LANGUAGE sql STABLE AS $f$
+    SELECT coalesce(nullif(current_setting('tt.device', true), ''), 'cpu')
+$f$;
+
 -- switch themis on (forced offload) or off for the rest of the transaction
 CREATE FUNCTION tt._themis(on_ boolean, fallback boolean DEFAULT false) RETURNS void
 LANGUAGE plpgsql AS $f$
 BEGIN
     IF on_ THEN
         PERFORM set_config('themis.enabled', 'on', true);
-        PERFORM set_config('themis.device', coalesce(nullif(current_setting('tt.device', true), ''), 'cpu'), true);
+        PERFORM set_config('themis.device', tt._device(), true);
         PERFORM set_config('themis.min_rows', '0', true);
         PERFORM set_config('themis.fallback', CASE WHEN fallback THEN 'on' ELSE 'off' END, true);
     ELSE
@@ -263,7 +269,7 @@ CREATE PROCEDURE tt.themis_on(is_local boolean DEFAULT false)
 LANGUAGE plpgsql AS $f$
 BEGIN
     PERFORM set_config('themis.enabled', 'on', is_local);
-    PERFORM set_config('themis.device', coalesce(nullif(current_setting('tt.device', true), ''), 'cpu'), is_local);
+    PERFORM set_config('themis.device', tt._device(), is_local);
     PERFORM set_config('themis.min_rows', '0', is_local);
     PERFORM set_config('themis.fallback', 'off', is_local);
 END
@@ -275,7 +281,7 @@ $f$;
 CREATE PROCEDURE tt.device_on()
 LANGUAGE plpgsql AS $f$
 BEGIN
-    PERFORM set_config('themis.device', coalesce(nullif(current_setting('tt.device', true), ''), 'cpu'), false);
+    PERFORM set_config('themis.device', tt._device(), false);
 END
 $f$;
 

@@ -64,7 +64,6 @@
 #include "utils/typcache.h"
 
 #include "themis.h"
-#include "gpud_client.h"
 
 /* a correlation condition: inner (a column of the subquery) = outer (a column of the outer query) */
 typedef struct CorrKey
@@ -978,15 +977,12 @@ inline_view_ctes(Query *q)
 	}
 	if (found == NIL)
 		return 0;
-	if (themis_inline_view_ctes == THEMIS_TRI_AUTO)
-	{
-		const char *why = NULL;
-
-		/* the aggregation then runs twice: worth it on the GPU, not on the CPU executor */
-		if (themis_device == THEMIS_DEVICE_CPU ||
-			(themis_device == THEMIS_DEVICE_AUTO && !tm_gpud_ready(false, &why)))
-			return 0;
-	}
+	/*
+	 * The aggregation then runs twice: worth it on the GPU, not on the CPU executor.  (Under
+	 * themis.device = auto the planner rewrites subqueries only where the GPU is usable: planner.c.)
+	 */
+	if (themis_inline_view_ctes == THEMIS_TRI_AUTO && themis_device == THEMIS_DEVICE_CPU)
+		return 0;
 	foreach(lc, found)
 	{
 		((CommonTableExpr *) lfirst(lc))->ctematerialized = CTEMaterializeNever;
