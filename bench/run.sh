@@ -15,7 +15,9 @@
 #   * EXPLAIN (FORMAT JSON) with themis on: is there a Custom Scan (Themis) node;
 #   * themis off, then on, each in a new session: one cold run (the first of the session, after
 #     themis's cache-drop function where one exists), then N warm runs (median reported);
-#     --pg-runs N gives themis off N warm runs instead (0: its one run counts as cold and warm);
+#     --pg-runs N gives themis off N warm runs instead (0: its one run counts as cold and warm;
+#     skip: themis off does not run at all, for diagnostics such as THEMIS_GPU_TRACE: no speedups and
+#     no result check);
 #     themis-on sessions run with themis.fallback = off, so a run that would fall back to the
 #     PostgreSQL plan fails instead and is never timed as themis;
 #   * with --compare (repeatable): a third session per query, themis on with those settings on top of
@@ -115,7 +117,7 @@ while [ $# -gt 0 ]; do
 done
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer"
 [ -n "$PG_RUNS" ] || PG_RUNS="$RUNS"
-[[ "$PG_RUNS" =~ ^[0-9]+$ ]] || die "--pg-runs must be a non-negative integer"
+[[ "$PG_RUNS" =~ ^([0-9]+|skip)$ ]] || die "--pg-runs must be a non-negative integer or skip"
 awk -v s="$SF" 'BEGIN { exit !(s > 0) }' || die "--sf must be > 0"
 
 TMP="$(mktemp -d /tmp/themis-bench.XXXXXX)" || die "mktemp failed"
@@ -325,7 +327,7 @@ for q in "${QS[@]}"; do
 		| "${PSQL[@]}" -At -f - >"$RAW/q$q.plan.json" 2>"$RAW/q$q.plan.err"
 	{ set_lines; echo "SET themis.enabled = on;"; echo "EXPLAIN (COSTS OFF) $body;"; } \
 		| "${PSQL[@]}" -At -f - >"$RAW/q$q.plan.txt" 2>>"$RAW/q$q.plan.err"
-	session off "$q"
+	[ "$PG_RUNS" != skip ] && session off "$q"
 	session on "$q"
 	[ -n "$GPU_CACHE" ] && sql -c "COPY (SELECT relation::text, column_name, bytes FROM themis.cache) TO STDOUT" \
 		>>"$RAW/cache_columns.tsv" 2>>"$RAW/membw.log"

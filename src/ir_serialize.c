@@ -126,6 +126,7 @@ tm_plan_serialize(const TmPlan *plan)
 		put_string(&buf, pl->source_label);
 		put_double(&buf, pl->est_source_rows);
 		put_double(&buf, pl->est_rows);
+		put_double(&buf, pl->est_groups);
 
 		put_int(&buf, pl->nops);
 		for (int o = 0; o < pl->nops; o++)

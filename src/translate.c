@@ -102,6 +102,7 @@ typedef struct BPipeline
 	char	   *sink_label;
 	double		est_source_rows;
 	double		est_rows;
+	double		est_groups;		/* AGG with keys: the Agg node's estimate of groups */
 } BPipeline;
 
 typedef struct BHash
@@ -2370,6 +2371,8 @@ translate_agg(TState *ts, Agg *top)
 	in->sinkkeys = ac.groups;
 	in->aggs = ac.aggs;
 	in->est_rows = ac.in->rows;
+	/* numGroups: before HAVING (plan_rows is after it); a sorted Agg's is 0: its rows then */
+	in->est_groups = ac.groups == NIL ? 0 : top->numGroups > 0 ? (double) top->numGroups : top->plan.plan_rows;
 	in->sink_label = lb.data;
 	ts->pipelines = lappend(ts->pipelines, in);
 	ts->results = lappend(ts->results, coltypes);
@@ -3298,6 +3301,7 @@ tm_translate(PlannedStmt *pstmt, Plan *root, bool need_order, const char **why)
 			tp->source_label = pl->source_label;
 			tp->est_source_rows = pl->est_source_rows;
 			tp->est_rows = pl->est_rows;
+			tp->est_groups = pl->est_groups;
 
 			tp->nops = list_length(pl->ops);
 			tp->ops = palloc0(sizeof(TmOp) * Max(tp->nops, 1));

@@ -172,7 +172,8 @@ def collect(outdir):
     raw = os.path.join(outdir, "raw")
     h = header_of(raw)
     runs = int(h.get("runs", "3"))
-    pg_runs = int(h.get("pg_runs", str(runs)))
+    pg_runs = h.get("pg_runs", str(runs))
+    pg_runs = 0 if pg_runs == "skip" else int(pg_runs)  # skip: themis off did not run
     duck = {}
     for line in read(os.path.join(raw, "duckdb.tsv")).splitlines():
         parts = line.split("\t")
@@ -257,7 +258,9 @@ def header_lines(h):
         f"GPU: {h.get('gpu', 'none')} (themis.gpu_status: {h.get('gpu_status', '?').strip()})",
         f"scale factor: {h.get('sf', '?')}{' (JCC-H-style skew)' if h.get('skew') == '1' else ''}; "
         f"runs: 1 cold + {h.get('runs', '?')} warm (median); PostgreSQL: "
-        + ("one run (cold = warm)" if h.get("pg_runs") == "0" else f"1 + {h.get('pg_runs', h.get('runs', '?'))} runs")
+        + ("one run (cold = warm)" if h.get("pg_runs") == "0"
+           else "not run (--pg-runs skip)" if h.get("pg_runs") == "skip"
+           else f"1 + {h.get('pg_runs', h.get('runs', '?'))} runs")
         + f"; cold = {h.get('cold', '?')}",
         f"themis settings: {h.get('themis_settings', '')}",
         f"PostgreSQL {h.get('postgres', '?')} settings: {h.get('pg_settings', '')}",

@@ -142,6 +142,8 @@ typedef struct TmPipeline
 	char	   *source_label;	/* host only: text for EXPLAIN, e.g. "lineitem l" or "result 0" */
 	double		est_source_rows;	/* planner's estimate of source rows (EXPLAIN, cost) */
 	double		est_rows;		/* estimate of rows reaching the sink */
+	double		est_groups;		/* AGG with keys: the planner's estimate of groups (0: none); the GPU
+								 * executor sizes its first group table by it */
 } TmPipeline;
 
 typedef struct TmHashTable

@@ -15,7 +15,7 @@
 #include "themis/tm_ir.h"
 
 #define TM_BLOB_MAGIC	0x544d4952	/* "TMIR" */
-#define TM_BLOB_VERSION 2
+#define TM_BLOB_VERSION 3
 
 typedef void *(*TmIrAlloc) (void *arg, size_t size);	/* zeroed memory, or NULL */
 
@@ -230,6 +230,7 @@ tm_plan_read(const char *blob, int64_t len, TmIrAlloc alloc, void *arg, const ch
 		pl->source_label = tm_ir_get_string(r);
 		pl->est_source_rows = tm_ir_get_double(r);
 		pl->est_rows = tm_ir_get_double(r);
+		pl->est_groups = tm_ir_get_double(r);
 
 		pl->nops = tm_ir_get_count(r);
 		pl->ops = (TmOp *) tm_ir_alloc(r, sizeof(TmOp) * (size_t) (pl->nops + 1));

@@ -3223,8 +3223,30 @@ check_same_stats(const char *what, const Run &r, const Run &ref, int npipelines)
 					 (long long) ref.stats[p].sink_rows, (long long) ref.stats[p].out_rows);
 }
 
+/*
+ * the rows are the expected ones as multisets, and their first cells come in the expected order: a join's
+ * EMIT keeps the probe side's order, while the build rows of one key come in the order of the build, which
+ * is the source's only where a COUNT pass placed them (not in an unchunked build without one)
+ */
+static void
+check_rows_probe_order(const char *what, const std::vector<std::string> &got, const std::vector<std::string> &exp)
+{
+	size_t		i;
+
+	check_rows(what, got, exp, false);
+	if (g_lb_mode != TM_GPU_LB_NONE || forced_partitioned())
+		return;
+	for (i = 0; i < got.size() && i < exp.size(); i++)
+		if (got[i].substr(0, got[i].find('|')) != exp[i].substr(0, exp[i].find('|')))
+			break;
+	TM_CHECK_MSG(got.size() == exp.size() && i == got.size(),
+				 "%s: probe side out of order at row %zu: got \"%s\", expected \"%s\"", what, i,
+				 i < got.size() ? got[i].c_str() : "(none)", i < exp.size() ? exp[i].c_str() : "(none)");
+}
+
+/* ordered: -1 = only the first cells in order (check_rows_probe_order) */
 static std::vector<std::string>
-check_chunked(const char *what, const TmPlan &pl, std::vector<const HTable *> inputs, bool ordered,
+check_chunked(const char *what, const TmPlan &pl, std::vector<const HTable *> inputs, int ordered,
 			  const std::vector<int64_t> &sizes = g_chunk_sizes, const TmValue *params = NULL,
 			  const bool *paramnulls = NULL)
 {
@@ -3249,7 +3271,10 @@ check_chunked(const char *what, const TmPlan &pl, std::vector<const HTable *> in
 		TM_CHECK_MSG(r.rc == TM_GPU_OK, "%s: rc %d: %s", w, r.rc, r.err);
 		if (r.rc != TM_GPU_OK)
 			continue;
-		check_rows(w, norm_zero_nan(out_rows(r.out)), exp, ordered);
+		if (ordered < 0)
+			check_rows_probe_order(w, norm_zero_nan(out_rows(r.out)), exp);
+		else
+			check_rows(w, norm_zero_nan(out_rows(r.out)), exp, ordered != 0);
 		check_same_stats(w, r, ref, pl.npipelines);
 		tm_gpu_table_free(&r.out);
 	}
@@ -3417,8 +3442,8 @@ test_chunk_filter(void)
 }
 
 /*
- * joins: build sides and probe sides over chunks; keys and payloads with text; EMIT keeps the order
- * (source row, then build rows of a key in build order) exactly
+ * joins: build sides and probe sides over chunks; keys and payloads with text; EMIT keeps the order of the
+ * probe side's rows exactly (and of a key's build rows where the build side is in chunks: COUNT pass)
  */
 static void
 test_chunk_join(void)
@@ -3459,7 +3484,7 @@ test_chunk_join(void)
 							  {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4), ty(TM_K_TEXT)})}, {result(rt)}, 0);
 
 		snprintf(what, sizeof(what), "chunked join type %d", jt);
-		check_chunked(what, pl, {&B, &T}, true);
+		check_chunked(what, pl, {&B, &T}, wide ? -1 : 1);
 	}
 
 	/* text keys: B.name -> (k, w); T.txt probes it; two EMITs into one result */
@@ -3487,7 +3512,7 @@ test_chunk_join(void)
 										   x_slot(u_id, ty(TM_K_INT4))})},
 							  {hashtable({ty(TM_K_TEXT)}, {ty(TM_K_INT4), ty(TM_K_INT4)})},
 							  {result({ty(TM_K_INT8), ty(TM_K_TEXT), ty(TM_K_INT4)})}, 0);
-		std::vector<std::string> rows = check_chunked("chunked join on text keys, EMIT appends", pl, {&B, &T, &T2}, true);
+		std::vector<std::string> rows = check_chunked("chunked join on text keys, EMIT appends", pl, {&B, &T, &T2}, -1);
 
 		TM_CHECK(rows.size() > 1000);
 	}
