@@ -17,11 +17,13 @@
  *   - EMIT and HASH_BUILD run each pipeline twice: a COUNT pass (rows each source row sends to the sink)
  *     and, after an exclusive prefix sum of the counts (CUB), a RUN pass that writes every sink row at its
  *     position.  The output is compact and in the same order as the CPU executor's (source order, then
- *     depth first);
+ *     depth first).  A HASH_BUILD whose source rows bound its rows (no probe that can multiply them)
+ *     runs the RUN pass alone: rows take positions from a counter, in no particular order
+ *     (sink_hash_build);
  *   - HASH_BUILD then groups the collected rows by key: insert into a directory with atomicCAS (the
- *     first row of each key owns its slot), count per slot, prefix sum, stable radix sort of
- *     (slot, row) pairs (CUB) and a gather, so that rows with equal keys are contiguous and keep their
- *     order; the directory entries become { hash, start, count };
+ *     first row of each key owns its slot; the lanes of a warp with equal keys go once), count per slot,
+ *     prefix sum, stable radix sort of (slot, row) pairs (CUB) and a gather, so that rows with equal keys
+ *     are contiguous and keep their order; the directory entries become { hash, start, count };
  *   - AGG: one global hash table of groups.  A thread that finds no group claims a directory slot
  *     (CAS EMPTY -> BUSY), takes a group number, writes the keys and publishes the number; others spin
  *     while a slot is BUSY.  Aggregates update with atomics: count and int sums with atomicAdd,
@@ -6616,14 +6618,15 @@ sink_agg(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 		/*
 		 * The planner expects many groups: a first table too small is a pass thrown away (TPC-H Q3's 113 K
 		 * groups on an H200: 6.7 ms of its 31 ms).  Room for every sink row, as the pass after an overflow
-		 * takes, where that fits in a quarter of the free pool, else for twice the estimate where that
-		 * does: the smaller table was the slower one (Q17's 2 M groups of 60 M rows: 31.2 ms with room
-		 * for twice the estimate, 19.2 ms with room for 60 M)
+		 * takes, where the estimate is within a factor of 32 of them and that fits in a quarter of the free
+		 * pool (the table stays until the query ends), else for twice the estimate where that fits: the
+		 * smaller table was the slower one (Q17's 2 M groups of 60 M rows: 31.2 ms with room for twice
+		 * the estimate, 19.2 ms with room for 60 M)
 		 */
 		double		want = 2 * pl->est_groups;
 		long long	ecap = want < (double) bound ? (long long) want : bound;
 
-		if (agg_table_bytes(nk, na, bound) <= pool_free(c->pool) / 4)
+		if ((double) bound <= 32 * pl->est_groups && agg_table_bytes(nk, na, bound) <= pool_free(c->pool) / 4)
 			cap = bound;
 		else if (ecap > cap && agg_table_bytes(nk, na, ecap) <= pool_free(c->pool) / 4)
 			cap = ecap;
@@ -6632,10 +6635,17 @@ sink_agg(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 		cap = 1;
 	dcap = bound < DISTINCT_INITIAL_CAP ? bound : DISTINCT_INITIAL_CAP;
 	/* counted: bound is the sink rows themselves, room for as many pairs is what an overflow would take
-	 * (TPC-H Q16's 1.2 M pairs: its first pass thrown away), where that fits in a quarter of the pool */
-	if (counted && bound > dcap &&
-		(size_t) bound * (6 * sizeof(unsigned long long) + sizeof(TmValue)) <= pool_free(c->pool) / 4)
-		dcap = bound;
+	 * (TPC-H Q16's 1.2 M pairs: its first pass thrown away), where the sets fit in a quarter of the pool */
+	if (counted && bound > dcap)
+	{
+		int			nd = 0;
+
+		for (int a = 0; a < na; a++)
+			nd += agg_is_distinct(&sk->aggs[a]) ? 1 : 0;
+		if (nd > 0 && (size_t) bound * nd * (6 * sizeof(unsigned long long) + sizeof(TmValue)) <=
+			pool_free(c->pool) / 4)
+			dcap = bound;
+	}
 	if (dcap < 1)
 		dcap = 1;
 	modes = (int *) xmalloc0(c, sizeof(int) * Max1(na));
