@@ -13,7 +13,9 @@
  *     TmValue array and walks the row's evaluation tree depth-first, exactly like run_ops() of the CPU
  *     executor (src/cpu_exec.c): FILTER with tm_eval_qual, PROBE by a lookup key -> [start, end) of
  *     build rows and a loop over that range (residual qual per match; inner / semi / anti / left), and
- *     every leaf goes to the sink;
+ *     every leaf goes to the sink; where the pipeline starts with FILTERs or an INNER / SEMI probe (and
+ *     the fast paths are on), warps take 32 rows at a time, run the filters and the probe's lookup on
+ *     the slots those read, and queue the rows that pass until 32 fill a warp (pipeline_rows_compacted);
  *   - EMIT and HASH_BUILD run each pipeline twice: a COUNT pass (rows each source row sends to the sink)
  *     and, after an exclusive prefix sum of the counts (CUB), a RUN pass that writes every sink row at its
  *     position.  The output is compact and in the same order as the CPU executor's (source order, then
@@ -474,6 +476,10 @@ struct DPipe
 	const int32_t *lboff;
 	int32_t		lb_local;		/* NIFS: a global AGG of count / int sum / int min, max (lb_agg_local) */
 	int32_t		nlead;			/* pipeline_kernel: ops 0 .. nlead - 1 are FILTERs run ahead of walk_row */
+	int32_t		precheck;		/* pipeline_kernel: nlead where op nlead is an INNER / SEMI probe whose
+								 * keys are looked up with the leading filters, else -1 */
+	int32_t		nload_lead;		/* load[0 .. nload_lead): the slots the leading filters and the
+								 * pre-check read */
 };
 
 /*
@@ -856,6 +862,70 @@ fill_level(const DOp *op, int64_t r, TmValue *vals, bool *nulls)
 	}
 }
 
+/* a probe's keys looked up: o->r, o->end = the build rows with those keys (none where a key is NULL) */
+__device__ __forceinline__ int
+probe_lookup(const DOp *op, OpState *o, TmValue *vals, bool *nulls)
+{
+	const DJoin *ht = op->ht;
+	TmValue		keys[TM_GPU_MAX_KEYS];
+	uint64_t	h = 0;
+	bool		hasnull = false;
+
+	for (int i = 0; i < op->nkeys; i++)
+	{
+		bool		isnull;
+		int			st = x_eval(op->keys[i], op->fastx, vals, nulls, &keys[i], &isnull);
+
+		if (st != TM_OK)
+			return st;
+		if (isnull)
+		{
+			hasnull = true;	/* NULL keys never match */
+			break;
+		}
+		h = tm_hash_key(h, &keys[i], false, &ht->keytypes[i]);
+	}
+	o->r = o->end = 0;
+	o->found = false;
+	o->nulldone = false;
+	o->pending = false;
+	if (!hasnull && !join_lookup(ht, h, keys, &o->r, &o->end))
+		o->r = o->end = 0;
+	return TM_OK;
+}
+
+/* the rest of a probe's first visit after probe_lookup: SEMI / ANTI decide on their matches */
+__device__ int
+probe_decide(const DOp *op, OpState *o, TmValue *vals, bool *nulls, DCancel *cp)
+{
+	if (op->jointype == TM_JOIN_SEMI || op->jointype == TM_JOIN_ANTI)
+	{
+		/* one passing match decides */
+		for (; o->r < o->end; o->r++)
+		{
+			bool		pass = true;
+
+			if (cancel_poll(cp))
+				return ST_CANCEL;
+			fill_level(op, o->r, vals, nulls);
+			if (op->qual != NULL)
+			{
+				int			st = op_qual(op, vals, nulls, &pass);
+
+				if (st != TM_OK)
+					return st;
+			}
+			if (pass)
+			{
+				o->found = true;
+				break;
+			}
+		}
+		o->pending = (op->jointype == TM_JOIN_SEMI) ? o->found : !o->found;
+	}
+	return TM_OK;
+}
+
 /* first visit of op: decide the filter, look the keys up */
 __device__ int
 op_enter(const DOp *op, OpState *o, TmValue *vals, bool *nulls, DCancel *cp)
@@ -872,59 +942,10 @@ op_enter(const DOp *op, OpState *o, TmValue *vals, bool *nulls, DCancel *cp)
 	}
 
 	/* PROBE */
-	{
-		const DJoin *ht = op->ht;
-		TmValue		keys[TM_GPU_MAX_KEYS];
-		uint64_t	h = 0;
-		bool		hasnull = false;
-
-		for (int i = 0; i < op->nkeys; i++)
-		{
-			bool		isnull;
-
-			st = x_eval(op->keys[i], op->fastx, vals, nulls, &keys[i], &isnull);
-			if (st != TM_OK)
-				return st;
-			if (isnull)
-			{
-				hasnull = true;	/* NULL keys never match */
-				break;
-			}
-			h = tm_hash_key(h, &keys[i], false, &ht->keytypes[i]);
-		}
-		o->r = o->end = 0;
-		o->found = false;
-		o->nulldone = false;
-		o->pending = false;
-		if (!hasnull && !join_lookup(ht, h, keys, &o->r, &o->end))
-			o->r = o->end = 0;
-
-		if (op->jointype == TM_JOIN_SEMI || op->jointype == TM_JOIN_ANTI)
-		{
-			/* one passing match decides */
-			for (; o->r < o->end; o->r++)
-			{
-				bool		pass = true;
-
-				if (cancel_poll(cp))
-					return ST_CANCEL;
-				fill_level(op, o->r, vals, nulls);
-				if (op->qual != NULL)
-				{
-					st = op_qual(op, vals, nulls, &pass);
-					if (st != TM_OK)
-						return st;
-				}
-				if (pass)
-				{
-					o->found = true;
-					break;
-				}
-			}
-			o->pending = (op->jointype == TM_JOIN_SEMI) ? o->found : !o->found;
-		}
-	}
-	return TM_OK;
+	st = probe_lookup(op, o, vals, nulls);
+	if (st != TM_OK)
+		return st;
+	return probe_decide(op, o, vals, nulls, cp);
 }
 
 /* next child of op: *down = true (its level's slots are set) or false (op is done) */
@@ -2077,11 +2098,13 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 
 /*
  * the evaluation tree of the current source row, depth first (run_ops of the CPU executor), from op k0
- * on (ops before it are filters the row has passed: each has the one child the walk starts with)
+ * on (ops before it are filters the row has passed: each has the one child the walk starts with);
+ * looked: op k0 is a probe whose keys were looked up already (os[k0] from probe_lookup: the pre-check
+ * of pipeline_rows_compacted)
  */
 __device__ int
 walk_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *os, long long *pos,
-		 long long *cnt, DCancel *cp, int k0)
+		 long long *cnt, DCancel *cp, int k0, bool looked)
 {
 	int			nops = P->nops;
 	int			k = k0;
@@ -2105,7 +2128,13 @@ walk_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *os,
 		}
 		if (enter)
 		{
-			st = op_enter(&P->ops[k], &os[k], vals, nulls, cp);
+			if (looked)
+			{
+				looked = false;		/* only the first visit of op k0 */
+				st = probe_decide(&P->ops[k], &os[k], vals, nulls, cp);
+			}
+			else
+				st = op_enter(&P->ops[k], &os[k], vals, nulls, cp);
 			if (st != TM_OK)
 				return st;
 		}
@@ -2128,7 +2157,8 @@ walk_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *os,
 
 /*
  * pipeline_kernel: the ops after the leading filters and the sink for source row `row`, whose slots are
- * loaded; an error is recorded (the lowest row's wins; rows above it stop at stopped_at)
+ * loaded (and, with a pre-check, whose os[nlead] holds the probe's lookup); an error is recorded (the
+ * lowest row's wins; rows above it stop at stopped_at)
  */
 __device__ __forceinline__ void
 rest_of_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *os, DCancel *cp,
@@ -2140,7 +2170,7 @@ rest_of_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *
 
 	if (R.pass == PASS_RUN && R.offs != NULL)
 		pos = R.base + R.offs[row];
-	st = walk_row(P, R, vals, nulls, os, &pos, &cnt, cp, P->nlead);
+	st = walk_row(P, R, vals, nulls, os, &pos, &cnt, cp, P->nlead, P->precheck >= 0);
 	if (st == TM_OK)
 	{
 		if (R.pass == PASS_COUNT && R.counts != NULL)
@@ -2154,26 +2184,39 @@ rest_of_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *
 }
 
 /*
- * pipeline_kernel with leading filters (nlead > 0): warps, not threads, take the source rows, 32 at a
- * time; each lane runs the leading filters on its row, and the rows that pass are queued in the warp's
- * shared memory until 32 are there, which the 32 lanes then run one each (their slots loaded again):
- * the joins, residual quals and the sink after a selective filter run on full warps, instead of on the
- * few lanes of each warp whose row passed (TPC-H Q19: 3.5% of lineitem's rows pass its leading filter,
- * and each went down the probe and the interpreter with its warp's other 31 lanes idle).  A warp whose 32
- * rows all pass while its queue is empty runs them in place.  Rows keep their own number (COUNT pass:
- * counts[row]; RUN pass: its offset), so the order in which they run does not matter; after an error
- * the rows above it stop (stopped_at), those below it still run, as in the thread-per-row loop.
+ * pipeline_kernel with leading filters (nlead > 0) or a pre-check: warps, not threads, take the source
+ * rows, 32 at a time; each lane runs the leading filters on its row, and the rows that pass are queued in
+ * the warp's shared memory until 32 are there, which the 32 lanes then run one each (their slots loaded
+ * again): the joins, residual quals and the sink after a selective filter run on full warps, instead of
+ * on the few lanes of each warp whose row passed (TPC-H Q19: 3.5% of lineitem's rows pass its leading
+ * filter, and each went down the probe and the interpreter with its warp's other 31 lanes idle).  A warp
+ * whose 32 rows all pass while its queue is empty runs them in place.  Rows keep their own number (COUNT
+ * pass: counts[row]; RUN pass: its offset), so the order in which they run does not matter; after an
+ * error the rows above it stop (stopped_at), those below it still run, as in the thread-per-row loop.
+ *
+ * The pre-check (P->precheck = nlead: the op after the leading filters is an INNER or SEMI probe): the
+ * lanes also look the probe's keys up, and a row without a build row of its keys is dropped there (it
+ * has no child in the walk).  The lookup, [r, end), goes into the queue with the row and the walk starts
+ * from it (walk_row's looked), so no key is looked up twice: TPC-H Q17's residual, a numeric division,
+ * runs on the 3% of lineitem rows whose part is in the build, on full warps.  The first pass over a row
+ * loads only the slots the leading filters and the pre-check read (P->load[0 .. nload_lead)); the others
+ * are loaded for the rows that pass.
  */
 __device__ __forceinline__ void
 pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrows, TmValue *vals,
 						bool *nulls, OpState *os, DCancel *cp, unsigned long long *nsink)
 {
 	__shared__ long long queue[TPB / 32][64];
+	__shared__ int32_t qrange[TPB / 32][2][64];	/* the pre-check's [r, end) of each queued row */
 	long long  *q = queue[threadIdx.x >> 5];
+	int32_t    *qr = qrange[threadIdx.x >> 5][0];
+	int32_t    *qe = qrange[threadIdx.x >> 5][1];
 	unsigned int lane = threadIdx.x & 31u;
 	unsigned int qn = 0;		/* rows queued: < 32 between chunks, the same in every lane */
 	long long	nchunks = (nrows + 31) / 32;
 	long long	nwarps = ((long long) gridDim.x * blockDim.x) >> 5;
+	const int	pc = P->precheck;
+	OpState    *po = &os[pc < 0 ? 0 : pc];
 
 	for (long long ch = ((long long) blockIdx.x * blockDim.x + threadIdx.x) >> 5; ch < nchunks; ch += nwarps)
 	{
@@ -2186,10 +2229,15 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 			int			st = TM_OK;
 			bool		ok = true;
 
-			for (int i = 0; i < P->nload; i++)
+			for (int i = 0; i < P->nload_lead; i++)
 				load_col(&P->srccols[P->load[i].col], row, &vals[P->load[i].slot], &nulls[P->load[i].slot]);
 			for (int k = 0; k < P->nlead && ok && st == TM_OK; k++)
 				st = op_qual(&P->ops[k], vals, nulls, &ok);
+			if (st == TM_OK && ok && pc >= 0)
+			{
+				st = probe_lookup(&P->ops[pc], po, vals, nulls);
+				ok = po->r < po->end;
+			}
 			if (st != TM_OK)
 				record_error(R.flags, st, row);
 			else if (ok)
@@ -2200,11 +2248,22 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 		mask = __ballot_sync(0xffffffffu, pass);
 		if (mask == 0xffffffffu && qn == 0)
 		{
+			for (int i = P->nload_lead; i < P->nload; i++)
+				load_col(&P->srccols[P->load[i].col], row, &vals[P->load[i].slot], &nulls[P->load[i].slot]);
 			rest_of_row(P, R, vals, nulls, os, cp, row, nsink);
 			continue;
 		}
 		if (pass)
-			q[qn + __popc(mask & ((1u << lane) - 1u))] = row;
+		{
+			unsigned int at = qn + __popc(mask & ((1u << lane) - 1u));
+
+			q[at] = row;
+			if (pc >= 0)
+			{
+				qr[at] = (int32_t) po->r;
+				qe[at] = (int32_t) po->end;
+			}
+		}
 		qn += (unsigned int) __popc(mask);
 		__syncwarp();
 		if (qn >= 32)
@@ -2213,6 +2272,11 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 
 			qn -= 32;
 			r2 = q[qn + lane];
+			if (pc >= 0)
+			{
+				po->r = qr[qn + lane];
+				po->end = qe[qn + lane];
+			}
 			__syncwarp();
 			if (!stopped_at(R.flags, r2))
 			{
@@ -2227,6 +2291,11 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 	{
 		long long	r2 = q[lane];
 
+		if (pc >= 0)
+		{
+			po->r = qr[lane];
+			po->end = qe[lane];
+		}
 		for (int i = 0; i < P->nload; i++)
 			load_col(&P->srccols[P->load[i].col], r2, &vals[P->load[i].slot], &nulls[P->load[i].slot]);
 		rest_of_row(P, R, vals, nulls, os, cp, r2, nsink);
@@ -2270,7 +2339,7 @@ pipeline_rows(const DPipe *__restrict__ P, const DRun &R, int64_t nrows, TmValue
 				st = ST_CANCEL;
 		}
 		else if (st == TM_OK)
-			st = walk_row(P, R, vals, nulls, os, &pos, &cnt, cp, k0);
+			st = walk_row(P, R, vals, nulls, os, &pos, &cnt, cp, k0, false);
 		if (st != TM_OK)
 		{
 			if (st == ST_CANCEL)
@@ -2305,7 +2374,7 @@ pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
 
 	if (R.memo || R.priv_k > 0)
 		priv_init(P, R);
-	if (P->nlead > 0)
+	if (P->nlead > 0 || P->precheck >= 0)
 		pipeline_rows_compacted(P, R, nrows, vals, nulls, os, &cp, &nsink);
 	else
 		pipeline_rows(P, R, nrows, vals, nulls, os, &cp, &nsink);
@@ -4947,9 +5016,16 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 	memset(ops, 0, sizeof(ops));
 	P.nrows = nrows;
 	P.fastx = fast ? 1 : 0;
-	/* leading filters, which pipeline_kernel runs ahead of the walk of the row's evaluation tree */
+	/*
+	 * leading filters, which pipeline_kernel runs ahead of the walk of the row's evaluation tree, and the
+	 * INNER / SEMI probe after them, whose lookup it runs there too (pipeline_rows_compacted)
+	 */
 	while (fast && P.nlead < pl->nops && pl->ops[P.nlead].kind == TM_OP_FILTER)
 		P.nlead++;
+	P.precheck = -1;
+	if (fast && P.nlead < pl->nops && pl->ops[P.nlead].kind == TM_OP_PROBE &&
+		(pl->ops[P.nlead].jointype == TM_JOIN_INNER || pl->ops[P.nlead].jointype == TM_JOIN_SEMI))
+		P.precheck = P.nlead;
 	P.nslots = pl->nslots;
 	P.nops = pl->nops;
 	P.sinkkind = sk->kind;
@@ -4979,15 +5055,30 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 	P.init_vals = img_dev<const TmValue>(im, img_put(im, init, sizeof(TmValue) * (size_t) Max1(pl->nslots), 16));
 	P.init_nulls = img_dev<const uint8_t>(im, img_put(im, initnull, (size_t) Max1(pl->nslots), 16));
 
-	/* level-0 slots */
-	n = 0;
-	for (int s = 0; s < pl->nslots; s++)
-		if (pl->slots[s].level == 0)
+	/* level-0 slots: first those that the leading filters and the pre-check read */
+	{
+		bool		lead[TM_GPU_MAX_SLOTS];
+
+		memset(lead, 0, sizeof(lead));
+		for (int k = 0; k < P.nlead; k++)
+			expr_slots(pl->ops[k].qual, lead, pl->nslots);
+		if (P.precheck >= 0)
+			for (int i = 0; i < pl->ops[P.precheck].nkeys; i++)
+				expr_slots(pl->ops[P.precheck].keys[i], lead, pl->nslots);
+		n = 0;
+		for (int pass = 0; pass < 2; pass++)
 		{
-			refs[n].slot = (int16_t) s;
-			refs[n].col = pl->slots[s].col;
-			n++;
+			for (int s = 0; s < pl->nslots; s++)
+				if (pl->slots[s].level == 0 && lead[s] == (pass == 0))
+				{
+					refs[n].slot = (int16_t) s;
+					refs[n].col = pl->slots[s].col;
+					n++;
+				}
+			if (pass == 0)
+				P.nload_lead = n;
 		}
+	}
 	P.nload = n;
 	P.load = img_dev<const DSlotRef>(im, img_put(im, refs, sizeof(DSlotRef) * (size_t) Max1(n), 16));
 	P.srccols = img_dev<const DCol>(im, img_put(im, srccols, sizeof(DCol) * (size_t) Max1(ncols), 16));

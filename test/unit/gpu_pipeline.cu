@@ -1126,6 +1126,137 @@ test_joins(void)
 }
 
 /*
+ * The pre-check of pipeline_rows_compacted: the lookup of an INNER / SEMI probe right after the leading
+ * filters, so that only rows with build rows of their keys go on (queued into full warps, the lookup
+ * carried with them).  The source's stretches of 4,096 rows match the build on every row, on about 3%
+ * of them, or on none: warps that run in place, warps whose rows wait in the queue, warps that drop
+ * everything; NULL keys; with and without a residual and a leading filter; EMIT (probe side in source
+ * order) and a global AGG; against nested loops.
+ */
+static void check_rows_probe_order(const char *what, const std::vector<std::string> &got,
+								   const std::vector<std::string> &exp);
+
+static void
+test_precheck(void)
+{
+	HTable		T = make_T(60000, 300);
+	HTable		B = make_B(900, 300);
+	std::vector<int64_t> bkeys;
+	std::map<int64_t, std::vector<int64_t>> brows;	/* key -> B rows */
+	static const char *const jname[] = {"", "inner", "semi"};
+
+	for (int64_t j = 0; j < B.nrows; j++)
+		if (!isnull(B, B_K, j))
+		{
+			bkeys.push_back(ival(B, B_K, j));
+			brows[ival(B, B_K, j)].push_back(j);
+		}
+	for (int64_t i = 0; i < T.nrows; i++)
+	{
+		int			stretch = (int) ((i / 4096) % 3);
+
+		if (isnull(T, T_K, i))
+			continue;
+		if (stretch == 0 || (stretch == 1 && chance(0.03)))
+			T.cols[T_K].i[i] = bkeys[rnd() % bkeys.size()];
+		else
+			T.cols[T_K].i[i] = 100000 + i;
+	}
+
+	for (int jt = TM_JOIN_INNER; jt <= TM_JOIN_SEMI; jt++)
+		for (int resid = 0; resid < 2; resid++)
+			for (int lead = 0; lead < 2; lead++)
+				for (int sink = 0; sink < 2; sink++)
+				{
+					PipeB		pb(TM_SRC_TABLE, 0);
+					int			b_k = pb.slot(ty(TM_K_INT4), 0, B_K);
+					int			b_w = pb.slot(ty(TM_K_INT4), 0, B_W);
+					TmPipeline	build = pb.build(0, {x_slot(b_k, ty(TM_K_INT4))}, {x_slot(b_w, ty(TM_K_INT4))});
+					PipeB		pp(TM_SRC_TABLE, 1);
+					int			t_id = pp.slot(ty(TM_K_INT8), 0, T_ID);
+					int			t_k = pp.slot(ty(TM_K_INT4), 0, T_K);
+					int			t_v = pp.slot(ty(TM_K_INT4), 0, T_V);
+					int			m_w = pp.slot(ty(TM_K_INT4), lead ? 2 : 1, 0);	/* the probe's level */
+					bool		wide = (jt == TM_JOIN_INNER);
+					std::vector<TmType> rt;
+					std::vector<TmExpr *> vals;
+					std::vector<std::string> exp;
+					int64_t		cnt = 0,
+								sum = 0;
+					bool		hsum = false;
+					char		what[96];
+
+					if (lead)
+						pp.filter(x_cmp_const(t_v, TM_PRED_NE, 7));
+					pp.probe(jt, 0, {x_slot(t_k, ty(TM_K_INT4))}, resid ? x_cmp_slots(m_w, TM_PRED_LT, t_v) : NULL);
+					if (sink == 0)
+					{
+						rt = {ty(TM_K_INT8), ty(TM_K_INT4)};
+						vals = {x_slot(t_id, rt[0]), x_slot(t_v, rt[1])};
+						if (wide)
+						{
+							rt.push_back(ty(TM_K_INT4));
+							vals.push_back(x_slot(m_w, rt[2]));
+						}
+					}
+					else
+						rt = {ty(TM_K_INT8), ty(TM_K_INT8)};
+					TmPlan		pl = plan({build, sink == 0 ? pp.emit(0, vals) :
+										   pp.agg(0, {}, {agg(TM_AGG_COUNT_STAR, NULL, rt[0]),
+														  agg(TM_AGG_SUM, x_slot(t_v, ty(TM_K_INT4)), rt[1])})},
+										  {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4)})}, {result(rt)}, 0);
+					Run			r = run_plan(pl, {&B, &T});
+
+					snprintf(what, sizeof(what), "pre-check: %s join%s%s, %s", jname[jt],
+							 resid ? " with residual" : "", lead ? " after a filter" : "", sink ? "aggregate" : "emit");
+					CHECK_OK(r);
+					for (int64_t i = 0; i < T.nrows; i++)
+					{
+						bool		found = false;
+						std::string left = cell(T.cols[T_ID], i) + cell(T.cols[T_V], i);
+
+						if (lead && (isnull(T, T_V, i) || ival(T, T_V, i) == 7))
+							continue;
+						if (isnull(T, T_K, i) || brows.count(ival(T, T_K, i)) == 0)
+							continue;
+						for (int64_t j : brows[ival(T, T_K, i)])
+						{
+							if (jt == TM_JOIN_SEMI && found)
+								break;
+							if (resid && (isnull(B, B_W, j) || isnull(T, T_V, i) || !(ival(B, B_W, j) < ival(T, T_V, i))))
+								continue;
+							found = true;
+							if (wide)
+							{
+								exp.push_back(left + cell(B.cols[B_W], j));
+								cnt++;
+								if (!isnull(T, T_V, i))
+								{
+									sum += ival(T, T_V, i);
+									hsum = true;
+								}
+							}
+						}
+						if (jt == TM_JOIN_SEMI && found)
+						{
+							exp.push_back(left);
+							cnt++;
+							if (!isnull(T, T_V, i))
+							{
+								sum += ival(T, T_V, i);
+								hsum = true;
+							}
+						}
+					}
+					if (sink == 0)
+						check_rows_probe_order(what, out_rows(r.out), exp);
+					else
+						check_rows(what, out_rows(r.out), {cI(cnt) + (hsum ? cI(sum) : cNULL)}, false);
+					tm_gpu_table_free(&r.out);
+				}
+}
+
+/*
  * B -> ht0 (k -> w, name);  C -> ht1 ((g, par) -> label, x);
  * T -> PROBE ht0 inner on k -> PROBE ht1 left on (t.g, t.id % 2), residual c.x > b.w -> EMIT (id, w, label, x)
  */
@@ -4971,6 +5102,7 @@ main(void)
 		TM_RUN(test_filter_emit);
 		TM_RUN(test_fast_quals);
 		TM_RUN(test_joins);
+		TM_RUN(test_precheck);
 		TM_RUN(test_two_joins);
 		TM_RUN(test_group_agg);
 		TM_RUN(test_private_agg);
@@ -5014,6 +5146,7 @@ main(void)
 	tm_gpu_pool_set_fast_paths(g_pool, 0);
 	TM_RUN(test_filter_emit);
 	TM_RUN(test_joins);
+	TM_RUN(test_precheck);
 	TM_RUN(test_fast_quals);
 	TM_RUN(test_group_agg);
 	TM_RUN(test_private_agg);
