@@ -862,6 +862,17 @@ fill_level(const DOp *op, int64_t r, TmValue *vals, bool *nulls)
 	}
 }
 
+/* a probe's state before its first match: build rows [r, end) to go through */
+__device__ __forceinline__ void
+probe_set(OpState *o, int64_t r, int64_t end)
+{
+	o->r = r;
+	o->end = end;
+	o->found = false;
+	o->nulldone = false;
+	o->pending = false;
+}
+
 /* a probe's keys looked up: o->r, o->end = the build rows with those keys (none where a key is NULL) */
 __device__ __forceinline__ int
 probe_lookup(const DOp *op, OpState *o, TmValue *vals, bool *nulls)
@@ -885,10 +896,7 @@ probe_lookup(const DOp *op, OpState *o, TmValue *vals, bool *nulls)
 		}
 		h = tm_hash_key(h, &keys[i], false, &ht->keytypes[i]);
 	}
-	o->r = o->end = 0;
-	o->found = false;
-	o->nulldone = false;
-	o->pending = false;
+	probe_set(o, 0, 0);
 	if (!hasnull && !join_lookup(ht, h, keys, &o->r, &o->end))
 		o->r = o->end = 0;
 	return TM_OK;
@@ -2273,10 +2281,7 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 			qn -= 32;
 			r2 = q[qn + lane];
 			if (pc >= 0)
-			{
-				po->r = qr[qn + lane];
-				po->end = qe[qn + lane];
-			}
+				probe_set(po, qr[qn + lane], qe[qn + lane]);
 			__syncwarp();
 			if (!stopped_at(R.flags, r2))
 			{
@@ -2292,10 +2297,7 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 		long long	r2 = q[lane];
 
 		if (pc >= 0)
-		{
-			po->r = qr[lane];
-			po->end = qe[lane];
-		}
+			probe_set(po, qr[lane], qe[lane]);
 		for (int i = 0; i < P->nload; i++)
 			load_col(&P->srccols[P->load[i].col], r2, &vals[P->load[i].slot], &nulls[P->load[i].slot]);
 		rest_of_row(P, R, vals, nulls, os, cp, r2, nsink);
