@@ -1130,8 +1130,9 @@ test_joins(void)
  * filters, so that only rows with build rows of their keys go on (queued into full warps, the lookup
  * carried with them).  The source's stretches of 4,096 rows match the build on every row, on about 3%
  * of them, or on none: warps that run in place, warps whose rows wait in the queue, warps that drop
- * everything; NULL keys; with and without a residual and a leading filter; EMIT (probe side in source
- * order) and a global AGG; against nested loops.
+ * everything; NULL keys; with and without a residual and a leading filter (one in fast form, which
+ * the lookup of this small table goes before, and one the interpreter runs, which goes first); EMIT
+ * (probe side in source order) and a global AGG; against nested loops.
  */
 static void check_rows_probe_order(const char *what, const std::vector<std::string> &got,
 								   const std::vector<std::string> &exp);
@@ -1165,7 +1166,7 @@ test_precheck(void)
 
 	for (int jt = TM_JOIN_INNER; jt <= TM_JOIN_SEMI; jt++)
 		for (int resid = 0; resid < 2; resid++)
-			for (int lead = 0; lead < 2; lead++)
+			for (int lead = 0; lead < 3; lead++)	/* 1: a filter in fast form, after the lookup */
 				for (int sink = 0; sink < 2; sink++)
 				{
 					PipeB		pb(TM_SRC_TABLE, 0);
@@ -1186,8 +1187,10 @@ test_precheck(void)
 					bool		hsum = false;
 					char		what[96];
 
-					if (lead)
+					if (lead == 1)
 						pp.filter(x_cmp_const(t_v, TM_PRED_NE, 7));
+					else if (lead == 2)
+						pp.filter(x_mod_cmp(t_v, 5, TM_K_INT4, TM_PRED_NE, 3));
 					pp.probe(jt, 0, {x_slot(t_k, ty(TM_K_INT4))}, resid ? x_cmp_slots(m_w, TM_PRED_LT, t_v) : NULL);
 					if (sink == 0)
 					{
@@ -1208,14 +1211,16 @@ test_precheck(void)
 					Run			r = run_plan(pl, {&B, &T});
 
 					snprintf(what, sizeof(what), "pre-check: %s join%s%s, %s", jname[jt],
-							 resid ? " with residual" : "", lead ? " after a filter" : "", sink ? "aggregate" : "emit");
+							 resid ? " with residual" : "",
+							 lead == 1 ? " and a filter (lookup first)" : lead == 2 ? " after a filter" : "",
+							 sink ? "aggregate" : "emit");
 					CHECK_OK(r);
 					for (int64_t i = 0; i < T.nrows; i++)
 					{
 						bool		found = false;
 						std::string left = cell(T.cols[T_ID], i) + cell(T.cols[T_V], i);
 
-						if (lead && (isnull(T, T_V, i) || ival(T, T_V, i) == 7))
+						if (lead && (isnull(T, T_V, i) || (lead == 1 ? ival(T, T_V, i) == 7 : ival(T, T_V, i) % 5 == 3)))
 							continue;
 						if (isnull(T, T_K, i) || brows.count(ival(T, T_K, i)) == 0)
 							continue;
