@@ -4209,12 +4209,17 @@ upload(Ctx *c, const T *h, size_t n, bool hi = false)
 	return d;
 }
 
+static int	g_max_blocks = 0;		/* tm_gpu_set_max_blocks: 0 = no limit */
+
+/* blocks of a grid-stride launch over n items: at most 16 per multiprocessor (and g_max_blocks) */
 static int
 nblocks(Ctx *c, int64_t n)
 {
 	int64_t		b = (n + TPB - 1) / TPB;
 	int64_t		maxb = (int64_t) c->pool->nsm * 16;
 
+	if (g_max_blocks > 0 && maxb > g_max_blocks)
+		maxb = g_max_blocks;
 	if (b > maxb)
 		b = maxb;
 	return b < 1 ? 1 : (int) b;
@@ -8568,6 +8573,12 @@ extern "C" void
 tm_gpu_set_lb_max_warps(int n)
 {
 	g_lb_max_warps = n > 0 ? n : 0;
+}
+
+extern "C" void
+tm_gpu_set_max_blocks(int n)
+{
+	g_max_blocks = n > 0 ? n : 0;
 }
 
 extern "C" void

@@ -364,6 +364,14 @@ extern void tm_gpu_set_max_chunk_rows(int64_t n);
  */
 extern void tm_gpu_set_lb_max_warps(int n);
 
+/*
+ * For tests: launch the grid-stride kernels (pipeline_kernel and the helpers) with at most n blocks
+ * (0: up to 16 per multiprocessor, the default).  Few blocks give each warp of pipeline_kernel many
+ * chunks of 32 rows, so that its queue of rows that passed the filters and the pre-check fills up.
+ * Process-wide: set it while no tm_gpu_execute runs.
+ */
+extern void tm_gpu_set_max_blocks(int n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1130,7 +1130,8 @@ test_joins(void)
  * filters, so that only rows with build rows of their keys go on (queued into full warps, the lookup
  * carried with them).  The source's stretches of 4,096 rows match the build on every row, on about 3%
  * of them, or on none: warps that run in place, warps whose rows wait in the queue, warps that drop
- * everything; NULL keys; with and without a residual and a leading filter (one in fast form, which
+ * everything (the queue fills only where a warp takes several chunks of 32 rows: the whole test runs
+ * again on a grid of 8 blocks, tm_gpu_set_max_blocks; a full grid covers 60,000 rows at once); NULL keys; with and without a residual and a leading filter (one in fast form, which
  * the lookup of this small table goes before, and one the interpreter runs, which goes first); EMIT
  * (probe side in source order) and a global AGG; against nested loops.
  */
@@ -1164,6 +1165,7 @@ test_precheck(void)
 			T.cols[T_K].i[i] = 100000 + i;
 	}
 
+	for (int cap = 0; cap <= 8; cap += 8)		/* 8 blocks: each warp takes ~30 chunks of 32 rows */
 	for (int jt = TM_JOIN_INNER; jt <= TM_JOIN_SEMI; jt++)
 		for (int resid = 0; resid < 2; resid++)
 			for (int lead = 0; lead < 3; lead++)	/* 1: a filter in fast form, after the lookup */
@@ -1185,7 +1187,7 @@ test_precheck(void)
 					int64_t		cnt = 0,
 								sum = 0;
 					bool		hsum = false;
-					char		what[96];
+					char		what[128];
 
 					if (lead == 1)
 						pp.filter(x_cmp_const(t_v, TM_PRED_NE, 7));
@@ -1208,9 +1210,11 @@ test_precheck(void)
 										   pp.agg(0, {}, {agg(TM_AGG_COUNT_STAR, NULL, rt[0]),
 														  agg(TM_AGG_SUM, x_slot(t_v, ty(TM_K_INT4)), rt[1])})},
 										  {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4)})}, {result(rt)}, 0);
+					tm_gpu_set_max_blocks(cap);
 					Run			r = run_plan(pl, {&B, &T});
 
-					snprintf(what, sizeof(what), "pre-check: %s join%s%s, %s", jname[jt],
+					tm_gpu_set_max_blocks(0);
+					snprintf(what, sizeof(what), "pre-check%s: %s join%s%s, %s", cap ? " (8 blocks)" : "", jname[jt],
 							 resid ? " with residual" : "",
 							 lead == 1 ? " and a filter (lookup first)" : lead == 2 ? " after a filter" : "",
 							 sink ? "aggregate" : "emit");
