@@ -1130,10 +1130,11 @@ test_joins(void)
  * filters, so that only rows with build rows of their keys go on (queued into full warps, the lookup
  * carried with them).  The source's stretches of 4,096 rows match the build on every row, on about 3%
  * of them, or on none: warps that run in place, warps whose rows wait in the queue, warps that drop
- * everything (the queue fills only where a warp takes several chunks of 32 rows: the whole test runs
- * again on a grid of 8 blocks, tm_gpu_set_max_blocks; a full grid covers 60,000 rows at once); NULL keys; with and without a residual and a leading filter (one in fast form, which
- * the lookup of this small table goes before, and one the interpreter runs, which goes first); EMIT
- * (probe side in source order) and a global AGG; against nested loops.
+ * everything.  The queue fills only where a warp takes several chunks of 32 rows, and a full grid
+ * covers these 60,000 rows at once, so the whole test runs again on a grid of 8 blocks
+ * (tm_gpu_set_max_blocks).  NULL keys; with and without a residual and a leading filter (one in fast
+ * form, which the lookup of this small table goes before, and one the interpreter runs, which goes
+ * first); EMIT (probe side in source order) and a global AGG; against nested loops.
  */
 static void check_rows_probe_order(const char *what, const std::vector<std::string> &got,
 								   const std::vector<std::string> &exp);
