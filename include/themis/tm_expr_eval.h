@@ -433,12 +433,54 @@ tm_num_reduce(tm_int128 x, int k, int mode)
 	return q;
 }
 
+/*
+ * a / b (b > 0), and a % b into *rem: in 64 bits where both fit (on the GPU a 128-bit division is a long
+ * software routine, a 64-bit one a short one)
+ */
+TM_FN tm_uint128
+tm_udivmod(tm_uint128 a, tm_uint128 b, tm_uint128 *rem)
+{
+	if ((a >> 64) == 0 && (b >> 64) == 0)
+	{
+		uint64_t	a64 = (uint64_t) a;
+		uint64_t	b64 = (uint64_t) b;
+
+		*rem = a64 % b64;
+		return a64 / b64;
+	}
+	*rem = a % b;
+	return a / b;
+}
+
+/* a * b > lim, b > 0, without overflow: a multiplication where a fits in 64 bits, else lim / b */
+TM_FN bool
+tm_mul_exceeds(tm_uint128 a, uint64_t b, tm_uint128 lim)
+{
+	if ((a >> 64) == 0)
+		return (tm_uint128) (uint64_t) a * b > lim;	/* below 2^128 */
+	return a > lim / b;
+}
+
 /* decimal digits of u > 0 (1..39) */
 TM_FN int
 tm_u128_digits(tm_uint128 u)
 {
 	int			d = 1;
 
+	if ((u >> 64) == 0)
+	{
+		uint64_t	v = (uint64_t) u;
+		uint64_t	p = 10;
+
+		/* 64 bits hold 20 digits at most; 10^19 is the last power of ten below 2^64 */
+		while (d < 20 && v >= p)
+		{
+			d++;
+			if (d < 20)
+				p *= 10;
+		}
+		return d;
+	}
 	while (d < 39 && u >= (tm_uint128) tm_pow10(d))
 		d++;
 	return d;
@@ -465,7 +507,11 @@ tm_num_weight(tm_int128 x, int sx, int *weight, int *first)
 	w = (e >= 0) ? e / 4 : -((3 - e) / 4);
 	j = sx + 4 * w;						/* -3 <= j <= 38: |x| / 10^j is the leading group */
 	if (j >= 0)
-		*first = (int) (u / (tm_uint128) tm_pow10(j));
+	{
+		tm_uint128	r;
+
+		*first = (int) tm_udivmod(u, (tm_uint128) tm_pow10(j), &r);
+	}
 	else
 		*first = (int) (u * (tm_uint128) tm_pow10_u64(-j));
 	*weight = w;
@@ -523,24 +569,26 @@ tm_num_div_exact(tm_int128 x, int sx, tm_int128 y, int sy, tm_int128 *q_out, int
 	if (rscale > 38)
 		return TM_ERR_FALLBACK;
 
-	/* |x| * 10^k / |y| truncated, k = rscale + sy - sx >= 0: long division in steps that fit */
+	/*
+	 * |x| * 10^k / |y| truncated, k = rscale + sy - sx >= 0: long division in steps that fit (the bounds
+	 * tested by multiplication and the divisions done in 64 bits where the values allow: tm_mul_exceeds,
+	 * tm_udivmod)
+	 */
 	k = rscale + sy - sx;
-	q = ux / uy;
-	rem = ux % uy;
+	q = tm_udivmod(ux, uy, &rem);
 	while (k > 0)
 	{
 		int			m = k < 19 ? k : 19;
-		tm_uint128	p,
-					t;
+		uint64_t	p;
+		tm_uint128	t;
 
-		while (m > 1 && rem > lim / (tm_uint128) tm_pow10_u64(m))
+		while (m > 1 && tm_mul_exceeds(rem, tm_pow10_u64(m), lim))
 			m--;
-		p = (tm_uint128) tm_pow10_u64(m);
-		if (rem > lim / p || q > lim / p)
+		p = tm_pow10_u64(m);
+		if (tm_mul_exceeds(rem, p, lim) || tm_mul_exceeds(q, p, lim))
 			return TM_ERR_FALLBACK;
 		t = rem * p;
-		q = q * p + t / uy;
-		rem = t % uy;
+		q = q * p + tm_udivmod(t, uy, &rem);
 		if (q > lim)
 			return TM_ERR_FALLBACK;
 		k -= m;

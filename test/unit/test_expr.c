@@ -2250,6 +2250,240 @@ test_fast_arith(void)
 	TM_CHECK(!tm_fast_arith_compile(a_build(), &fa));
 }
 
+/*
+ * numeric_div's 64-bit fast paths (tm_udivmod, tm_mul_exceeds, the 64-bit digit count) against the
+ * 128-bit code they replaced, kept here as the reference (ref_*): the digit count, select_div_scale's
+ * weights, and the exact quotient and scale (tm_num_div_exact) over random operands of 1 to 38 digits,
+ * both signs, zeros, scales 0 to 38, and the boundaries of 64 bits and of powers of ten
+ */
+static int
+ref_u128_digits(tm_uint128 u)
+{
+	int			d = 1;
+
+	while (d < 39 && u >= (tm_uint128) tm_pow10(d))
+		d++;
+	return d;
+}
+
+static void
+ref_num_weight(tm_int128 x, int sx, int *weight, int *first)
+{
+	tm_uint128	u = tm_abs_u128(x);
+	int			e,
+				w,
+				j;
+
+	*weight = 0;
+	*first = 0;
+	if (u == 0)
+		return;
+	e = ref_u128_digits(u) - 1 - sx;
+	w = (e >= 0) ? e / 4 : -((3 - e) / 4);
+	j = sx + 4 * w;
+	if (j >= 0)
+		*first = (int) (u / (tm_uint128) tm_pow10(j));
+	else
+		*first = (int) (u * (tm_uint128) tm_pow10_u64(-j));
+	*weight = w;
+}
+
+static TmStatus
+ref_num_div_exact(tm_int128 x, int sx, tm_int128 y, int sy, tm_int128 *q_out, int *rscale_out)
+{
+	int			w1,
+				f1,
+				w2,
+				f2,
+				qweight,
+				rscale,
+				k;
+	tm_uint128	ux = tm_abs_u128(x);
+	tm_uint128	uy = tm_abs_u128(y);
+	const tm_uint128 lim = (tm_uint128) TM_INT128_MAX;
+	tm_uint128	q,
+				rem;
+	bool		neg = (x < 0) != (y < 0);
+
+	if (y == 0)
+		return TM_ERR_DIV_BY_ZERO;
+	if (x == 0)
+	{
+		*q_out = 0;
+		*rscale_out = 0;
+		return TM_OK;
+	}
+	ref_num_weight(x, sx, &w1, &f1);
+	ref_num_weight(y, sy, &w2, &f2);
+	qweight = w1 - w2;
+	if (f1 <= f2)
+		qweight--;
+	rscale = 16 - qweight * 4;
+	if (rscale < sx)
+		rscale = sx;
+	if (rscale < sy)
+		rscale = sy;
+	if (rscale < 0)
+		rscale = 0;
+	if (rscale > 38)
+		return TM_ERR_FALLBACK;
+	k = rscale + sy - sx;
+	q = ux / uy;
+	rem = ux % uy;
+	while (k > 0)
+	{
+		int			m = k < 19 ? k : 19;
+		tm_uint128	p,
+					t;
+
+		while (m > 1 && rem > lim / (tm_uint128) tm_pow10_u64(m))
+			m--;
+		p = (tm_uint128) tm_pow10_u64(m);
+		if (rem > lim / p || q > lim / p)
+			return TM_ERR_FALLBACK;
+		t = rem * p;
+		q = q * p + t / uy;
+		rem = t % uy;
+		if (q > lim)
+			return TM_ERR_FALLBACK;
+		k -= m;
+	}
+	if (rem >= uy - rem)
+	{
+		if (q >= lim)
+			return TM_ERR_FALLBACK;
+		q++;
+	}
+	*q_out = neg ? -(tm_int128) q : (tm_int128) q;
+	*rscale_out = rscale;
+	return TM_OK;
+}
+
+/* a random value below 10^d (d <= 38), of either sign, zero one time in 16 */
+static tm_int128
+nd_value(int d)
+{
+	tm_uint128	r = ((tm_uint128) fa_rand() << 64) | fa_rand();
+	tm_int128	v;
+
+	if (fa_rand() % 16 == 0)
+		return 0;
+	v = (tm_int128) (r % (tm_uint128) tm_pow10(d));
+	return (fa_rand() & 1) ? -v : v;
+}
+
+/* a scale: mostly 0 to 6, sometimes up to 38 */
+static int
+nd_scale(void)
+{
+	return (fa_rand() % 4 == 0) ? (int) (fa_rand() % 39) : (int) (fa_rand() % 7);
+}
+
+static void
+test_num_div_fast(void)
+{
+	int			bad = 0;
+
+	/* digit counts at the powers of ten and at 2^64 */
+	for (int k = 0; k <= 38; k++)
+	{
+		tm_uint128	p = (tm_uint128) tm_pow10(k);
+
+		TM_CHECK_INT_EQ(tm_u128_digits(p), ref_u128_digits(p));
+		TM_CHECK_INT_EQ(tm_u128_digits(p + 1), ref_u128_digits(p + 1));
+		if (k > 0)
+			TM_CHECK_INT_EQ(tm_u128_digits(p - 1), ref_u128_digits(p - 1));
+	}
+	for (int k = -1; k <= 1; k++)
+	{
+		tm_uint128	u = ((tm_uint128) 1 << 64) + (tm_uint128) (tm_int128) k;
+
+		TM_CHECK_INT_EQ(tm_u128_digits(u), ref_u128_digits(u));
+	}
+	TM_CHECK_INT_EQ(tm_u128_digits((tm_uint128) TM_INT128_MAX), 39);
+
+	for (int i = 0; i < 1000000; i++)
+	{
+		tm_int128	x = nd_value(1 + (int) (fa_rand() % 38));
+		tm_int128	y = nd_value(1 + (int) (fa_rand() % 38));
+		int			sx = nd_scale();
+		int			sy = nd_scale();
+		int			w1,
+					f1,
+					w2,
+					f2,
+					rs1 = -1,
+					rs2 = -1;
+		tm_int128	q1 = 0,
+					q2 = 0;
+		TmStatus	st1,
+					st2;
+
+		if (i % 2 == 0)
+		{
+			/* operands within 64 bits, as most are (the fast paths' own case) */
+			x = (tm_int128) ((int64_t) (uint64_t) x);
+			y = (tm_int128) ((int64_t) (uint64_t) y);
+		}
+		tm_num_weight(x, sx, &w1, &f1);
+		ref_num_weight(x, sx, &w2, &f2);
+		st1 = tm_num_div_exact(x, sx, y, sy, &q1, &rs1);
+		st2 = ref_num_div_exact(x, sx, y, sy, &q2, &rs2);
+		if (w1 != w2 || f1 != f2 || st1 != st2 || (st1 == TM_OK && (q1 != q2 || rs1 != rs2)))
+		{
+			if (bad++ < 5)
+				TM_CHECK_MSG(false, "case %d: x %lld..%llu scale %d, y %lld..%llu scale %d: status %d / %d, "
+							 "scale %d / %d, weight %d / %d", i,
+							 (long long) (int64_t) (x >> 64), (unsigned long long) (uint64_t) x, sx,
+							 (long long) (int64_t) (y >> 64), (unsigned long long) (uint64_t) y, sy,
+							 (int) st1, (int) st2, rs1, rs2, w1, w2);
+		}
+	}
+	TM_CHECK_INT_EQ(bad, 0);
+
+	/*
+	 * the same through the interpreter (TMI_DIV held at scale 38), which gpu_expr.cu also runs on the
+	 * device and checks against the host
+	 */
+	{
+		static TmExpr *ex[39][39];
+		int			nok = 0;
+
+		for (int i = 0; i < 4000; i++)
+		{
+			tm_int128	x = nd_value(1 + (int) (fa_rand() % 30));
+			tm_int128	y = nd_value(1 + (int) (fa_rand() % 30));
+			int			sx = nd_scale();
+			int			sy = nd_scale();
+			int			rs = -1;
+			tm_int128	q = 0,
+						want = 0;
+			TmStatus	st;
+
+			if (i % 2 == 0)
+			{
+				x = (tm_int128) ((int64_t) (uint64_t) x);
+				y = (tm_int128) ((int64_t) (uint64_t) y);
+			}
+			if (ex[sx][sy] == NULL)
+				ex[sx][sy] = binop_c(TMI_DIV, TM_K_NUMERIC, sx, sy, 38);
+			st = ref_num_div_exact(x, sx, y, sy, &q, &rs);
+			if (st == TM_OK && (rs > 38 || tm_num_upscale(q, 38 - rs, &want)))
+				st = TM_ERR_FALLBACK;
+			s_num(0, x);
+			s_num(1, y);
+			if (st == TM_OK)
+			{
+				nok++;
+				EXPECT_NUM(ex[sx][sy], want);
+			}
+			else
+				EXPECT_STATUS(ex[sx][sy], st);
+		}
+		TM_CHECK(nok > 1000);
+	}
+}
+
 int
 main(void)
 {
@@ -2272,6 +2506,7 @@ main(void)
 	TM_RUN(test_sum);
 	TM_RUN(test_unaligned_slots);
 	TM_RUN(test_fast_arith);
+	TM_RUN(test_num_div_fast);
 #ifdef TM_EXPR_TEST_DEVICE
 	TM_RUN(gpu_hash_checks);
 #endif
