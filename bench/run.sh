@@ -51,7 +51,8 @@
 # (memory from RAM, jit off) plus max_parallel_workers_per_gather = min(8, cores / 2).
 # As root, the server runs as $THEMIS_RUN_USER (see scripts/common.sh).  Environment: PGBIN (the
 # PostgreSQL 15 bin directory), THEMIS_COMMIT (the commit to report where the tree has no .git),
-# KEEP_TMP=1.
+# KEEP_TMP=1, BENCH_BEFORE_QUERIES (a shell command run once the data are loaded, before the first query:
+# scripts/gpu-host.sh's profile step restarts the GPU daemon under ncu there).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -314,6 +315,10 @@ wait_ready() {
 	log "the server does not accept connections"
 }
 
+if [ -n "${BENCH_BEFORE_QUERIES:-}" ]; then
+	log "before the queries: $BENCH_BEFORE_QUERIES"
+	bash -c "$BENCH_BEFORE_QUERIES" || die "BENCH_BEFORE_QUERIES failed"
+fi
 log "running ${#QS[@]} queries: themis off and on, 1 cold + $RUNS warm runs each"
 # the scan floors (below) need the bytes of each query's columns as cached on the GPU: each query's
 # cold run drops the cache, so it is read after every query's timed runs (report.py keeps one per column)

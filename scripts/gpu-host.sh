@@ -43,6 +43,13 @@
 #      themis.join_algorithm forced to that value (issue 8)
 #   (xover) bench/join/bin/xover: where the partitioned join overtakes the probe in the kernel, through the
 #      executor (the threshold of themis.join_algorithm = auto); XOVER_ARGS, XOVER_TIMEOUT (240 s)
+#   (profile) Nsight Compute (ncu) on the daemon's kernels: bench/run.sh at PROFILE_SF (default 1) for
+#      PROFILE_QUERIES (default 1), one warm run, themis off skipped, with themis.gpud_path set to a wrapper
+#      that starts themis-gpud under ncu (--clock-control none, the hardware counters of the first
+#      PROFILE_LAUNCHES (default 3) launches of kernels matching PROFILE_KERNEL (default pipeline_kernel),
+#      PROFILE_SET (default full), then the daemon is killed and restarted without ncu).  Into PROFILE_OUT
+#      (default $WORK/profile): the report (prof.ncu-rep), its details page (details.txt) and its source
+#      page per launch with SASS and CUDA lines (source-N.csv: build with NVCCFLAGS="-O3 -lineinfo")
 #
 # Environment: CUDA_ARCHS (default 90), PGDEBS, PG_PORTABLE, KEEP_BUILD=1 (no make clean first); STEPS (default
 # "unit regress regress_gpu faults isolation status": the build always runs; one 10-minute device
@@ -99,6 +106,7 @@ bench_state="not run"
 fuzz_state="not run"
 pjoin_state="not run"
 xover_state="not run"
+profile_state="not run"
 load_state="not run"
 faults_state="not run"
 isolation_state="not run"
@@ -429,6 +437,55 @@ PY
         bench_state="${bench_state:-did not finish (see $BENCH_OUT.log)}"
     fi
 
+    # ---- profile: ncu on the daemon's kernels during a small benchmark run ----
+    if want profile; then
+        PROFILE_OUT="${PROFILE_OUT:-$WORK/profile}"
+        rm -rf "$PROFILE_OUT"; mkdir -p "$PROFILE_OUT"; chmod 777 "$PROFILE_OUT"
+        NCU_BIN="$(command -v ncu 2>/dev/null || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)"
+        if [ -z "$NCU_BIN" ]; then
+            profile_state="ncu not found"
+        else
+            # the daemon runs under ncu from its first start after the load (the foreign keys' checks
+            # run pipeline kernels too): bench/run.sh's BENCH_BEFORE_QUERIES makes the file "go" and
+            # ends the daemon, the supervisor starts it again; only that start runs under ncu
+            cat >"$PROFILE_OUT/gpud-ncu.sh" <<WRAP
+#!/bin/bash
+if [ -f "$PROFILE_OUT/go" ] && mkdir "$PROFILE_OUT/started" 2>/dev/null; then
+    exec "$NCU_BIN" --clock-control none --target-processes application-only -k "regex:${PROFILE_KERNEL:-pipeline_kernel}" \
+        --launch-count "${PROFILE_LAUNCHES:-3}" --kill yes --set "${PROFILE_SET:-full}" --import-source yes \
+        -f -o "$PROFILE_OUT/prof" "$PGBIN_P/themis-gpud" "\$@" >>"$PROFILE_OUT/ncu.log" 2>&1
+fi
+exec "$PGBIN_P/themis-gpud" "\$@"
+WRAP
+            chmod 755 "$PROFILE_OUT/gpud-ncu.sh"
+            log "bench/run.sh --sf ${PROFILE_SF:-1} --queries ${PROFILE_QUERIES:-1} under ncu -> $PROFILE_OUT"
+            bench_clean
+            BENCH_BEFORE_QUERIES="touch '$PROFILE_OUT/go'; pkill -f '^$PGBIN_P/themis-gpud'; for i in \$(seq 1 90); do grep -q 'ready:' '$PROFILE_OUT/ncu.log' 2>/dev/null && exit 0; sleep 1; done; exit 1" \
+            PGBIN="$PGBIN_P" THEMIS_RUN_USER=pgrun bash bench/run.sh --sf "${PROFILE_SF:-1}" \
+                --queries "${PROFILE_QUERIES:-1}" --runs 1 --pg-runs skip --duckdb off --threads "$(nproc)" \
+                --out "$PROFILE_OUT/bench" --timeout 300 --pg-conf "themis.gpud_path = '$PROFILE_OUT/gpud-ncu.sh'" \
+                --pg-conf "themis.gpu_memory_limit = ${PROFILE_GPU_MB:-16384}" >"$PROFILE_OUT/bench.log" 2>&1
+            for _ in $(seq 1 30); do pgrep -f "$PROFILE_OUT/prof" >/dev/null || break; sleep 2; done
+            tail -n 5 "$PROFILE_OUT/ncu.log"
+            if [ -f "$PROFILE_OUT/prof.ncu-rep" ]; then
+                "$NCU_BIN" -i "$PROFILE_OUT/prof.ncu-rep" --page details >"$PROFILE_OUT/details.txt" 2>&1
+                n="$("$NCU_BIN" -i "$PROFILE_OUT/prof.ncu-rep" --page raw --csv --metrics gpu__time_duration.sum 2>/dev/null | tail -n +3 | wc -l)"
+                "$NCU_BIN" -i "$PROFILE_OUT/prof.ncu-rep" --page details --print-details all \
+                    --section WarpStateStats --section SourceCounters >"$PROFILE_OUT/stalls.txt" 2>&1
+                "$NCU_BIN" --help 2>&1 | grep -A6 -E 'print-source|--page ' >"$PROFILE_OUT/ncu-help.txt"
+                for ((k = 0; k < n; k++)); do
+                    for ps in sass cuda,sass; do
+                        "$NCU_BIN" -i "$PROFILE_OUT/prof.ncu-rep" --page source --csv --print-source "$ps" \
+                            --launch-skip "$k" --launch-count 1 >"$PROFILE_OUT/source-$k.${ps/,/-}.csv" 2>&1
+                    done
+                done
+                profile_state="$n launches profiled: $PROFILE_OUT"
+            else
+                profile_state="no report (see $PROFILE_OUT/ncu.log, bench.log)"
+            fi
+        fi
+    fi
+
     # ---- 6. the GPU as a backend sees it ----
     if want status; then
     log "themis.gpu_status() in a running server"
@@ -468,6 +525,7 @@ printf '  %-18s %s\n' "partitioned join" "$pjoin_state"
 printf '  %-18s %s\n' "join crossover" "$xover_state"
 printf '  %-18s %s\n' "load test" "$load_state"
 printf '  %-18s %s\n' "benchmark" "$bench_state"
+printf '  %-18s %s\n' "profile (ncu)" "$profile_state"
 printf '  %-18s %s\n' "gpu_status()" "$status_line"
 printf '  %-18s %s\n' "logs" "$WORK"
 if [ "$skipped" -gt 0 ]; then
