@@ -294,14 +294,25 @@ tm_abs_u128(tm_int128 a)
 TM_FN bool
 tm_mul_s128_overflow(tm_int128 a, tm_int128 b, tm_int128 *r)
 {
-	bool		neg = (a < 0) != (b < 0);
-	tm_uint128	ua = tm_abs_u128(a);
-	tm_uint128	ub = tm_abs_u128(b);
-	uint64_t	ah = (uint64_t) (ua >> 64);
-	uint64_t	bh = (uint64_t) (ub >> 64);
+	bool		neg;
+	tm_uint128	ua;
+	tm_uint128	ub;
+	uint64_t	ah;
+	uint64_t	bh;
 	tm_uint128	p;
 	tm_uint128	limit;
 
+	/* both within 64 bits (TPC-H's prices and rates): |a * b| <= 2^126, exact in 128 bits */
+	if (a == (tm_int128) (int64_t) a && b == (tm_int128) (int64_t) b)
+	{
+		*r = (tm_int128) (int64_t) a * (tm_int128) (int64_t) b;
+		return false;
+	}
+	neg = (a < 0) != (b < 0);
+	ua = tm_abs_u128(a);
+	ub = tm_abs_u128(b);
+	ah = (uint64_t) (ua >> 64);
+	bh = (uint64_t) (ub >> 64);
 	*r = 0;
 	if (ah != 0 && bh != 0)
 		return true;
@@ -375,6 +386,12 @@ tm_num_upscale(tm_int128 x, int k, tm_int128 *r)
 	}
 	if (k > 38)
 		return true;
+	/* |x| <= 2^63, 10^k < 2^64: |x * 10^k| < 2^127, no overflow */
+	if (k <= 19 && x == (tm_int128) (int64_t) x)
+	{
+		*r = (tm_int128) (int64_t) x * (tm_int128) tm_pow10_u64(k);
+		return false;
+	}
 	return tm_mul_s128_overflow(x, tm_pow10(k), r);
 }
 

@@ -2484,6 +2484,144 @@ test_num_div_fast(void)
 	}
 }
 
+/*
+ * tm_mul_s128_overflow's and tm_num_upscale's 64-bit fast paths against the 128-bit code (kept here as
+ * the reference, ref_mul_s128_overflow) over random operands of 1 to 38 digits, both signs, and the
+ * boundaries of 64 and 128 bits: the same product, the same overflow
+ */
+static bool
+ref_mul_s128_overflow(tm_int128 a, tm_int128 b, tm_int128 *r)
+{
+	bool		neg = (a < 0) != (b < 0);
+	tm_uint128	ua = tm_abs_u128(a);
+	tm_uint128	ub = tm_abs_u128(b);
+	uint64_t	ah = (uint64_t) (ua >> 64);
+	uint64_t	bh = (uint64_t) (ub >> 64);
+	tm_uint128	p;
+	tm_uint128	limit;
+
+	*r = 0;
+	if (ah != 0 && bh != 0)
+		return true;
+	if (ah == 0 && bh == 0)
+		p = (tm_uint128) (uint64_t) ua * (tm_uint128) (uint64_t) ub;
+	else
+	{
+		tm_uint128	x = ah ? ua : ub;
+		uint64_t	y = ah ? (uint64_t) ub : (uint64_t) ua;
+		tm_uint128	hi = (tm_uint128) (uint64_t) (x >> 64) * (tm_uint128) y;
+		tm_uint128	lo = (tm_uint128) (uint64_t) x * (tm_uint128) y;
+		tm_uint128	hs;
+
+		if ((hi >> 64) != 0)
+			return true;
+		hs = hi << 64;
+		p = hs + lo;
+		if (p < hs)
+			return true;
+	}
+	limit = ((tm_uint128) 1) << 127;
+	if (neg)
+	{
+		if (p > limit)
+			return true;
+		*r = (tm_int128) ((tm_uint128) 0 - p);
+	}
+	else
+	{
+		if (p > limit - 1)
+			return true;
+		*r = (tm_int128) p;
+	}
+	return false;
+}
+
+static bool
+ref_num_upscale(tm_int128 x, int k, tm_int128 *r)
+{
+	if (k == 0 || x == 0)
+	{
+		*r = x;
+		return false;
+	}
+	if (k > 38)
+		return true;
+	return ref_mul_s128_overflow(x, tm_pow10(k), r);
+}
+
+static void
+test_mul_fast(void)
+{
+	const tm_int128 edges[] = {
+		0, 1, -1, 2, -2, 10, -10,
+		(tm_int128) INT64_MAX, (tm_int128) INT64_MIN, (tm_int128) INT64_MAX - 1, (tm_int128) INT64_MIN + 1,
+		(tm_int128) INT64_MAX + 1, (tm_int128) INT64_MIN - 1, (tm_int128) UINT64_MAX, -(tm_int128) UINT64_MAX,
+		TM_INT128_MAX, -TM_INT128_MAX, -TM_INT128_MAX - 1, (tm_int128) 1 << 100, -((tm_int128) 1 << 100),
+		((tm_int128) 1 << 64) - 3, (tm_int128) 3037000499LL, (tm_int128) 3037000500LL
+	};
+	int			ne = (int) (sizeof(edges) / sizeof(edges[0]));
+	int			bad = 0;
+
+	for (int i = 0; i < ne; i++)
+		for (int j = 0; j < ne; j++)
+		{
+			tm_int128	r1 = 7,
+						r2 = 7;
+			bool		o1 = tm_mul_s128_overflow(edges[i], edges[j], &r1);
+			bool		o2 = ref_mul_s128_overflow(edges[i], edges[j], &r2);
+
+			if (o1 != o2 || (!o1 && r1 != r2))
+				bad++;
+		}
+	for (int i = 0; i < ne; i++)
+		for (int k = 0; k <= 40; k++)
+		{
+			tm_int128	r1 = 7,
+						r2 = 7;
+			bool		o1 = tm_num_upscale(edges[i], k, &r1);
+			bool		o2 = ref_num_upscale(edges[i], k, &r2);
+
+			if (o1 != o2 || (!o1 && r1 != r2))
+				bad++;
+		}
+	TM_CHECK_INT_EQ(bad, 0);
+	for (int i = 0; i < 1000000; i++)
+	{
+		tm_int128	x = nd_value(1 + (int) (fa_rand() % 38));
+		tm_int128	y = nd_value(1 + (int) (fa_rand() % 38));
+		int			k = (int) (fa_rand() % 40);
+		tm_int128	r1 = 7,
+					r2 = 7;
+		bool		o1,
+					o2;
+
+		if (i % 2 == 0)
+		{
+			/* within 64 bits, the fast paths' own case */
+			x = (tm_int128) ((int64_t) (uint64_t) x);
+			y = (tm_int128) ((int64_t) (uint64_t) y);
+		}
+		o1 = tm_mul_s128_overflow(x, y, &r1);
+		o2 = ref_mul_s128_overflow(x, y, &r2);
+		if (o1 != o2 || (!o1 && r1 != r2))
+		{
+			if (bad++ < 5)
+				TM_CHECK_MSG(false, "mul case %d: x %lld..%llu, y %lld..%llu: overflow %d / %d", i,
+							 (long long) (int64_t) (x >> 64), (unsigned long long) (uint64_t) x,
+							 (long long) (int64_t) (y >> 64), (unsigned long long) (uint64_t) y, o1, o2);
+		}
+		o1 = tm_num_upscale(x, k, &r1);
+		o2 = ref_num_upscale(x, k, &r2);
+		if (o1 != o2 || (!o1 && r1 != r2))
+		{
+			if (bad++ < 5)
+				TM_CHECK_MSG(false, "upscale case %d: x %lld..%llu, k %d: overflow %d / %d", i,
+							 (long long) (int64_t) (x >> 64), (unsigned long long) (uint64_t) x, k, o1, o2);
+		}
+	}
+	TM_CHECK_INT_EQ(bad, 0);
+}
+
 int
 main(void)
 {
@@ -2507,6 +2645,7 @@ main(void)
 	TM_RUN(test_unaligned_slots);
 	TM_RUN(test_fast_arith);
 	TM_RUN(test_num_div_fast);
+	TM_RUN(test_mul_fast);
 #ifdef TM_EXPR_TEST_DEVICE
 	TM_RUN(gpu_hash_checks);
 #endif
