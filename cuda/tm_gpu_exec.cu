@@ -552,6 +552,9 @@ struct DRun
 	int			priv_k;			/* pipeline_kernel, grouped AGG: groups 0 .. priv_k - 1 keep block-private
 								 * states in shared memory (0: none; see "Block-private aggregation") */
 	int			priv_na;		/* their aggregates (the sink's naggs) */
+	int			priv_t;			/* groups 0 .. priv_t - 1 (<= priv_k): each thread keeps 64-bit partial sums of
+								 * their sum aggregates in shared memory (0: none; "Thread-private sums") */
+	int			priv_ns;		/* the sink's sum aggregates (AM_SUM_I64, AM_SUM_I192) where priv_t > 0 */
 	int			memo;			/* pipeline_kernel, grouped AGG: a block-private memo of groups found */
 	DFlags	   *flags;
 	const volatile int *cancel;	/* the pool's cancel word (device view of host memory; set by run_pass) */
@@ -1578,6 +1581,18 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
  *     kernel (priv_flush): the same arithmetic in another order (counts and sums are exact integers, 192
  *     bits for numeric sums; min / max commute).
  * The first groups created are the private ones: where there are few groups, all of them.
+ *
+ * Thread-private sums (R.priv_t > 0: groups 0 .. priv_t - 1 and the sums of R.priv_ns aggregates fit
+ * PRIV_THREAD_BYTES).  Combining the lanes' values of a sum with shuffles before the shared atomic costs a
+ * dozen instructions per round and 192-bit word (TPC-H Q1 on an H200, Nsight Compute: the combination
+ * and its atomics about 30% of the kernel's instructions).  So for these groups each thread adds the
+ * value of each sum into its own 64-bit word in shared memory (priv_part, [group][sum][thread]: no two
+ * threads share a word, no bank conflicts), with no atomic and no shuffle; a value beyond 64 bits, or an
+ * add that would overflow them, goes into the group's private 192-bit words with the word's partial
+ * instead (atomics), and the word starts again from 0.  At the end of the block each warp adds up the
+ * threads' words of a (group, sum) in 192 bits (AM_SUM_I64: in 64 bits, wrapping as its atomics do) into
+ * the private words, which priv_flush then adds into the group's: the same integers in another order.
+ * Counts and min / max keep the combined update.
  */
 #define MEMO_SLOTS			32
 #define MEMO_MAX_KEYS		4
@@ -1589,16 +1604,26 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 							 MEMO_SLOTS * 4 + MEMO_SLOTS * MEMO_MAX_KEYS + 16)
 #define PRIV_MAX_GROUPS		32
 #define PRIV_STATE_BYTES	8192		/* shared memory for private states at most, per block */
+#define PRIV_THREAD_BYTES	40960		/* shared memory for thread-private sums at most, per block */
+/* the most dynamic shared memory a pipeline_kernel block takes (cudaFuncAttributeMaxDynamicSharedMemorySize) */
+#define PIPE_SMEM_MAX		(MEMO_BYTES + PRIV_STATE_BYTES + PRIV_THREAD_BYTES + 64)
 
 extern __shared__ __align__(16) unsigned char tm_dyn_smem[];
 
-/* the shared memory a pipeline_kernel block needs for R's memo and private states */
+/* where a pipeline_kernel block's thread-private sums start in its shared memory (after the memo and states) */
 static __host__ __device__ __forceinline__ size_t
-priv_smem_bytes(int memo, int priv_k, int priv_na)
+priv_part_offset(int memo, int priv_k, int priv_na)
 {
 	size_t		b = (memo ? (size_t) MEMO_BYTES : 0) + (size_t) priv_k * priv_na * (3 * 8 + 4);
 
 	return (b + 15) & ~(size_t) 15;
+}
+
+/* the shared memory a pipeline_kernel block needs for R's memo, private states and thread-private sums */
+static __host__ __device__ __forceinline__ size_t
+priv_smem_bytes(const DRun &R)
+{
+	return priv_part_offset(R.memo, R.priv_k, R.priv_na) + (size_t) R.priv_t * R.priv_ns * TPB * 8;
 }
 
 __device__ __forceinline__ TmValue *
@@ -1647,6 +1672,21 @@ priv_seen(const DRun &R, long long g, int a)
 							 (size_t) R.priv_k * R.priv_na * 3 * 8) + g * R.priv_na + a;
 }
 
+/* this thread's partial of sum j (the j-th sum aggregate) of private group g < R.priv_t */
+__device__ __forceinline__ unsigned long long *
+priv_part(const DRun &R, long long g, int j)
+{
+	return (unsigned long long *) (tm_dyn_smem + priv_part_offset(R.memo, R.priv_k, R.priv_na)) +
+		((size_t) (g * R.priv_ns + j) * TPB + threadIdx.x);
+}
+
+/* a sum aggregate: one with a thread-private partial where R.priv_t > 0 */
+__device__ __forceinline__ bool
+agg_is_priv_sum(const DAgg *ag)
+{
+	return ag->kind != TM_AGG_COUNT_STAR && (ag->mode == AM_SUM_I64 || ag->mode == AM_SUM_I192);
+}
+
 /* the whole block, before its rows: memo empty, private states at their identities */
 __device__ void
 priv_init(const DPipe *P, const DRun &R)
@@ -1669,7 +1709,71 @@ priv_init(const DPipe *P, const DRun &R)
 		w[2] = 0;
 		*priv_seen(R, i / R.priv_na, i % R.priv_na) = 0;
 	}
+	if (R.priv_t > 0)
+	{
+		unsigned long long *pp = priv_part(R, 0, 0) - threadIdx.x;
+
+		for (int i = threadIdx.x; i < R.priv_t * R.priv_ns * TPB; i += blockDim.x)
+			pp[i] = 0;
+	}
 	__syncthreads();
+}
+
+/*
+ * The whole block, after its rows: each (group, sum) of the thread-private sums, the threads' words added
+ * up by one warp (each lane TPB / 32 of them, then a tree of shuffles) into the group's private words
+ */
+__device__ void
+priv_part_flush(const DPipe *P, const DRun &R)
+{
+	unsigned int lane = threadIdx.x & 31u;
+	int			nw = blockDim.x / 32;
+
+	for (int i = threadIdx.x / 32; i < R.priv_t * R.priv_ns; i += nw)
+	{
+		long long	g = i / R.priv_ns;
+		int			j = i % R.priv_ns;
+		int			a = 0;
+		const unsigned long long *pp = priv_part(R, g, j) - threadIdx.x;
+		unsigned long long x[3] = {0, 0, 0};
+		bool		wide;
+
+		/* the j-th sum aggregate */
+		for (int k = 0;; a++)
+			if (agg_is_priv_sum(&P->aggs[a]) && k++ == j)
+				break;
+		wide = P->aggs[a].mode == AM_SUM_I192;
+		for (int t = (int) lane; t < TPB; t += 32)
+		{
+			unsigned long long v = pp[t];
+
+			if (wide)
+				add192(x, v, (long long) v < 0 ? ~0ULL : 0ULL, (long long) v < 0 ? ~0ULL : 0ULL);
+			else
+				x[0] += v;
+		}
+		for (int off = 16; off > 0; off >>= 1)
+		{
+			unsigned long long b0 = __shfl_xor_sync(0xffffffffu, x[0], off);
+			unsigned long long b1 = __shfl_xor_sync(0xffffffffu, x[1], off);
+			unsigned long long b2 = __shfl_xor_sync(0xffffffffu, x[2], off);
+
+			if (wide)
+				add192(x, b0, b1, b2);
+			else
+				x[0] += b0;
+		}
+		if (lane == 0)
+		{
+			unsigned long long *w = priv_words(R, g, a);
+
+			/* this warp alone updates (g, a) now */
+			if (wide)
+				add192(w, x[0], x[1], x[2]);
+			else
+				w[0] += x[0];
+		}
+	}
 }
 
 /* the whole block, after its rows: the private states into the groups' words */
@@ -1677,6 +1781,11 @@ __device__ void
 priv_flush(const DPipe *P, const DRun &R)
 {
 	__syncthreads();
+	if (R.priv_t > 0)
+	{
+		priv_part_flush(P, R);
+		__syncthreads();
+	}
 	for (int i = threadIdx.x; i < R.priv_k * R.priv_na; i += blockDim.x)
 	{
 		long long	g = i / R.priv_na;
@@ -1809,7 +1918,9 @@ agg_update_priv_warp(const DPipe *P, const DRun &R, long long g, const TmValue *
 	unsigned int peers = __match_any_sync(act, (unsigned int) g);
 	unsigned int lane = threadIdx.x & 31u;
 	bool		first = (peers & ((1u << lane) - 1u)) == 0;
+	bool		thr = g < R.priv_t;	/* this lane's group has thread-private sums */
 	int			err = TM_OK;
+	int			j = 0;			/* sum aggregates before a */
 
 	for (int a = 0; a < P->naggs; a++)
 	{
@@ -1818,6 +1929,7 @@ agg_update_priv_warp(const DPipe *P, const DRun &R, long long g, const TmValue *
 		bool		has = false;
 		unsigned int hmask;
 		unsigned long long *w = priv_words(R, g, a);
+		bool		psum = R.priv_t > 0 && agg_is_priv_sum(ag);	/* the same for every lane */
 
 		if (err == TM_OK)
 		{
@@ -1829,6 +1941,8 @@ agg_update_priv_warp(const DPipe *P, const DRun &R, long long g, const TmValue *
 				has = false;
 			}
 		}
+		if (psum)
+			j++;
 		hmask = __ballot_sync(act, has);
 		if (hmask == 0)
 			continue;			/* the same for every lane of act */
@@ -1840,6 +1954,41 @@ agg_update_priv_warp(const DPipe *P, const DRun &R, long long g, const TmValue *
 				atomicAdd(w, (unsigned long long) n);
 			continue;
 		}
+		if (psum)
+		{
+			if (thr && has)
+			{
+				unsigned long long *pp = priv_part(R, g, j - 1);
+
+				if (ag->mode == AM_SUM_I64)
+					*pp += x[0];	/* wraps, as the atomics do */
+				else
+				{
+					unsigned long long sx = (long long) x[0] < 0 ? ~0ULL : 0ULL;
+					unsigned long long cur = *pp;
+					unsigned long long sum = cur + x[0];
+
+					/* x within 64 bits and cur + x without signed overflow */
+					if (x[1] == sx && x[2] == sx && (long long) ((cur ^ sum) & (x[0] ^ sum)) >= 0)
+						*pp = sum;
+					else
+					{
+						unsigned long long sc = (long long) cur < 0 ? ~0ULL : 0ULL;
+
+						atomic_add192w(w, x[0], x[1], x[2]);
+						if (cur != 0)
+							atomic_add192w(w, cur, sc, sc);
+						*pp = 0;
+					}
+				}
+				*priv_seen(R, g, a) = 1;
+			}
+			/* lanes of groups without thread-private sums combine theirs as below, the others add nothing */
+			if (__ballot_sync(act, has && !thr) == 0)
+				continue;
+			if (thr)
+				has = false;
+		}
 		if (!has)
 		{
 			/* the identity of the combination */
@@ -1849,7 +1998,7 @@ agg_update_priv_warp(const DPipe *P, const DRun &R, long long g, const TmValue *
 		}
 		peers_combine(act, peers, ag->mode == AM_SUM_I192 ? 0 : ag->mode == AM_SUM_I64 ? 1 :
 					  ag->kind == TM_AGG_MIN ? 2 : 3, x);
-		if (!first || (hmask & peers) == 0)
+		if (!first || (hmask & peers) == 0 || (psum && thr))
 			continue;
 		switch (ag->mode)
 		{
@@ -5625,7 +5774,7 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 	bool		lb = c->lb != TM_GPU_LB_NONE && nrows > 0;
 	int			nwarps = 1;
 	DRun		R = R0;
-	size_t		smem = priv_smem_bytes(R0.memo, R0.priv_k, R0.priv_na);
+	size_t		smem = priv_smem_bytes(R0);
 
 	/* canceled: between passes (and chunks) nothing more is launched; a pass cut short is not used */
 	if (check_canceled(c))
@@ -5639,6 +5788,8 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 		/* the block-private memo and states are pipeline_kernel's */
 		Rl.memo = 0;
 		Rl.priv_k = 0;
+		Rl.priv_t = 0;
+		Rl.priv_ns = 0;
 		if (!launch_lb(c, P, Rl, &nwarps))
 			return false;
 	}
@@ -6692,6 +6843,23 @@ agg_private(const TmSink *sk, const int *modes, DRun *R)
 			R->priv_k = PRIV_MAX_GROUPS;
 		if (R->priv_k < 1)
 			R->priv_na = R->priv_k = 0;
+	}
+	if (R->priv_k > 0)
+	{
+		int			ns = 0;
+
+		for (int a = 0; a < na; a++)
+			if (sk->aggs[a].kind != TM_AGG_COUNT_STAR && (modes[a] == AM_SUM_I64 || modes[a] == AM_SUM_I192))
+				ns++;
+		if (ns > 0)
+		{
+			R->priv_ns = ns;
+			R->priv_t = PRIV_THREAD_BYTES / (ns * TPB * 8);
+			if (R->priv_t > R->priv_k)
+				R->priv_t = R->priv_k;
+			if (R->priv_t < 1)
+				R->priv_t = R->priv_ns = 0;
+		}
 	}
 }
 
@@ -8369,6 +8537,10 @@ tm_gpu_pool_create(int dev, size_t bytes, TmGpuPool **poolp, char *err, int errl
 			 (e = cudaDeviceGetAttribute(&pool->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess ||
 			 (e = cudaDeviceGetAttribute(&pool->l2_bytes, cudaDevAttrL2CacheSize, dev)) != cudaSuccess)
 		fail_cuda(c, "cudaDeviceGetAttribute", e);
+	/* pipeline_kernel's thread-private sums take it over the default 48 KB (one value for every launch) */
+	else if ((e = cudaFuncSetAttribute(pipeline_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+									   PIPE_SMEM_MAX)) != cudaSuccess)
+		fail_cuda(c, "cudaFuncSetAttribute (pipeline_kernel)", e);
 	else if ((e = cudaMalloc((void **) &pool->base, bytes)) != cudaSuccess)
 		fail(c, (e == cudaErrorMemoryAllocation) ? TM_GPU_ERR_NOMEM : TM_GPU_ERR_CUDA,
 			 "cudaMalloc of %zu bytes: %s (%s)", bytes, cudaGetErrorString(e), cudaGetErrorName(e));

@@ -1528,14 +1528,16 @@ test_group_agg(void)
  * and a memo of the groups they found): T -> [FILTER v > -40] -> AGG by keys, against the reference:
  * by bp (4 groups with NULL: all private), by (g, bp) (about 80 groups: some private, the others in the
  * table), by (g, bp, id % 3, g, bp) (5 keys: no memo), by id % 40000 (more groups than private states, the
- * memo full); with and without the leading filter (pipeline_kernel's two row loops)
+ * memo full); with and without the leading filter (pipeline_kernel's two row loops); on a full grid and
+ * on a grid of 2 blocks (tm_gpu_set_max_blocks), where each thread adds hundreds of rows into its
+ * thread-private sums (the first groups' sums)
  */
 static void
 test_private_agg(void)
 {
 	HTable		T = make_T(200000, 300);
 
-	for (int variant = 0; variant < 4; variant++)
+	for (int variant = 0; variant < 8; variant++)
 	{
 		for (int filtered = 0; filtered < 2; filtered++)
 		{
@@ -1544,6 +1546,8 @@ test_private_agg(void)
 			int			s_g = p.slot(ty(TM_K_INT4), 0, T_G);
 			int			s_bp = p.slot(ty(TM_K_BPCHAR), 0, T_BP);
 			int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+			int			cap = variant >= 4 ? 2 : 0;	/* blocks: 0 = a full grid */
+			int			kv = variant % 4;	/* the keys */
 			std::vector<TmExpr *> keys;
 			std::vector<TmType> rt;
 			std::vector<TmType> at = t_agg_types_atomic();
@@ -1551,17 +1555,17 @@ test_private_agg(void)
 			std::vector<std::string> exp;
 			char		what[64];
 
-			if (variant == 0)
+			if (kv == 0)
 			{
 				keys = {x_slot(s_bp, ty(TM_K_BPCHAR))};
 				rt = {ty(TM_K_BPCHAR)};
 			}
-			else if (variant == 1)
+			else if (kv == 1)
 			{
 				keys = {x_slot(s_g, ty(TM_K_INT4)), x_slot(s_bp, ty(TM_K_BPCHAR))};
 				rt = {ty(TM_K_INT4), ty(TM_K_BPCHAR)};
 			}
-			else if (variant == 2)
+			else if (kv == 2)
 			{
 				keys = {x_slot(s_g, ty(TM_K_INT4)), x_slot(s_bp, ty(TM_K_BPCHAR)), x_mod(s_id, 3, TM_K_INT8),
 					x_slot(s_g, ty(TM_K_INT4)), x_slot(s_bp, ty(TM_K_BPCHAR))};
@@ -1576,7 +1580,10 @@ test_private_agg(void)
 			if (filtered)
 				p.filter(x_cmp_const(s.v, TM_PRED_GT, -40));
 			TmPlan		pl = plan({p.agg(0, keys, t_aggs_atomic(s))}, {}, {result(rt)}, 0);
+			tm_gpu_set_max_blocks(cap);
 			Run			r = run_plan(pl, {&T});
+
+			tm_gpu_set_max_blocks(0);
 			int64_t		nsink = 0;
 
 			CHECK_OK(r);
@@ -1587,11 +1594,11 @@ test_private_agg(void)
 				if (filtered && (isnull(T, T_V, i) || ival(T, T_V, i) <= -40))
 					continue;
 				nsink++;
-				if (variant == 0)
+				if (kv == 0)
 					k = cell(T.cols[T_BP], i);
-				else if (variant == 1)
+				else if (kv == 1)
 					k = cell(T.cols[T_G], i) + cell(T.cols[T_BP], i);
-				else if (variant == 2)
+				else if (kv == 2)
 					k = cell(T.cols[T_G], i) + cell(T.cols[T_BP], i) + cI(i % 3) + cell(T.cols[T_G], i) +
 						cell(T.cols[T_BP], i);
 				else
@@ -1600,7 +1607,8 @@ test_private_agg(void)
 			}
 			for (auto &g : groups)
 				exp.push_back(g.first + g.second.cells_atomic());
-			snprintf(what, sizeof(what), "private states, keys %d%s", variant, filtered ? ", filtered" : "");
+			snprintf(what, sizeof(what), "private states, keys %d%s%s", kv, filtered ? ", filtered" : "",
+					 cap ? ", 2 blocks" : "");
 			check_rows(what, out_rows(r.out), exp, false);
 			TM_CHECK_INT_EQ(r.stats[0].sink_rows, nsink);
 			TM_CHECK_INT_EQ(r.stats[0].out_rows, (int64_t) groups.size());
@@ -1715,14 +1723,16 @@ test_private_agg_empty(void)
  * fast paths are on) and on a pool with the fast paths off (no private states: every row on the groups'
  * words), which must agree: a group's sum beyond 128 bits fails the execution with TM_GPU_ERR_EXPR /
  * TM_ERR_FALLBACK (the CPU runs the query, as for test_errors' global sum), sums within the range are
- * exact, whatever the partial sums on the way (a block's, the group's)
+ * exact, whatever the partial sums on the way (a block's, the group's, a thread's 64-bit partial: the
+ * last two cases run on one block, so that each thread adds many rows into its thread-private sums)
  */
 static void
 test_private_agg_overflow(void)
 {
 	static const char *const names[] = {"every group past 2^127", "every group past -2^127",
 		"one group of 40 past 2^127", "one group at 2^127", "groups at 2^127 - 1 and -2^127 + 1",
-		"partial sums past 128 bits, total 5"};
+		"partial sums past 128 bits, total 5", "thread-private sums past 2^63 (one block)",
+		"thread-private sums of small values (one block)"};
 	const tm_int128 p126 = (tm_int128) 1 << 126;
 	TmGpuPool  *plain = NULL;
 	char		err[256];
@@ -1732,7 +1742,7 @@ test_private_agg_overflow(void)
 	if (rc != TM_GPU_OK)
 		return;
 	tm_gpu_pool_set_fast_paths(plain, 0);
-	for (int cs = 0; cs < 6; cs++)
+	for (int cs = 0; cs < 8; cs++)
 	{
 		HTable		H;
 		bool		fallback = cs <= 3;
@@ -1808,6 +1818,27 @@ test_private_agg_overflow(void)
 					push_n(H.cols[1], 5, i >= 4100);
 				}
 				break;
+			case 6:
+				/*
+				 * one block (below): each thread 32 rows of one group, +-(2^62 + a little), two thirds
+				 * positive: its 64-bit partial overflows every few rows, both ways
+				 */
+				for (int64_t i = 0; i < 8192; i++)
+				{
+					tm_int128	v = ((tm_int128) 1 << 62) + (i % 1000);
+
+					push_i(H.cols[0], i % 4);
+					push_n(H.cols[1], i % 3 == 0 ? -v : v);
+				}
+				break;
+			case 7:
+				/* one block: 6 groups of small values and NULLs, many rows a thread */
+				for (int64_t i = 0; i < 8192; i++)
+				{
+					push_i(H.cols[0], i % 6);
+					push_n(H.cols[1], (tm_int128) rnd_range(-1000000, 1000000), chance(0.1));
+				}
+				break;
 		}
 		H.nrows = (int64_t) H.cols[0].i.size();
 		TmPlan		pl = plan({p.agg(0, {x_slot(s_g, ty(TM_K_INT4))},
@@ -1815,9 +1846,11 @@ test_private_agg_overflow(void)
 								  agg(TM_AGG_COUNT, x_slot(s_n, ty(TM_K_NUMERIC, 0)), ty(TM_K_INT8)),
 								  agg(TM_AGG_SUM, x_slot(s_n, ty(TM_K_NUMERIC, 0)), ty(TM_K_NUMERIC, 0))})},
 							  {}, {result({ty(TM_K_INT4), ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_NUMERIC, 0)})}, 0);
+		tm_gpu_set_max_blocks(cs >= 6 ? 1 : 0);
 		Run			r = run_plan(pl, {&H});
 		Run			rp = run_plan(pl, {&H}, NULL, NULL, plain);
 
+		tm_gpu_set_max_blocks(0);
 		if (fallback)
 		{
 			TM_CHECK_MSG(r.rc == TM_GPU_ERR_EXPR && r.fail.status == TM_ERR_FALLBACK && r.fail.pipeline == 0,
