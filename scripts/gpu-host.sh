@@ -49,7 +49,9 @@
 #      PROFILE_LAUNCHES (default 3) launches of kernels matching PROFILE_KERNEL (default pipeline_kernel),
 #      PROFILE_SET (default full), then the daemon is killed and restarted without ncu).  Into PROFILE_OUT
 #      (default $WORK/profile): the report (prof.ncu-rep), its details page (details.txt) and its source
-#      page per launch with SASS and CUDA lines (source-N.csv: build with NVCCFLAGS="-O3 -lineinfo")
+#      page per launch with SASS and CUDA lines (source-N.sass.csv, source-N.cuda-sass.csv; PROFILE_SOURCE:
+#      the views, default "sass cuda,sass"; build with NVCCFLAGS="-O3 -lineinfo"), and of the cuda,sass
+#      view the functions and lines with the most instructions (summary-N.md, bench/lib/ncu_source.py)
 #
 # Environment: CUDA_ARCHS (default 90), PGDEBS, PG_PORTABLE, KEEP_BUILD=1 (no make clean first); STEPS (default
 # "unit regress regress_gpu faults isolation status": the build always runs; one 10-minute device
@@ -474,10 +476,14 @@ WRAP
                     --section WarpStateStats --section SourceCounters >"$PROFILE_OUT/stalls.txt" 2>&1
                 "$NCU_BIN" --help 2>&1 | grep -A6 -E 'print-source|--page ' >"$PROFILE_OUT/ncu-help.txt"
                 for ((k = 0; k < n; k++)); do
-                    for ps in sass cuda,sass; do
+                    for ps in ${PROFILE_SOURCE:-sass cuda,sass}; do
                         "$NCU_BIN" -i "$PROFILE_OUT/prof.ncu-rep" --page source --csv --print-source "$ps" \
                             --launch-skip "$k" --launch-count 1 >"$PROFILE_OUT/source-$k.${ps/,/-}.csv" 2>&1
                     done
+                    # functions and lines by instructions and stall samples (small: it comes back)
+                    [ -s "$PROFILE_OUT/source-$k.cuda-sass.csv" ] &&
+                        python3 bench/lib/ncu_source.py "$PROFILE_OUT/source-$k.cuda-sass.csv" "$ROOT" 30 \
+                            >"$PROFILE_OUT/summary-$k.md" 2>&1
                 done
                 profile_state="$n launches profiled: $PROFILE_OUT"
             else
