@@ -1583,7 +1583,7 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
  * The first groups created are the private ones: where there are few groups, all of them.
  *
  * Thread-private sums (R.priv_t > 0: groups 0 .. priv_t - 1 and the sums of R.priv_ns aggregates fit
- * PRIV_THREAD_BYTES).  Combining the lanes' values of a sum with shuffles before the shared atomic costs a
+ * PRIV_THREAD_BYTES; devices whose blocks cannot take PIPE_SMEM_MAX have none, TmGpuPool.thread_sums).  Combining the lanes' values of a sum with shuffles before the shared atomic costs a
  * dozen instructions per round and 192-bit word (TPC-H Q1 on an H200, Nsight Compute: the combination
  * and its atomics about 30% of the kernel's instructions).  So for these groups each thread adds the
  * value of each sum into its own 64-bit word in shared memory (priv_part, [group][sum][thread]: no two
@@ -1607,6 +1607,8 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 #define PRIV_THREAD_BYTES	40960		/* shared memory for thread-private sums at most, per block */
 /* the most dynamic shared memory a pipeline_kernel block takes (cudaFuncAttributeMaxDynamicSharedMemorySize) */
 #define PIPE_SMEM_MAX		(MEMO_BYTES + PRIV_STATE_BYTES + PRIV_THREAD_BYTES + 64)
+/* pipeline_kernel's static shared memory (the pre-check's queue: 8 KB on sm_90) with room to spare */
+#define PIPE_SMEM_STATIC_MAX (16 * 1024)
 
 extern __shared__ __align__(16) unsigned char tm_dyn_smem[];
 
@@ -4077,6 +4079,7 @@ struct TmGpuPool
 	int			lb;				/* TmGpuLoadBalance */
 	int			coop;			/* the device can launch cooperative kernels (AWS needs it) */
 	int			smem_optin;		/* shared memory per block at most (opt-in) */
+	bool		thread_sums;	/* pipeline_kernel may take PIPE_SMEM_MAX of dynamic shared memory (DRun.priv_t) */
 	int			l2_bytes;		/* the device's L2 cache */
 	int			join_algo;		/* TmGpuJoinAlgo */
 	bool		no_fast_paths;	/* tm_gpu_pool_set_fast_paths(pool, 0): no DFastQual, x_eval, nlead */
@@ -6826,7 +6829,7 @@ agg_fix_chunk(Ctx *c, const Src *S, const TmSink *sk, const DRun &R, TmValue *co
  * atomic on its words (no DISTINCT, no lock)
  */
 static void
-agg_private(const TmSink *sk, const int *modes, DRun *R)
+agg_private(const TmSink *sk, const int *modes, bool thread_sums, DRun *R)
 {
 	int			na = sk->naggs;
 	bool		atomics = na > 0;
@@ -6844,7 +6847,7 @@ agg_private(const TmSink *sk, const int *modes, DRun *R)
 		if (R->priv_k < 1)
 			R->priv_na = R->priv_k = 0;
 	}
-	if (R->priv_k > 0)
+	if (R->priv_k > 0 && thread_sums)
 	{
 		int			ns = 0;
 
@@ -6995,7 +6998,7 @@ sink_agg(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 		R.flags = c->dflags;
 		R.gcap = cap;
 		if (nk > 0 && !c->pool->no_fast_paths)
-			agg_private(sk, modes, &R);
+			agg_private(sk, modes, c->pool->thread_sums, &R);
 		if (nk > 0)
 		{
 			while (dirsize < (uint64_t) cap * 2)
@@ -8537,8 +8540,12 @@ tm_gpu_pool_create(int dev, size_t bytes, TmGpuPool **poolp, char *err, int errl
 			 (e = cudaDeviceGetAttribute(&pool->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess ||
 			 (e = cudaDeviceGetAttribute(&pool->l2_bytes, cudaDevAttrL2CacheSize, dev)) != cudaSuccess)
 		fail_cuda(c, "cudaDeviceGetAttribute", e);
-	/* pipeline_kernel's thread-private sums take it over the default 48 KB (one value for every launch) */
-	else if ((e = cudaFuncSetAttribute(pipeline_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+	/*
+	 * pipeline_kernel's thread-private sums take it over the default 48 KB (one value for every launch;
+	 * with its static shared memory, where the device allows it: else there are none)
+	 */
+	else if (pool->smem_optin >= PIPE_SMEM_MAX + PIPE_SMEM_STATIC_MAX &&
+			 (e = cudaFuncSetAttribute(pipeline_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
 									   PIPE_SMEM_MAX)) != cudaSuccess)
 		fail_cuda(c, "cudaFuncSetAttribute (pipeline_kernel)", e);
 	else if ((e = cudaMalloc((void **) &pool->base, bytes)) != cudaSuccess)
@@ -8570,6 +8577,7 @@ tm_gpu_pool_create(int dev, size_t bytes, TmGpuPool **poolp, char *err, int errl
 	}
 	if (pool->nsm < 1)
 		pool->nsm = 1;
+	pool->thread_sums = pool->smem_optin >= PIPE_SMEM_MAX + PIPE_SMEM_STATIC_MAX;
 	*poolp = pool;
 	return TM_GPU_OK;
 }

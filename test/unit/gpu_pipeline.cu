@@ -1821,7 +1821,8 @@ test_private_agg_overflow(void)
 			case 6:
 				/*
 				 * one block (below): each thread 32 rows of one group, +-(2^62 + a little), two thirds
-				 * positive: its 64-bit partial overflows every few rows, both ways
+				 * positive: its 64-bit partial overflows upwards every few rows (no two negative rows of a
+				 * thread follow each other: the overflows downwards are test_private_agg's, int8 sums)
 				 */
 				for (int64_t i = 0; i < 8192; i++)
 				{
