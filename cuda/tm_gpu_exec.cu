@@ -1583,9 +1583,10 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
  * The first groups created are the private ones: where there are few groups, all of them.
  *
  * Thread-private sums (R.priv_t > 0: groups 0 .. priv_t - 1 and the sums of R.priv_ns aggregates fit
- * PRIV_THREAD_BYTES; devices whose blocks cannot take PIPE_SMEM_MAX have none, TmGpuPool.thread_sums).  Combining the lanes' values of a sum with shuffles before the shared atomic costs a
- * dozen instructions per round and 192-bit word (TPC-H Q1 on an H200, Nsight Compute: the combination
- * and its atomics about 30% of the kernel's instructions).  So for these groups each thread adds the
+ * PRIV_THREAD_BYTES; devices whose blocks cannot take PIPE_SMEM_MAX have none, TmGpuPool.thread_sums).
+ * Combining the lanes' values of a sum with shuffles before the shared atomic costs a dozen instructions
+ * per round and 192-bit word (TPC-H Q1 on an H200, Nsight Compute: the combination and its atomics
+ * about 30% of the kernel's instructions).  So for these groups each thread adds the
  * value of each sum into its own 64-bit word in shared memory (priv_part, [group][sum][thread]: no two
  * threads share a word, no bank conflicts), with no atomic and no shuffle; a value beyond 64 bits, or an
  * add that would overflow them, goes into the group's private 192-bit words with the word's partial
