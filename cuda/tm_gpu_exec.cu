@@ -16,6 +16,8 @@
  *     every leaf goes to the sink; where the pipeline starts with FILTERs or an INNER / SEMI probe (and
  *     the fast paths are on), warps take 32 rows at a time, run the filters and the probe's lookup on
  *     the slots those read, and queue the rows that pass until 32 fill a warp (pipeline_rows_compacted);
+ *     leading filters that are trees of plain tests over source columns run before it in a lean kernel
+ *     of their own, one bit per row (prefilter_kernel), and the warps skip the rows that failed them;
  *   - EMIT and HASH_BUILD run each pipeline twice: a COUNT pass (rows each source row sends to the sink)
  *     and, after an exclusive prefix sum of the counts (CUB), a RUN pass that writes every sink row at its
  *     position.  The output is compact and in the same order as the CPU executor's (source order, then
@@ -118,6 +120,7 @@
 #ifndef PL_MIN_BLOCKS
 #define PL_MIN_BLOCKS		2
 #endif
+#define PRE_MAX_OPS			4			/* leading filters prefilter_kernel runs at most */
 #ifndef LB_MIN_BLOCKS
 #define LB_MIN_BLOCKS		2
 #endif
@@ -335,55 +338,52 @@ fl_match(const char *t, int32_t tlen, const char *p, int32_t plen)
 	}
 }
 
-/* one test of a DFastQual, two-valued (NULL: false); qual: the expression (its IN-list constants) */
+/*
+ * one test of a DFastQual on operands a and b (anull, bnull: NULL), two-valued (NULL: false); qual: the
+ * expression (its IN-list constants).  A LIKE or IN test reads a only.
+ */
 __host__ __device__ __forceinline__ bool
-fq_test(const DFastCmp *f, const TmExpr *qual, const TmValue *vals, const bool *nulls)
+fq_test_ab(const DFastCmp *f, const TmExpr *qual, const TmValue *a, bool anull, const TmValue *b, bool bnull)
 {
-	TmValue		a,
-				b;
-
+	if (anull)
+		return false;
 	if (f->pred == FQ_PRED_LIKE)
 	{
-		int32_t		tlen;
+		int32_t		tlen = a->s.len;
 
-		if (nulls[f->l])
-			return false;
-		tlen = vals[f->l].s.len;
 		if (f->pad & FQ_LIKE_RTRIM)
-			while (tlen > 0 && vals[f->l].s.p[tlen - 1] == ' ')
+			while (tlen > 0 && a->s.p[tlen - 1] == ' ')
 				tlen--;
-		return fl_match(vals[f->l].s.p, tlen, f->rk.s.p, f->rk.s.len) != ((f->pad & FQ_LIKE_NEGATE) != 0);
+		return fl_match(a->s.p, tlen, f->rk.s.p, f->rk.s.len) != ((f->pad & FQ_LIKE_NEGATE) != 0);
 	}
 	if (f->pred == FQ_PRED_IN)
 	{
-		if (nulls[f->l])
-			return false;
-		if (tm_in_list_find(qual, f->cls, f->lscale, f->rscale, &vals[f->l]))
+		if (tm_in_list_find(qual, f->cls, f->lscale, f->rscale, a))
 			return (f->pad & TMF_IN_NEGATE) == 0;
 		return (f->pad & (TMF_IN_NEGATE | TMF_IN_HASNULL)) == TMF_IN_NEGATE;
 	}
-	if (f->l >= 0)
-	{
-		if (nulls[f->l])
-			return false;
-		a = vals[f->l];
-	}
-	else
-		a = f->lk;
-	if (f->r >= 0)
-	{
-		if (nulls[f->r])
-			return false;
-		b = vals[f->r];
-	}
-	else
-		b = f->rk;
-	return tm_pred_holds(f->pred, tm_cmp_class(f->cls, &a, &b, f->lscale, f->rscale));
+	if (bnull)
+		return false;
+	/* the classes fast_test_compile brings constants to: integers, numerics of one scale */
+	if (f->cls == TM_CMP_INT)
+		return tm_pred_holds(f->pred, a->i < b->i ? -1 : (a->i > b->i ? 1 : 0));
+	if (f->cls == TM_CMP_NUMERIC && f->lscale == f->rscale)
+		return tm_pred_holds(f->pred, a->n < b->n ? -1 : (a->n > b->n ? 1 : 0));
+	return tm_pred_holds(f->pred, tm_cmp_class(f->cls, a, b, f->lscale, f->rscale));
 }
 
-/* the tree of fq (its prefix, if partial) on one row: true iff the qual (the prefix) is true */
+/* one test of a DFastQual over the slots of the current row (an operand is a slot, or -1: a constant) */
 __host__ __device__ __forceinline__ bool
-fq_eval(const DFastQual *fq, const TmExpr *qual, const TmValue *vals, const bool *nulls)
+fq_test(const DFastCmp *f, const TmExpr *qual, const TmValue *vals, const bool *nulls)
+{
+	return fq_test_ab(f, qual, f->l >= 0 ? &vals[f->l] : &f->lk, f->l >= 0 && nulls[f->l],
+					  f->r >= 0 ? &vals[f->r] : &f->rk, f->r >= 0 && nulls[f->r]);
+}
+
+/* the tree of fq (its prefix, if partial): true iff it is true; test(p): test p of fq->c[] on the row */
+template <typename Test>
+__host__ __device__ __forceinline__ bool
+fq_run(const DFastQual *fq, Test test)
 {
 	uint32_t	st = 0;			/* the stack, top in bit 0 */
 	int			pc = 0;
@@ -393,7 +393,7 @@ fq_eval(const DFastQual *fq, const TmExpr *qual, const TmValue *vals, const bool
 		int			p = fq->prog[pc];
 
 		if (p < FQ_MAX)
-			st = (st << 1) | (fq_test(&fq->c[p], qual, vals, nulls) ? 1u : 0u);
+			st = (st << 1) | (test(p) ? 1u : 0u);
 		else if (p == FQ_AND)
 			st = (st >> 1) & (~1u | st);
 		else if (p == FQ_OR)
@@ -407,6 +407,32 @@ fq_eval(const DFastQual *fq, const TmExpr *qual, const TmValue *vals, const bool
 	}
 	return (st & 1u) != 0;
 }
+
+/* the tree of fq (its prefix, if partial) on one row: true iff the qual (the prefix) is true */
+__host__ __device__ __forceinline__ bool
+fq_eval(const DFastQual *fq, const TmExpr *qual, const TmValue *vals, const bool *nulls)
+{
+	return fq_run(fq, [&](int p) { return fq_test(&fq->c[p], qual, vals, nulls); });
+}
+
+/*
+ * A test of prefilter_kernel's plain form: integer column (of kinds up to 8 bytes) or numeric column (16
+ * bytes) `col` against the constant k of the same kind (a numeric at the column's scale); holds if the
+ * column is not NULL and sign(value - k) + 1 is a set bit of mask (fast_test_normalize brought it there)
+ */
+#define PRE_MAX_TESTS		16
+struct DPreTest
+{
+	int16_t		col;			/* srccols index */
+	uint8_t		w;				/* bytes per value: 1 (bool, unsigned), 2, 4, 8 (signed), 16 (numeric) */
+	uint8_t		mask;			/* bit 0: value < k passes, bit 1: value = k, bit 2: value > k */
+	int32_t		pad;
+	uint64_t	klo;			/* k: bits 0 .. 63 (the whole of it where w <= 8) ... */
+	int64_t		khi;			/* ... and 64 .. 127.  Two words, not a tm_int128 at offset 8: nvcc's device
+								 * code puts a tm_int128 member at 16 bytes whatever its typedef's alignment
+								 * of 8 says (the PTX of an array of such structs has a stride of 32), so
+								 * the host's image and the kernel would disagree on the layout */
+};
 
 struct DOp
 {
@@ -481,6 +507,12 @@ struct DPipe
 	int32_t		nload_lead;		/* load[0 .. nload_lead): the slots the leading filters and the
 								 * pre-check read */
 	int32_t		probe_first;	/* the pre-check runs before the leading filters (probe_goes_first) */
+	int32_t		npre;			/* prefilter_kernel: ops 0 .. npre - 1 (leading filters) are prefq[] */
+	const DFastQual *prefq[PRE_MAX_OPS];	/* their trees of tests over source columns (DFastCmp.l / r:
+											 * a srccols index, or -1: a constant) */
+	int32_t		npretest;		/* > 0: prefq[] are conjunctions of the column-against-constant tests
+								 * pretest[] (prefilter_kernel's plain form), 0: they are not */
+	const DPreTest *pretest;
 };
 
 /*
@@ -556,6 +588,8 @@ struct DRun
 								 * their sum aggregates in shared memory (0: none; "Thread-private sums") */
 	int			priv_ns;		/* the sink's sum aggregates (AM_SUM_I64, AM_SUM_I192) where priv_t > 0 */
 	int			memo;			/* pipeline_kernel, grouped AGG: a block-private memo of groups found */
+	const uint32_t *prebits;	/* pipeline_kernel: prefilter_kernel's bits (bit l of word w: row 32 w + l
+								 * passes ops 0 .. npre - 1), or NULL */
 	DFlags	   *flags;
 	const volatile int *cancel;	/* the pool's cancel word (device view of host memory; set by run_pass) */
 };
@@ -2379,26 +2413,38 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 	long long	nwarps = ((long long) gridDim.x * blockDim.x) >> 5;
 	const int	pc = P->precheck;
 	OpState    *po = &os[pc < 0 ? 0 : pc];
+	const uint32_t *pb = R.prebits;
+	const int	k0 = pb != NULL ? P->npre : 0;	/* the filters before it ran in prefilter_kernel */
+	const bool	lead = k0 < P->nlead || pc >= 0;	/* anything left to run on the leading slots? */
+	const int	nloaded = lead ? P->nload_lead : 0;	/* the slots loaded before the queue */
 
 	for (long long ch = ((long long) blockIdx.x * blockDim.x + threadIdx.x) >> 5; ch < nchunks; ch += nwarps)
 	{
 		long long	row = ch * 32 + lane;
 		bool		pass = false;
 		unsigned int mask;
+		unsigned int bits = pb != NULL ? pb[ch] : 0xffffffffu;
 
-		if (row < nrows && !stopped_at(R.flags, row))
+		if (bits == 0)
+		{
+			/* (the same word in every lane) no row of the 32 passed the prefilter */
+			if (cancel_poll(cp))
+				atomicExch(&R.flags->stop, 1);
+			continue;
+		}
+		if (row < nrows && ((bits >> lane) & 1u) != 0 && !stopped_at(R.flags, row))
 		{
 			int			st = TM_OK;
 			bool		ok = true;
 
-			for (int i = 0; i < P->nload_lead; i++)
+			for (int i = 0; i < nloaded; i++)
 				load_col(&P->srccols[P->load[i].col], row, &vals[P->load[i].slot], &nulls[P->load[i].slot]);
 			if (P->probe_first)
 			{
 				st = probe_lookup(&P->ops[pc], po, vals, nulls);
 				ok = po->r < po->end;
 			}
-			for (int k = 0; k < P->nlead && ok && st == TM_OK; k++)
+			for (int k = k0; k < P->nlead && ok && st == TM_OK; k++)
 				st = op_qual(&P->ops[k], vals, nulls, &ok);
 			if (st == TM_OK && ok && pc >= 0 && !P->probe_first)
 			{
@@ -2415,7 +2461,7 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 		mask = __ballot_sync(0xffffffffu, pass);
 		if (mask == 0xffffffffu && qn == 0)
 		{
-			for (int i = P->nload_lead; i < P->nload; i++)
+			for (int i = nloaded; i < P->nload; i++)
 				load_col(&P->srccols[P->load[i].col], row, &vals[P->load[i].slot], &nulls[P->load[i].slot]);
 			rest_of_row(P, R, vals, nulls, os, cp, row, nsink);
 			continue;
@@ -2543,6 +2589,104 @@ pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
 		atomicAdd(&R.flags->sinkrows, nsink);
 	if (R.priv_k > 0)
 		priv_flush(P, R);	/* every thread of the block gets here: no thread returns early */
+}
+
+/*
+ * The prefilter of pipeline_kernel: the leading filters that are trees of plain tests over the source
+ * columns (DPipe.prefq, see img_pipeline) on every source row, one bit per row into bits[] (bit l of
+ * word w: row 32 w + l passes them all).  A lean kernel (no slot array, no interpreter: each test
+ * loads its column where it needs it), so that pipeline_kernel, with its registers and its stack, runs
+ * only on the rows that pass (TPC-H Q6: 2% of lineitem): it skips words of 0 and starts the leading
+ * filters after npre.  The tests raise no error, so what pipeline_kernel would raise is unchanged.
+ */
+__global__ void __launch_bounds__(TPB)
+prefilter_kernel(const DPipe *__restrict__ P, int64_t nrows, uint32_t *__restrict__ bits)
+{
+	unsigned int lane = threadIdx.x & 31u;
+	long long	nchunks = (nrows + 31) / 32;
+	long long	nwarps = ((long long) gridDim.x * blockDim.x) >> 5;
+	const int	npre = P->npre;
+	const int	nt = P->npretest;
+	__shared__ DPreTest st[PRE_MAX_TESTS];
+	__shared__ const char *sdata[PRE_MAX_TESTS];
+	__shared__ const uint8_t *snulls[PRE_MAX_TESTS];
+
+	/* the plain form: the tests and their columns' arrays in shared memory */
+	if (threadIdx.x < (unsigned int) nt)
+	{
+		const DCol *c;
+
+		st[threadIdx.x] = P->pretest[threadIdx.x];
+		c = &P->srccols[st[threadIdx.x].col];
+		sdata[threadIdx.x] = c->data;
+		snulls[threadIdx.x] = c->nulls;
+	}
+	__syncthreads();
+
+	for (long long ch = ((long long) blockIdx.x * blockDim.x + threadIdx.x) >> 5; ch < nchunks; ch += nwarps)
+	{
+		long long	row = ch * 32 + lane;
+		bool		pass = row < nrows;
+		unsigned int w;
+
+		/*
+		 * plain: the tests in order, each on the lanes whose row passed the ones before (a selective first
+		 * test spares the later columns' bytes: TPC-H Q6's date range, then the 16-byte numerics)
+		 */
+		for (int i = 0; i < nt && pass; i++)
+		{
+			const DPreTest *t = &st[i];
+			const char *d = sdata[i];
+			int			c;
+
+			if (snulls[i] != NULL && snulls[i][row] != 0)
+				c = -2;			/* NULL: no bit */
+			else if (t->w == 16)
+			{
+				const uint64_t *x = (const uint64_t *) d + 2 * row;
+				tm_int128	v = (tm_int128) (((tm_uint128) x[1] << 64) | (tm_uint128) x[0]);
+				tm_int128	k = (tm_int128) (((tm_uint128) (uint64_t) t->khi << 64) | (tm_uint128) t->klo);
+
+				c = (v > k) - (v < k);
+			}
+			else
+			{
+				int64_t		v = t->w == 4 ? (int64_t) ((const int32_t *) d)[row] :
+					t->w == 8 ? ((const int64_t *) d)[row] :
+					t->w == 2 ? (int64_t) ((const int16_t *) d)[row] : (int64_t) ((const uint8_t *) d)[row];
+				int64_t		k = (int64_t) t->klo;
+
+				c = (v > k) - (v < k);
+			}
+			pass = c >= -1 && ((t->mask >> (c + 1)) & 1u) != 0;
+		}
+		for (int k = 0; k < npre && nt == 0 && pass; k++)
+		{
+			const DFastQual *fq = P->prefq[k];
+			const TmExpr *qual = P->ops[k].qual;
+
+			pass = fq_run(fq, [&](int p) {
+				const DFastCmp *f = &fq->c[p];
+				TmValue		a,
+							b;
+				bool		an = false,
+							bn = false;
+
+				if (f->l >= 0)
+					load_col(&P->srccols[f->l], row, &a, &an);
+				else
+					a = f->lk;
+				if (f->r >= 0)
+					load_col(&P->srccols[f->r], row, &b, &bn);
+				else
+					b = f->rk;
+				return fq_test_ab(f, qual, &a, an, &b, bn);
+			});
+		}
+		w = __ballot_sync(0xffffffffu, pass);
+		if (lane == 0)
+			bits[ch] = w;
+	}
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -4141,6 +4285,11 @@ struct Ctx
 	unsigned long long lb_handoffs;
 	double		lb_max_sum;		/* sum over passes of the busiest warp's cycles */
 	double		lb_avg_sum;		/* sum over passes of the average warp's cycles */
+	const DPipe *pre_P;			/* the last pipeline uploaded, and its DPipe.npre (run_pass: the prefilter) */
+	int			pre_nops;
+	bool		pre_plain;		/* ... and whether its prefilter has the plain form (DPipe.npretest) */
+	bool		prefiltered_plain;	/* ... the current pipeline's prefilter ran in the plain form */
+	int64_t		prefiltered;	/* the current pipeline's passes with the prefilter */
 	bool		trace;			/* THEMIS_GPU_TRACE: time each step (trace_step) */
 	double		trace_t;		/* when the last traced step ended */
 };
@@ -4305,6 +4454,18 @@ pool_alloc(Ctx *c, size_t bytes)
 	pool->used = off + bytes;
 	pool_note_peak(pool);
 	return pool->base + off;
+}
+
+/* pool_alloc where there is room, else NULL without a failure */
+static void *
+pool_try_alloc(Ctx *c, size_t bytes)
+{
+	TmGpuPool  *pool = c->pool;
+	size_t		off = align_up(pool->used, POOL_ALIGN);
+
+	if (bytes == 0 || off > pool->hi || bytes > pool->hi - off)
+		return NULL;
+	return pool_alloc(c, bytes);
 }
 
 /* bytes from the top of the pool (chunks: given back by resetting pool->hi) */
@@ -4836,6 +4997,137 @@ utf8_valid(const char *p, int32_t len)
 	return true;
 }
 
+/* a comparison's predicate with its operands swapped */
+static uint8_t
+pred_mirror(uint8_t pred)
+{
+	switch (pred)
+	{
+		case TM_PRED_LT:
+			return TM_PRED_GT;
+		case TM_PRED_LE:
+			return TM_PRED_GE;
+		case TM_PRED_GT:
+			return TM_PRED_LT;
+		case TM_PRED_GE:
+			return TM_PRED_LE;
+		default:
+			return pred;
+	}
+}
+
+/*
+ * A slot compared with a constant k that lies strictly between the values q and q + 1 of the slot's
+ * kind (a numeric of finer scale than the slot's, a timestamp that is not a midnight against a date): the
+ * test with q in its place.  False for = and <>, which keep the general comparison.
+ */
+static bool
+pred_between(DFastCmp *f)
+{
+	if (f->pred == TM_PRED_LT || f->pred == TM_PRED_LE)
+		f->pred = TM_PRED_LE;	/* x < k, x <= k: x <= q */
+	else if (f->pred == TM_PRED_GT || f->pred == TM_PRED_GE)
+		f->pred = TM_PRED_GT;	/* x > k, x >= k: x > q */
+	else
+		return false;
+	return true;
+}
+
+/*
+ * A test of a slot against a constant, brought to a plain comparison of the slot's own values where that
+ * is exact for every value the slot can hold: the slot on the left; a numeric constant at the slot's
+ * scale (TPC-H Q6's `l_quantity < 24`: 2400 at scale 2, not 24 upscaled on every row); a date against a
+ * timestamp constant as a comparison of dates (`l_shipdate < date '1995-01-01' + interval '1' year`),
+ * a timestamp against a date constant as one of timestamps.  fq_test_ab compares TM_CMP_INT and
+ * TM_CMP_NUMERIC of one scale without the comparison classes.  Anything else stays as it is.
+ */
+static void
+fast_test_normalize(DFastCmp *f)
+{
+	const int64_t E = TM_TIMESTAMP_END_JULIAN - TM_POSTGRES_EPOCH_JDATE;	/* days of the timestamp range */
+	DFastCmp	g;
+
+	if (f->l < 0 && f->r >= 0)
+	{
+		g = *f;
+		f->l = g.r;
+		f->r = g.l;
+		f->lk = g.rk;
+		f->rk = g.lk;
+		f->lscale = g.rscale;
+		f->rscale = g.lscale;
+		f->pred = pred_mirror(g.pred);
+		if (g.cls == TM_CMP_DATE_TS)
+			f->cls = TM_CMP_TS_DATE;
+		else if (g.cls == TM_CMP_TS_DATE)
+			f->cls = TM_CMP_DATE_TS;
+	}
+	if (f->l < 0 || f->r >= 0)
+		return;
+	g = *f;
+	if (f->cls == TM_CMP_NUMERIC && f->rscale < f->lscale)
+	{
+		tm_int128	k;
+
+		if (f->lscale - f->rscale > 38 || tm_num_upscale(f->rk.n, f->lscale - f->rscale, &k))
+			return;				/* beyond 128 bits at the slot's scale: tm_num_cmp knows */
+		f->rk.n = k;
+		f->rscale = f->lscale;
+	}
+	else if (f->cls == TM_CMP_NUMERIC && f->rscale > f->lscale && f->lscale >= 0)
+	{
+		tm_int128	p,
+					q,
+					r;
+
+		if (f->rscale - f->lscale > 38)
+			return;
+		p = tm_pow10(f->rscale - f->lscale);
+		q = f->rk.n / p;
+		r = f->rk.n % p;
+		if (r < 0)
+			q -= 1;				/* floor */
+		if (r != 0 && !pred_between(f))
+			return;
+		f->rk.n = q;
+		f->rscale = f->lscale;
+	}
+	else if (f->cls == TM_CMP_DATE_TS)
+	{
+		int64_t		ts = f->rk.i;
+		int64_t		q = ts / TM_USECS_PER_DAY;
+
+		if (ts == TM_DT_NOBEGIN || ts == TM_DT_NOEND)
+			return;
+		if (ts % TM_USECS_PER_DAY < 0)
+			q -= 1;				/* floor */
+		if (q <= -E || q >= E)
+			return;
+		/*
+		 * date d against ts: d * USECS_PER_DAY against ts for d in the timestamp range; -infinity is below
+		 * and +infinity and dates past the range (tm_date_cmp_timestamp: above) are above every q here
+		 */
+		if (ts != q * TM_USECS_PER_DAY && !pred_between(f))
+		{
+			*f = g;
+			return;
+		}
+		f->cls = TM_CMP_INT;
+		f->rk.n = 0;
+		f->rk.i = q;
+	}
+	else if (f->cls == TM_CMP_TS_DATE)
+	{
+		int64_t		d = f->rk.i;
+
+		if (d <= -E || d >= E)
+			return;				/* (the infinities too) */
+		f->cls = TM_CMP_INT;
+		f->rk.n = 0;
+		f->rk.i = d * TM_USECS_PER_DAY;
+	}
+}
+
 static bool
 fast_test_compile(const TmExpr *e, const TmExpr *dev, int *pc, DFastCmp *f)
 {
@@ -4930,6 +5222,7 @@ fast_test_compile(const TmExpr *e, const TmExpr *dev, int *pc, DFastCmp *f)
 	f->pred = (uint8_t) code[i + 2].a;
 	f->lscale = code[i + 2].b;
 	f->rscale = code[i + 2].c;
+	fast_test_normalize(f);
 	*pc = i + 3;
 	return true;
 }
@@ -5203,6 +5496,7 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 	uint8_t		initnull[TM_GPU_MAX_SLOTS];
 	DSlotRef	refs[TM_GPU_MAX_SLOTS];
 	DOp			ops[TM_GPU_MAX_OPS];
+	DFastQual	prefq[PRE_MAX_OPS];
 	int			n;
 
 	memset(&P, 0, sizeof(P));
@@ -5313,6 +5607,98 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 	}
 	P.ops = img_dev<const DOp>(im, img_put(im, ops, sizeof(DOp) * (size_t) Max1(pl->nops), 16));
 
+	/*
+	 * prefilter_kernel: the leading filters, as far as each is a whole tree of tests whose operands are
+	 * source columns, constants and non-NULL parameters (as constants)
+	 */
+	for (int k = 0; fast && !P.probe_first && k < P.nlead && k < PRE_MAX_OPS; k++)
+	{
+		DFastQual	fq;
+		bool		ok;
+
+		if (!fast_qual_compile(pl->ops[k].qual, ops[k].qual, &fq) || fq.partial)
+			break;
+		ok = true;
+		for (int i = 0; i < fq.n && ok; i++)
+			for (int side = 0; side < 2 && ok; side++)
+			{
+				DFastCmp   *f = &fq.c[i];
+				int16_t    *sl = side == 0 ? &f->l : &f->r;
+				const TmSlot *ts;
+
+				if (*sl < 0)
+					continue;
+				ts = &pl->slots[*sl];
+				if (ts->level == 0)
+					*sl = (int16_t) ts->col;
+				else if (ts->level == -1 && !initnull[*sl])
+				{
+					if (side == 0)
+						f->lk = init[*sl];
+					else
+						f->rk = init[*sl];
+					*sl = -1;
+				}
+				else
+					ok = false;
+			}
+		if (!ok)
+			break;
+		P.prefq[k] = img_dev<const DFastQual>(im, img_put(im, &fq, sizeof(fq), 16));
+		P.npre = k + 1;
+		prefq[k] = fq;
+	}
+	/* its plain form: each tree a conjunction of tests of integer or numeric columns against constants */
+	{
+		DPreTest	pt[PRE_MAX_TESTS];
+		bool		plain = P.npre > 0;
+
+		n = 0;
+		memset(pt, 0, sizeof(pt));
+		for (int k = 0; k < P.npre && plain; k++)
+		{
+			const DFastQual *fq = &prefq[k];
+
+			for (int i = 0; i < fq->nprog; i++)
+				if (fq->prog[i] == FQ_OR || fq->prog[i] == FQ_JT)
+					plain = false;
+			for (int i = 0; i < fq->n && plain; i++)
+			{
+				const DFastCmp *f = &fq->c[i];
+				int			fmt = f->l >= 0 && f->l < ncols ? srccols[f->l].fmt : -1;
+				int			w = 0;
+				static const uint8_t masks[] = {2, 5, 1, 3, 4, 6};	/* = <> < <= > >= */
+
+				if (f->cls == TM_CMP_INT)
+					w = fmt == TM_K_BOOL ? 1 : fmt == TM_K_INT2 ? 2 : (fmt == TM_K_INT4 || fmt == TM_K_DATE) ? 4 :
+						(fmt == TM_K_INT8 || fmt == TM_K_TIMESTAMP) ? 8 : 0;
+				else if (f->cls == TM_CMP_NUMERIC && f->lscale == f->rscale && fmt == TM_K_NUMERIC)
+					w = 16;
+				if (n >= PRE_MAX_TESTS || w == 0 || f->r >= 0 || f->pred > TM_PRED_GE)
+				{
+					plain = false;
+					break;
+				}
+				pt[n].col = f->l;
+				pt[n].w = (uint8_t) w;
+				pt[n].mask = masks[f->pred];
+				if (w == 16)
+				{
+					pt[n].klo = (uint64_t) (tm_uint128) f->rk.n;
+					pt[n].khi = (int64_t) (f->rk.n >> 64);
+				}
+				else
+					pt[n].klo = (uint64_t) f->rk.i;
+				n++;
+			}
+		}
+		if (plain && n > 0)
+		{
+			P.pretest = img_dev<const DPreTest>(im, img_put(im, pt, sizeof(DPreTest) * (size_t) n, 16));
+			P.npretest = n;
+		}
+	}
+
 	/* NIFS: what each level loads */
 	{
 		DLRef		lbrefs[LB_MAXL * TM_GPU_MAX_SLOTS];
@@ -5417,12 +5803,15 @@ upload_pipeline(Ctx *c, const TmPipeline *pl, const DCol *srccols, int ncols, in
 		free(im.h);
 		return NULL;
 	}
-	if (dsrccols != NULL)
 	{
 		DPipe		hp;
 
 		memcpy(&hp, im.h + off, sizeof(hp));
-		*dsrccols = (DCol *) hp.srccols;
+		if (dsrccols != NULL)
+			*dsrccols = (DCol *) hp.srccols;
+		c->pre_P = (const DPipe *) (d + off);
+		c->pre_nops = hp.npre;
+		c->pre_plain = hp.npretest > 0;
 	}
 	/* from pageable memory: returns once the bytes are staged, so im.h can go */
 	e = cudaMemcpyAsync(d, im.h, im.len, cudaMemcpyHostToDevice, c->stream);
@@ -5799,8 +6188,22 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 	}
 	else if (nrows > 0)
 	{
+		size_t		mark = c->pool->used;
+		size_t		nbits = sizeof(uint32_t) * (size_t) ((nrows + 31) / 32);
+		uint32_t   *bits = P == c->pre_P && c->pre_nops > 0 ? (uint32_t *) pool_try_alloc(c, nbits) : NULL;
+
+		/* (no room for the bits: the leading filters run in pipeline_kernel, as without a prefilter) */
+		if (bits != NULL)
+		{
+			prefilter_kernel<<<nblocks(c, nrows), TPB, 0, c->stream>>>(P, nrows, bits);
+			LAUNCH_CHECK("prefilter_kernel");
+			R.prebits = bits;
+			c->prefiltered++;
+			c->prefiltered_plain = c->pre_plain;
+		}
 		pipeline_kernel<<<nblocks(c, nrows), TPB, smem, c->stream>>>(P, R, nrows);
 		LAUNCH_CHECK("pipeline_kernel");
+		c->pool->used = mark;	/* the bits: later work on the stream runs after the kernel */
 	}
 	if (!download(c, f, c->dflags, sizeof(DFlags)))
 		return false;
@@ -8311,6 +8714,8 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		c->lb = lb == TM_GPU_LB_AUTO ? auto_scheduler(c, pl) : lb;
 		c->lb_nops = pl->nops;
 		c->lb_passes = 0;
+		c->prefiltered = 0;
+		c->prefiltered_plain = false;
 		c->lb_iters = c->lb_idle = c->lb_handoffs = 0;
 		c->lb_max_sum = c->lb_avg_sum = 0;
 		memset(&st, 0, sizeof(st));
@@ -8353,6 +8758,8 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 				c->lb = lb == TM_GPU_LB_AUTO ? auto_scheduler(c, pl) : lb;
 				c->lb_nops = pl->nops;
 				c->lb_passes = 0;
+				c->prefiltered = 0;
+				c->prefiltered_plain = false;
 				c->lb_iters = c->lb_idle = c->lb_handoffs = 0;
 				c->lb_max_sum = c->lb_avg_sum = 0;
 			}
@@ -8386,6 +8793,8 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 			memset(&st, 0, sizeof(st));
 			c->lb = TM_GPU_LB_NONE;
 			c->lb_passes = 0;
+			c->prefiltered = 0;
+			c->prefiltered_plain = false;
 			if (!run_chunked(c, pl, input, params, paramnulls, &st))
 				return false;
 		}
@@ -8407,6 +8816,8 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 			st.warp_iterations = (int64_t) c->lb_iters;
 			st.handoffs = (int64_t) c->lb_handoffs;
 		}
+		st.prefilter_passes = c->prefiltered;
+		st.prefilter_plain = c->prefiltered_plain ? 1 : 0;
 		if (stats != NULL)
 			stats[p] = st;
 	}

@@ -178,6 +178,9 @@ typedef struct TmGpuPipelineStats
 	int32_t		join_op;		/* the probe op it replaced (partitioned only; else -1) */
 	int64_t		join_rows;		/* rows the partitioned join produced */
 	double		join_ms;		/* its time: the materialized probe side, the join, the gathers */
+	int64_t		prefilter_passes;	/* passes of its kernel whose leading filters ran first in the lean
+									 * prefilter kernel (0: none; see prefilter_kernel) */
+	int32_t		prefilter_plain;	/* 1: in its plain form (column-against-constant tests only) */
 } TmGpuPipelineStats;
 
 /* where and why a tm_gpu_execute failed */

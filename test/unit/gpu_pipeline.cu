@@ -4869,6 +4869,7 @@ fq_gen_qual(const FqSlots &s, uint64_t seed, int ncon, int tailpos, bool prefix_
 }
 
 static bool g_have_gpu = true;	/* false: test_fast_quals runs its host part only */
+static bool g_fast_paths = true;	/* g_pool's themis.gpu_fast_paths (main) */
 
 static void
 test_fast_quals(void)
@@ -4961,6 +4962,10 @@ test_fast_quals(void)
 
 			CHECK_OK(run);
 			check_rows(what, out_rows(run.out), exp, true);
+			/* a whole tree of tests over source columns runs in the prefilter (pipeline_kernel only) */
+			if (g_lb_mode == TM_GPU_LB_NONE)
+				TM_CHECK_MSG((run.stats[0].prefilter_passes > 0) == (g_fast_paths && tailpos < 0),
+							 "%s: %lld passes with the prefilter", what, (long long) run.stats[0].prefilter_passes);
 			tm_gpu_table_free(&run.out);
 		}
 	}
@@ -5088,6 +5093,248 @@ test_fast_quals(void)
 	}
 }
 
+/*
+ * fast_test_normalize (cuda/tm_gpu_exec.cu): a test of a slot against a constant is compiled to a
+ * comparison of the slot's own values (a numeric constant at the slot's scale, a date against a timestamp
+ * constant as dates, a timestamp against a date constant as timestamps; the constant on the right).  Each
+ * predicate, the constant on either side, constants at, between and around the slot's values and at the
+ * ends of the ranges (infinite dates and timestamps, dates past the timestamp range, numerics past 128
+ * bits at the slot's scale), slot values around them and NULLs: the fast form on the host against the
+ * interpreter, then on the GPU the rows the interpreter passes (the prefilter runs them there).  And the
+ * prefilter with a parameter (NULL: no prefilter, no row) and before a leading filter it cannot run.
+ */
+enum { N_ID, N_NUM, N_D, N_TS, N_NCOLS };
+
+static void
+normalize_case(const HTable &T, PipeB &p, const int *slotcol, TmExpr *q, const char *what, int *ncases)
+{
+	std::vector<std::string> exp;
+	int			bad = 0;
+
+	(*ncases)++;
+	TM_CHECK_MSG(tm_gpu_qual_is_fast(q) == 1, "%s: not taken as a tree of tests", what);
+	for (int64_t r = 0; r < T.nrows; r++)
+	{
+		TmValue		vals[4];
+		bool		nulls[4];
+		bool		pass = false,
+					fpass = false;
+
+		for (int sl = 0; sl < 4; sl++)
+			fq_operand(sl, &T.cols[slotcol[sl]], r, &vals[sl], &nulls[sl]);
+		if (tm_eval_qual(q, vals, nulls, &pass) != TM_OK)
+			TM_CHECK_MSG(false, "%s: the interpreter failed", what);
+		if (pass)
+			exp.push_back(cell(T.cols[N_ID], r));
+		if (tm_gpu_qual_fast_eval(q, vals, nulls, &fpass) != 1 || fpass != pass)
+			bad++;
+	}
+	TM_CHECK_MSG(bad == 0, "%s: the fast form differs from the interpreter on %d rows", what, bad);
+	if (!g_have_gpu)
+		return;
+	{
+		PipeB		p2 = p;
+
+		p2.filter(q);
+		TmPlan		pl = plan({p2.emit(0, {x_slot(0, ty(TM_K_INT8))})}, {}, {result({ty(TM_K_INT8)})}, 0, {});
+		Run			run = run_plan(pl, {&T});
+
+		CHECK_OK(run);
+		check_rows(what, out_rows(run.out), exp, true);
+		if (g_lb_mode == TM_GPU_LB_NONE)
+			TM_CHECK_MSG((run.stats[0].prefilter_passes > 0) == g_fast_paths, "%s: %lld passes with the prefilter",
+						 what, (long long) run.stats[0].prefilter_passes);
+		tm_gpu_table_free(&run.out);
+	}
+}
+
+/* slot `slot` against the constant v (swap: v on the left), class cls, scales of the left and right operand */
+static TmExpr *
+normalize_qual(int slot, TmValue v, bool swap, int cls, int pred, int sl, int sr)
+{
+	a_init();
+	if (swap)
+		p_const(v);
+	p_slot(slot);
+	if (!swap)
+		p_const(v);
+	a_op(TMI_CMP, cls, pred, sl, sr);
+	return a_build(ty(TM_K_BOOL));
+}
+
+static void
+test_fast_normalize(void)
+{
+	const int64_t U = INT64_C(86400000000);
+	const int64_t E = 109203528 - 2451545;	/* days of the timestamp range (TM_TIMESTAMP_END_JULIAN) */
+	std::vector<tm_int128> nums;
+	std::vector<int64_t> dates,
+				tss;
+	HTable		T;
+	PipeB		p(TM_SRC_TABLE, 0);
+	int			slotcol[4] = {N_ID, N_NUM, N_D, N_TS};
+	int			ncases = 0;
+	char		what[128];
+
+	for (int v = -1300; v <= 1300; v++)
+		nums.push_back(v);		/* -13.00 .. 13.00 at scale 2 */
+	nums.push_back((tm_int128) 1 << 126);
+	nums.push_back(-((tm_int128) 1 << 126));
+	for (int64_t pivot : {INT64_C(0), INT64_C(100), INT64_C(-800)})
+		for (int64_t d = -3; d <= 3; d++)
+		{
+			dates.push_back(pivot + d);
+			for (int64_t t : {-U, INT64_C(-1), INT64_C(0), INT64_C(1), INT64_C(3600000000)})
+				tss.push_back((pivot + d) * U + t);
+		}
+	for (int64_t d : {(int64_t) INT32_MIN, (int64_t) INT32_MAX, E - 2, E - 1, E, E + 1, INT64_C(2000000000),
+					  INT64_C(-2451545)})
+		dates.push_back(d);
+	for (int64_t t : {INT64_MIN, INT64_MAX, (E - 1) * U, (E - 1) * U + 5, INT64_C(-211813488000000000)})
+		tss.push_back(t);
+	T.nrows = (int64_t) nums.size() * 3;
+	T.cols.push_back(col_new(TM_K_INT8));
+	T.cols.push_back(col_new(TM_K_NUMERIC));
+	T.cols.push_back(col_new(TM_K_DATE));
+	T.cols.push_back(col_new(TM_K_TIMESTAMP));
+	for (int64_t r = 0; r < T.nrows; r++)
+	{
+		push_i(T.cols[N_ID], r);
+		push_n(T.cols[N_NUM], nums[(size_t) r % nums.size()], r % 37 == 5);
+		push_i(T.cols[N_D], dates[(size_t) (r / 3) % dates.size()], r % 41 == 7);
+		push_i(T.cols[N_TS], tss[(size_t) r % tss.size()], r % 43 == 9);
+	}
+	for (int c = 0; c < N_NCOLS; c++)
+		p.slot(ty(c == N_ID ? TM_K_INT8 : c == N_NUM ? TM_K_NUMERIC : c == N_D ? TM_K_DATE : TM_K_TIMESTAMP,
+				  c == N_NUM ? 2 : 0), 0, c);
+
+	for (int pred = TM_PRED_EQ; pred <= TM_PRED_GE; pred++)
+		for (int swap = 0; swap < 2; swap++)
+		{
+			/* numeric(2) against a numeric constant (value, scale) */
+			static const struct { long long v; int sc; } nk[] = {{0, 0}, {5, 0}, {-5, 0}, {12, 0}, {1005, 3},
+				{-1005, 3}, {1000, 3}, {12345, 4}, {-12345, 4}, {500, 2}, {7, 1}, {-7, 1}, {1, 38}, {-1, 38},
+				{-99999, 5}};
+			for (const auto &k : nk)
+			{
+				TmValue		v;
+
+				memset(&v, 0, sizeof(v));
+				v.n = k.v;
+				snprintf(what, sizeof(what), "numeric(2) %s %lld scale %d, pred %d", swap ? "right of" : "left of",
+						 k.v, k.sc, pred);
+				normalize_case(T, p, slotcol,
+							   normalize_qual(N_NUM, v, swap, TM_CMP_NUMERIC, pred, swap ? k.sc : 2, swap ? 2 : k.sc),
+							   what, &ncases);
+			}
+			/* past 128 bits at scale 2: compared as it is */
+			for (int sign = -1; sign <= 1; sign += 2)
+			{
+				TmValue		v;
+
+				memset(&v, 0, sizeof(v));
+				v.n = (tm_int128) sign * ((tm_int128) 1 << 125);
+				snprintf(what, sizeof(what), "numeric(2) %s %s2^125, pred %d", swap ? "right of" : "left of",
+						 sign < 0 ? "-" : "", pred);
+				normalize_case(T, p, slotcol,
+							   normalize_qual(N_NUM, v, swap, TM_CMP_NUMERIC, pred, swap ? 0 : 2, swap ? 2 : 0),
+							   what, &ncases);
+			}
+			/* date against a timestamp constant */
+			for (int64_t t : {INT64_C(0), U, -U, U / 2, -U / 2, INT64_C(1), INT64_C(-1), INT64_C(3600000000),
+							  100 * U + 7, -800 * U - 7, INT64_MIN, INT64_MAX, (E - 1) * U, (E - 1) * U + 5,
+							  INT64_C(-211813488000000000)})
+			{
+				TmValue		v;
+
+				memset(&v, 0, sizeof(v));
+				v.i = t;
+				snprintf(what, sizeof(what), "date %s timestamp %lld, pred %d", swap ? "right of" : "left of",
+						 (long long) t, pred);
+				normalize_case(T, p, slotcol,
+							   normalize_qual(N_D, v, swap, swap ? TM_CMP_TS_DATE : TM_CMP_DATE_TS, pred, 0, 0),
+							   what, &ncases);
+			}
+			/* timestamp against a date constant */
+			for (int64_t d : {INT64_C(0), INT64_C(1), INT64_C(-1), INT64_C(100), INT64_C(-800),
+							  (int64_t) INT32_MIN, (int64_t) INT32_MAX, E - 1, E, INT64_C(2000000000)})
+			{
+				TmValue		v;
+
+				memset(&v, 0, sizeof(v));
+				v.i = d;
+				snprintf(what, sizeof(what), "timestamp %s date %lld, pred %d", swap ? "right of" : "left of",
+						 (long long) d, pred);
+				normalize_case(T, p, slotcol,
+							   normalize_qual(N_TS, v, swap, swap ? TM_CMP_DATE_TS : TM_CMP_TS_DATE, pred, 0, 0),
+							   what, &ncases);
+			}
+		}
+	TM_CHECK_MSG(ncases == 6 * 2 * 42, "%d cases", ncases);
+	if (!g_have_gpu)
+		return;
+
+	/* a parameter in the prefilter: num < $1 (5.00); NULL: never true, and not prefiltered */
+	for (int pnull = 0; pnull < 2; pnull++)
+	{
+		PipeB		p2 = p;
+		int			s_par = p2.slot(ty(TM_K_NUMERIC, 2), -1, 0);
+		TmValue		param;
+		bool		paramnull = pnull != 0;
+		std::vector<std::string> exp;
+
+		memset(&param, 0, sizeof(param));
+		param.n = 500;
+		a_init();
+		p_slot(N_NUM);
+		p_slot(s_par);
+		a_op(TMI_CMP, TM_CMP_NUMERIC, TM_PRED_LT, 2, 2);
+		p2.filter(a_build(ty(TM_K_BOOL)));
+		TmPlan		pl = plan({p2.emit(0, {x_slot(0, ty(TM_K_INT8))})}, {}, {result({ty(TM_K_INT8)})}, 0,
+							  {ty(TM_K_NUMERIC, 2)});
+		Run			run = run_plan(pl, {&T}, &param, &paramnull);
+
+		for (int64_t r = 0; r < T.nrows && !pnull; r++)
+			if (!T.cols[N_NUM].nul[r] && T.cols[N_NUM].n[r] < 500)
+				exp.push_back(cell(T.cols[N_ID], r));
+		CHECK_OK(run);
+		check_rows(pnull ? "num < NULL parameter" : "num < parameter", out_rows(run.out), exp, true);
+		if (g_lb_mode == TM_GPU_LB_NONE)
+		{
+			TM_CHECK_INT_EQ(run.stats[0].prefilter_passes > 0, g_fast_paths && !pnull);
+			TM_CHECK_INT_EQ(run.stats[0].prefilter_plain, g_fast_paths && !pnull ? 1 : 0);
+		}
+		tm_gpu_table_free(&run.out);
+	}
+
+	/* the prefilter's leading filter, then one it cannot run (id % 3 = 1) in pipeline_kernel */
+	{
+		PipeB		p2 = p;
+		std::vector<std::string> exp;
+		TmValue		v;
+
+		memset(&v, 0, sizeof(v));
+		v.i = 100 * U;
+		p2.filter(normalize_qual(N_D, v, false, TM_CMP_DATE_TS, TM_PRED_GE, 0, 0));
+		p2.filter(x_mod_cmp(N_ID, 3, TM_K_INT8, TM_PRED_EQ, 1));
+		TmPlan		pl = plan({p2.emit(0, {x_slot(0, ty(TM_K_INT8)), x_slot(N_NUM, ty(TM_K_NUMERIC, 2))})}, {},
+							  {result({ty(TM_K_INT8), ty(TM_K_NUMERIC, 2)})}, 0, {});
+		Run			run = run_plan(pl, {&T});
+
+		for (int64_t r = 0; r < T.nrows; r++)
+			if (!T.cols[N_D].nul[r] && T.cols[N_D].i[r] >= 100 && r % 3 == 1)
+				exp.push_back(cell(T.cols[N_ID], r) + cell(T.cols[N_NUM], r));
+		CHECK_OK(run);
+		check_rows("prefilter, then id % 3 = 1", out_rows(run.out), exp, true);
+		if (g_lb_mode == TM_GPU_LB_NONE)
+		{
+			TM_CHECK_INT_EQ(run.stats[0].prefilter_passes > 0, g_fast_paths);
+			TM_CHECK_INT_EQ(run.stats[0].prefilter_plain, g_fast_paths ? 1 : 0);
+		}
+		tm_gpu_table_free(&run.out);
+	}
+}
+
 int
 main(void)
 {
@@ -5100,6 +5347,7 @@ main(void)
 		/* the host part of test_fast_quals (the kernels' fast qual form against the interpreter) */
 		g_have_gpu = false;
 		TM_RUN(test_fast_quals);
+		TM_RUN(test_fast_normalize);
 		printf("skipped: no GPU (%s): only test_fast_quals' host part ran\n",
 			   e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
 		return tm_unit_done();
@@ -5145,6 +5393,7 @@ main(void)
 		fflush(stdout);
 		TM_RUN(test_filter_emit);
 		TM_RUN(test_fast_quals);
+		TM_RUN(test_fast_normalize);
 		TM_RUN(test_joins);
 		TM_RUN(test_precheck);
 		TM_RUN(test_two_joins);
@@ -5188,7 +5437,9 @@ main(void)
 	printf("== scheduler: none, join algorithm: auto, fast paths off\n");
 	fflush(stdout);
 	tm_gpu_pool_set_fast_paths(g_pool, 0);
+	g_fast_paths = false;
 	TM_RUN(test_filter_emit);
+	TM_RUN(test_fast_normalize);
 	TM_RUN(test_joins);
 	TM_RUN(test_precheck);
 	TM_RUN(test_fast_quals);
@@ -5201,6 +5452,7 @@ main(void)
 	TM_RUN(test_chunk_filter);
 	TM_RUN(test_chunk_errors);
 	tm_gpu_pool_set_fast_paths(g_pool, 1);
+	g_fast_paths = true;
 	printf("device memory used at most: %zu bytes of %zu\n", tm_gpu_pool_peak(g_pool), tm_gpu_pool_size(g_pool));
 
 	TM_CHECK(tm_gpu_pool_destroy(g_pool, err, sizeof(err)) == TM_GPU_OK);
