@@ -73,10 +73,14 @@ else
 GPUD_BIN =
 endif
 
-# Rebuild everything when the CUDA configuration changes (e.g. make, then make CUDA=no).
+# Rebuild everything when the CUDA configuration changes (e.g. make, then make CUDA=no).  Goals that
+# build nothing leave the recorded configuration alone: pg-portable.sh's regress reads REGRESS through a
+# print-regress goal with the default CUDA_ARCHS, which made the next `make CUDA_ARCHS=90` rebuild all.
 BUILD_CONFIG := cuda=$(WITH_CUDA) nvcc=$(NVCC) archs=$(CUDA_ARCHS) nvccflags=$(NVCCFLAGS)
+ifneq ($(if $(MAKECMDGOALS),$(filter-out print-% clean distclean,$(MAKECMDGOALS)),all),)
 ifneq ($(BUILD_CONFIG),$(shell cat .build-config 2>/dev/null))
 $(shell echo '$(BUILD_CONFIG)' > .build-config 2>/dev/null)
+endif
 endif
 
 PG_CPPFLAGS += -I$(srcdir)/include -I$(srcdir)/src -I$(srcdir)/cuda
