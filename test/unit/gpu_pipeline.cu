@@ -4868,7 +4868,7 @@ fq_gen_qual(const FqSlots &s, uint64_t seed, int ncon, int tailpos, bool prefix_
 	return q;
 }
 
-static bool g_have_gpu = true;	/* false: test_fast_quals runs its host part only */
+static bool g_have_gpu = true;	/* false: test_fast_quals and test_fast_normalize run their host parts only */
 static bool g_fast_paths = true;	/* g_pool's themis.gpu_fast_paths (main) */
 
 static void
@@ -5344,11 +5344,12 @@ main(void)
 
 	if (e != cudaSuccess || ndev == 0)
 	{
-		/* the host part of test_fast_quals (the kernels' fast qual form against the interpreter) */
+		/* the host parts of test_fast_quals and test_fast_normalize (the kernels' fast quals against the
+		 * interpreter) */
 		g_have_gpu = false;
 		TM_RUN(test_fast_quals);
 		TM_RUN(test_fast_normalize);
-		printf("skipped: no GPU (%s): only test_fast_quals' host part ran\n",
+		printf("skipped: no GPU (%s): only the host parts of test_fast_quals and test_fast_normalize ran\n",
 			   e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
 		return tm_unit_done();
 	}

@@ -3,8 +3,9 @@
 #
 # Each binary prints a closing line "N passed, N failed" and exits non-zero on failure (test/unit/tm_unit.h).
 # gpu_* binaries run only if PROBE (test/unit/bin/probe_gpu) says a GPU is usable; otherwise they count
-# as skipped.  GPU_UNBUILT (environment) names gpu_*.cu tests that were not built (no nvcc, or CUDA=no):
-# skipped too.
+# as skipped, except those with a host part (gpu_pipeline: its fast quals against the interpreter on the
+# host), which run that part and count as skipped too.  GPU_UNBUILT (environment) names gpu_*.cu tests
+# that were not built (no nvcc, or CUDA=no): skipped too.
 # Prints one row per binary, then the closing line "unit: N passed, N failed[, N skipped]", where N sums
 # the binaries' own counts (a binary that crashes or prints no closing line counts one failure).
 # Exit status: 1 if anything failed.
@@ -48,9 +49,16 @@ for bin in "$@"; do
 			fi
 		fi
 		if [ "$gpu_state" = no ]; then
-			echo "  skip  $name (skipped: no GPU: $gpu_why)"
 			skipped=$((skipped + 1))
-			continue
+			case "$name" in
+			gpu_pipeline)
+				echo "  skip  $name's GPU part (no GPU: $gpu_why); its host part runs"
+				;;
+			*)
+				echo "  skip  $name (skipped: no GPU: $gpu_why)"
+				continue
+				;;
+			esac
 		fi
 		;;
 	esac
