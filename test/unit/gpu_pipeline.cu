@@ -5335,6 +5335,133 @@ test_fast_normalize(void)
 	}
 }
 
+/*
+ * The prefilter where most of its words are 0: pipeline_kernel reads the bits 32 words to a warp and takes
+ * only the words that are not 0; prefilter_kernel takes PRE_UNROLL words to a warp.  Over 200,017 rows
+ * (not a multiple of 32, 128 or 1,024 rows): filters that pass no row, the last row alone, a cluster, rows
+ * scattered over the first three quarters and none after, rows at both ends; the plain form (int8 and int4
+ * against constants) and the general one (an OR); alone or before a filter the prefilter cannot run
+ * (id % 3 = 1); on a full grid, on 1 block and on 3 (a warp then takes many groups of words, and the last
+ * words of the unrolled ones are past the end).  Emitted rows and an aggregation (t_aggs) against the host.
+ */
+static TmExpr *
+x_or3_eq(int a, int64_t k1, int64_t k2, int64_t k3)
+{
+	a_init();
+	p_slot(a);
+	p_int(k1);
+	a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
+	for (int64_t k : {k2, k3})
+	{
+		int			j = a_op(TMI_JUMP_IF_TRUE, 0, -1, 0, 0);
+
+		p_slot(a);
+		p_int(k);
+		a_op(TMI_CMP, TM_CMP_INT, TM_PRED_EQ, 0, 0);
+		a_op(TMI_OR, 0, 0, 0, 0);
+		patch(j);
+	}
+	return a_build(ty(TM_K_BOOL));
+}
+
+static void
+test_prefilter_sparse(void)
+{
+	HTable		T = make_T(200017, 300);
+	const int64_t n = T.nrows;
+
+	for (int c = 0; c < 7; c++)
+		for (int cap : {0, 1, 3})
+			for (int agg = 0; agg < 2; agg++)
+			{
+				AggSlots	s;
+				PipeB		p = t_agg_pipe(&s);
+				int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+				bool		plain = c != 5;
+				std::vector<std::string> exp;
+				RefAgg		ref;
+				int64_t		nsink = 0;
+				char		what[96];
+				auto		keep = [&](int64_t r) -> bool {
+					int64_t		v = isnull(T, T_V, r) ? INT64_MIN : ival(T, T_V, r);
+
+					switch (c)
+					{
+						case 0: return false;
+						case 1: return r == n - 1;
+						case 2: return r >= 70000 && r < 71500 && v == 7;
+						case 3: return v == 37 && r < 150000;
+						case 4: return r >= 5000 && r < 5100 && r % 3 == 1;
+						case 5: return r == 3 || r == n - 2 || r == 100000;
+						default: return r >= 1024 * 5 + 17 && r < 1024 * 9 && v > 45;
+					}
+				};
+
+				switch (c)
+				{
+					case 0:
+						p.filter(x_cmp_const(s_id, TM_PRED_LT, 0));
+						break;
+					case 1:
+						p.filter(x_cmp_const(s_id, TM_PRED_GE, n - 1));
+						break;
+					case 2:
+						p.filter(x_cmp_const(s_id, TM_PRED_GE, 70000));
+						p.filter(x_cmp_const(s_id, TM_PRED_LT, 71500));
+						p.filter(x_cmp_const(s.v, TM_PRED_EQ, 7));
+						break;
+					case 3:
+						p.filter(x_cmp_const(s.v, TM_PRED_EQ, 37));
+						p.filter(x_cmp_const(s_id, TM_PRED_LT, 150000));
+						break;
+					case 4:
+						p.filter(x_cmp_const(s_id, TM_PRED_GE, 5000));
+						p.filter(x_cmp_const(s_id, TM_PRED_LT, 5100));
+						p.filter(x_mod_cmp(s_id, 3, TM_K_INT8, TM_PRED_EQ, 1));
+						break;
+					case 5:
+						p.filter(x_or3_eq(s_id, 3, n - 2, 100000));
+						break;
+					default:
+						p.filter(x_cmp_const(s_id, TM_PRED_GE, 1024 * 5 + 17));
+						p.filter(x_cmp_const(s_id, TM_PRED_LT, 1024 * 9));
+						p.filter(x_cmp_const(s.v, TM_PRED_GT, 45));
+						break;
+				}
+				for (int64_t r = 0; r < n; r++)
+					if (keep(r))
+					{
+						exp.push_back(cell(T.cols[T_ID], r) + cell(T.cols[T_V], r));
+						ref.add(T, r);
+						nsink++;
+					}
+				TmPlan		pl = agg ? plan({p.agg(0, {}, t_aggs(s))}, {}, {result(t_agg_types())}, 0)
+					: plan({p.emit(0, {x_slot(s_id, ty(TM_K_INT8)), x_slot(s.v, ty(TM_K_INT4))})}, {},
+						   {result({ty(TM_K_INT8), ty(TM_K_INT4)})}, 0, {});
+
+				tm_gpu_set_max_blocks(cap);
+				Run			run = run_plan(pl, {&T});
+
+				tm_gpu_set_max_blocks(0);
+				snprintf(what, sizeof(what), "sparse prefilter, case %d, %s, %s", c,
+						 cap ? (cap == 1 ? "1 block" : "3 blocks") : "full grid", agg ? "aggregated" : "emitted");
+				CHECK_OK(run);
+				if (agg)
+					check_rows(what, out_rows(run.out), {ref.cells()}, true);
+				else
+					check_rows(what, out_rows(run.out), exp, true);
+				TM_CHECK_INT_EQ(run.stats[0].sink_rows, nsink);
+				if (g_lb_mode == TM_GPU_LB_NONE)
+				{
+					TM_CHECK_MSG((run.stats[0].prefilter_passes > 0) == g_fast_paths, "%s: %lld passes with the prefilter",
+								 what, (long long) run.stats[0].prefilter_passes);
+					TM_CHECK_MSG(run.stats[0].prefilter_plain == (g_fast_paths && plain ? 1 : 0),
+								 "%s: plain form %d", what, (int) run.stats[0].prefilter_plain);
+				}
+				tm_gpu_table_free(&run.out);
+			}
+}
+
 int
 main(void)
 {
@@ -5395,6 +5522,7 @@ main(void)
 		TM_RUN(test_filter_emit);
 		TM_RUN(test_fast_quals);
 		TM_RUN(test_fast_normalize);
+		TM_RUN(test_prefilter_sparse);
 		TM_RUN(test_joins);
 		TM_RUN(test_precheck);
 		TM_RUN(test_two_joins);
