@@ -19,7 +19,8 @@
  *     leading filters that are trees of plain tests over source columns run before it in a lean kernel
  *     of their own, one bit per row (prefilter_kernel), and the warps read the bits 1,024 rows at a time
  *     and queue the rows whose bit is set (straight from the bits where nothing else runs before the
- *     queue);
+ *     queue); where the lookup goes first on an integer key, the prefilter is that key against a bitmap
+ *     of the build's keys (semi_prefilter_kernel);
  *   - EMIT and HASH_BUILD run each pipeline twice: a COUNT pass (rows each source row sends to the sink)
  *     and, after an exclusive prefix sum of the counts (CUB), a RUN pass that writes every sink row at its
  *     position.  The output is compact and in the same order as the CPU executor's (source order, then
@@ -2863,6 +2864,120 @@ prefilter_kernel(const DPipe *__restrict__ P, int64_t nrows, uint32_t *__restric
 	}
 }
 
+/*
+ * The semi-join prefilter of a pipeline whose lookup goes first (DPipe.probe_first: a build of at most
+ * PROBE_FIRST_MAX_ROWS rows, bare-slot keys, leading filters that raise no error) on one integer key: a
+ * bitmap over [kmin, kmin + nbits) of the build's keys (semi_minmax_kernel, semi_bits_kernel), and
+ * semi_prefilter_kernel's bit per source row: its key is not NULL and its bit is set.  A row without the
+ * bit has no build row with its key, so the lookup would drop it before anything else ran on it; extra
+ * bits (a build row whose key is NULL, say) only let rows through to the lookup.  TPC-H Q19: 4,808 parts
+ * out of 2 M, and about 0.24% of lineitem's rows go on to pipeline_kernel.
+ */
+#define SEMI_MAX_BITS		((long long) 1 << 27)	/* 16 MB of bitmap at most */
+
+__global__ void
+semi_minmax_kernel(const TmValue *__restrict__ keys, int64_t n, long long *mm)
+{
+	long long	lo = LLONG_MAX;
+	long long	hi = LLONG_MIN;
+
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t) gridDim.x * blockDim.x)
+	{
+		long long	k = (long long) keys[i].i;
+
+		lo = k < lo ? k : lo;
+		hi = k > hi ? k : hi;
+	}
+	for (int o = 16; o > 0; o >>= 1)
+	{
+		long long	l2 = __shfl_xor_sync(0xffffffffu, lo, o);
+		long long	h2 = __shfl_xor_sync(0xffffffffu, hi, o);
+
+		lo = l2 < lo ? l2 : lo;
+		hi = h2 > hi ? h2 : hi;
+	}
+	if ((threadIdx.x & 31u) == 0)
+	{
+		atomicMin(&mm[0], lo);
+		atomicMax(&mm[1], hi);
+	}
+}
+
+__global__ void
+semi_bits_kernel(const TmValue *__restrict__ keys, int64_t n, long long kmin, uint32_t *bm)
+{
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t) gridDim.x * blockDim.x)
+	{
+		unsigned long long b = (unsigned long long) ((long long) keys[i].i - kmin);
+
+		atomicOr(&bm[b >> 5], 1u << (b & 31u));
+	}
+}
+
+/* one column's keys of a lane's PRE_UNROLL rows (those of pm) against the bitmap: the rows that pass */
+template <class T>
+__device__ __forceinline__ unsigned int
+semi_test(const T *__restrict__ d, const uint8_t *__restrict__ nl, long long row0, long long kmin,
+		  unsigned long long nbits, const uint32_t *__restrict__ bm, unsigned int pm)
+{
+	unsigned long long b[PRE_UNROLL];
+	unsigned int in = 0;
+	unsigned int out = 0;
+
+#pragma unroll
+	for (int u = 0; u < PRE_UNROLL; u++)
+	{
+		bool		p = (pm >> u) & 1u;
+
+		b[u] = p ? (unsigned long long) ((long long) d[row0 + 32 * u] - kmin) : nbits;
+		if (p && (nl == NULL || nl[row0 + 32 * u] == 0) && b[u] < nbits)
+			in |= 1u << u;
+	}
+#pragma unroll
+	for (int u = 0; u < PRE_UNROLL; u++)
+		if (((in >> u) & 1u) != 0 && ((bm[b[u] >> 5] >> (b[u] & 31u)) & 1u) != 0)
+			out |= 1u << u;
+	return out;
+}
+
+__global__ void __launch_bounds__(TPB)
+semi_prefilter_kernel(const DPipe *__restrict__ P, int64_t nrows, int col, int w, long long kmin,
+					  unsigned long long nbits, const uint32_t *__restrict__ bm, uint32_t *__restrict__ bits)
+{
+	unsigned int lane = threadIdx.x & 31u;
+	long long	nchunks = (nrows + 31) / 32;
+	long long	nwarps = ((long long) gridDim.x * blockDim.x) >> 5;
+	const char *d = P->srccols[col].data;
+	const uint8_t *nl = P->srccols[col].nulls;
+
+	for (long long cb = (((long long) blockIdx.x * blockDim.x + threadIdx.x) >> 5) * PRE_UNROLL; cb < nchunks;
+		 cb += nwarps * PRE_UNROLL)
+	{
+		long long	row0 = cb * 32 + lane;
+		unsigned int pm = 0;
+
+#pragma unroll
+		for (int u = 0; u < PRE_UNROLL; u++)
+			if (row0 + 32 * u < nrows)
+				pm |= 1u << u;
+		/* (the width is the same in every lane) */
+		if (w == 8)
+			pm = semi_test((const int64_t *) d, nl, row0, kmin, nbits, bm, pm);
+		else if (w == 4)
+			pm = semi_test((const int32_t *) d, nl, row0, kmin, nbits, bm, pm);
+		else
+			pm = semi_test((const int16_t *) d, nl, row0, kmin, nbits, bm, pm);
+#pragma unroll
+		for (int u = 0; u < PRE_UNROLL; u++)
+		{
+			unsigned int wd = __ballot_sync(0xffffffffu, (pm >> u) & 1u);
+
+			if (lane == 0 && cb + u < nchunks)
+				bits[cb + u] = wd;
+		}
+	}
+}
+
 /* ------------------------------------------------------------------------------------------------
  * The Themis scheduler: No-Imbalance-First-Search within a warp, Adaptive Work Sharing across warps
  * (TM_GPU_LB_NIFS, TM_GPU_LB_NIFS_AWS; pipeline_kernel above is TM_GPU_LB_NONE)
@@ -4462,6 +4577,10 @@ struct Ctx
 	const DPipe *pre_P;			/* the last pipeline uploaded, and its DPipe.npre (run_pass: the prefilter) */
 	int			pre_nops;
 	bool		pre_plain;		/* ... and whether its prefilter has the plain form (DPipe.npretest) */
+	int			pre_semi_ht;	/* ... or the join table whose keys make its semi-join prefilter (-1: none) */
+	int			pre_semi_col;	/* ... the source column of the probe's key, and its width */
+	int			pre_semi_w;
+	bool		prefiltered_semi;	/* ... the current pipeline's prefilter was the semi-join one */
 	bool		prefiltered_plain;	/* ... the current pipeline's prefilter ran in the plain form */
 	int64_t		prefiltered;	/* the current pipeline's passes with the prefilter */
 	bool		trace;			/* THEMIS_GPU_TRACE: time each step (trace_step) */
@@ -5986,6 +6105,32 @@ upload_pipeline(Ctx *c, const TmPipeline *pl, const DCol *srccols, int ncols, in
 		c->pre_P = (const DPipe *) (d + off);
 		c->pre_nops = hp.npre;
 		c->pre_plain = hp.npretest > 0;
+		c->pre_semi_ht = -1;
+		c->pre_semi_col = -1;
+		c->pre_semi_w = 0;
+
+		/*
+		 * The semi-join prefilter: where the lookup goes first (probe_first: a small table, bare-slot keys,
+		 * filters that raise no error), one integer key of a source column and an integer build key, the
+		 * rows whose key is not among the build's keys cannot pass the lookup, whatever else they hold
+		 */
+		if (hp.probe_first && hp.npre == 0)
+		{
+			const TmOp *op = &pl->ops[hp.precheck];
+			const TmInstr *in = tm_expr_code(op->keys[0]);
+			const TmSlot *ks = &pl->slots[in->a];
+			int			kk = c->plan->hashtables[op->ht].keytypes[0].kind;
+			int			fmt = ks->level == 0 && ks->col >= 0 && ks->col < ncols ? srccols[ks->col].fmt : -1;
+			int			w = fmt == TM_K_INT2 ? 2 : fmt == TM_K_INT4 ? 4 : fmt == TM_K_INT8 ? 8 : 0;
+
+			if (op->nkeys == 1 && w > 0 && (kk == TM_K_INT2 || kk == TM_K_INT4 || kk == TM_K_INT8) &&
+				c->hts[op->ht].nrows > 0 && c->hts[op->ht].cols != NULL)
+			{
+				c->pre_semi_ht = op->ht;
+				c->pre_semi_col = ks->col;
+				c->pre_semi_w = w;
+			}
+		}
 	}
 	/* from pageable memory: returns once the bytes are staged, so im.h can go */
 	e = cudaMemcpyAsync(d, im.h, im.len, cudaMemcpyHostToDevice, c->stream);
@@ -6334,6 +6479,51 @@ launch_lb(Ctx *c, const DPipe *P, const DRun &R, int *nwarps)
 	return true;
 }
 
+/*
+ * run_pass: the semi-join prefilter of pipeline P (Ctx.pre_semi_ht; see semi_prefilter_kernel), its bits
+ * into *bits (from the pool; left NULL where the keys span more than SEMI_MAX_BITS values or the pool has
+ * no room: the pipeline then runs without it).  The bitmap and the bits are the caller's to give back.
+ */
+static bool
+semi_prefilter(Ctx *c, const DPipe *P, int64_t nrows, int nb, size_t nbits, uint32_t **bits)
+{
+	const HHash *H = &c->hts[c->pre_semi_ht];
+	static const long long mm0[2] = {LLONG_MAX, LLONG_MIN};
+	long long	hmm[2];
+	long long  *mm = (long long *) pool_try_alloc(c, sizeof(mm0));
+	unsigned long long span;
+	size_t		bmbytes;
+	uint32_t   *bm;
+	uint32_t   *b;
+
+	*bits = NULL;
+	if (mm == NULL || H->nrows <= 0)
+		return true;
+	CK(cudaMemcpyAsync(mm, mm0, sizeof(mm0), cudaMemcpyHostToDevice, c->stream));
+	semi_minmax_kernel<<<nblocks(c, H->nrows), TPB, 0, c->stream>>>(H->cols[0], H->nrows, mm);
+	LAUNCH_CHECK("semi_minmax_kernel");
+	if (!download(c, hmm, mm, sizeof(hmm)))
+		return false;
+	if (hmm[0] > hmm[1])
+		return true;
+	span = (unsigned long long) hmm[1] - (unsigned long long) hmm[0] + 1;
+	if (span == 0 || span > (unsigned long long) SEMI_MAX_BITS)
+		return true;
+	bmbytes = sizeof(uint32_t) * (size_t) ((span + 31) / 32);
+	bm = (uint32_t *) pool_try_alloc(c, bmbytes);
+	b = bm != NULL ? (uint32_t *) pool_try_alloc(c, nbits) : NULL;
+	if (b == NULL)
+		return true;
+	CK(cudaMemsetAsync(bm, 0, bmbytes, c->stream));
+	semi_bits_kernel<<<nblocks(c, H->nrows), TPB, 0, c->stream>>>(H->cols[0], H->nrows, hmm[0], bm);
+	LAUNCH_CHECK("semi_bits_kernel");
+	semi_prefilter_kernel<<<nb, TPB, 0, c->stream>>>(P, nrows, c->pre_semi_col, c->pre_semi_w, hmm[0], span,
+													 bm, b);
+	LAUNCH_CHECK("semi_prefilter_kernel");
+	*bits = b;
+	return true;
+}
+
 /* one pass of the pipeline kernel over nrows source rows; *f: its flags */
 static bool
 run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
@@ -6364,23 +6554,33 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 	{
 		size_t		mark = c->pool->used;
 		size_t		nbits = sizeof(uint32_t) * (size_t) ((nrows + 31) / 32);
-		uint32_t   *bits = P == c->pre_P && c->pre_nops > 0 ? (uint32_t *) pool_try_alloc(c, nbits) : NULL;
-
+		uint32_t   *bits = NULL;
 		int			nb = nblocks(c, nrows);
 
 		/* (no room for the bits: the leading filters run in pipeline_kernel, as without a prefilter) */
+		if (P == c->pre_P && c->pre_nops > 0)
+		{
+			bits = (uint32_t *) pool_try_alloc(c, nbits);
+			if (bits != NULL && c->pre_plain)
+				prefilter_kernel<true><<<nb, TPB, 0, c->stream>>>(P, nrows, bits);
+			else if (bits != NULL)
+				prefilter_kernel<false><<<nb, TPB, 0, c->stream>>>(P, nrows, bits);
+			if (bits != NULL)
+				LAUNCH_CHECK("prefilter_kernel");
+		}
+		else if (P == c->pre_P && c->pre_semi_ht >= 0)
+		{
+			if (!semi_prefilter(c, P, nrows, nb, nbits, &bits))
+				return false;
+		}
 		if (bits != NULL)
 		{
 			int			per_sm = 0;
 
-			if (c->pre_plain)
-				prefilter_kernel<true><<<nb, TPB, 0, c->stream>>>(P, nrows, bits);
-			else
-				prefilter_kernel<false><<<nb, TPB, 0, c->stream>>>(P, nrows, bits);
-			LAUNCH_CHECK("prefilter_kernel");
 			R.prebits = bits;
 			c->prefiltered++;
 			c->prefiltered_plain = c->pre_plain;
+			c->prefiltered_semi = c->pre_nops == 0;
 
 			/*
 			 * pipeline_kernel then runs on the rows that passed, read from the bits 1,024 at a time: two
@@ -8907,6 +9107,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		c->lb_passes = 0;
 		c->prefiltered = 0;
 		c->prefiltered_plain = false;
+		c->prefiltered_semi = false;
 		c->lb_iters = c->lb_idle = c->lb_handoffs = 0;
 		c->lb_max_sum = c->lb_avg_sum = 0;
 		memset(&st, 0, sizeof(st));
@@ -8951,6 +9152,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 				c->lb_passes = 0;
 				c->prefiltered = 0;
 				c->prefiltered_plain = false;
+				c->prefiltered_semi = false;
 				c->lb_iters = c->lb_idle = c->lb_handoffs = 0;
 				c->lb_max_sum = c->lb_avg_sum = 0;
 			}
@@ -8986,6 +9188,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 			c->lb_passes = 0;
 			c->prefiltered = 0;
 			c->prefiltered_plain = false;
+			c->prefiltered_semi = false;
 			if (!run_chunked(c, pl, input, params, paramnulls, &st))
 				return false;
 		}
@@ -9009,6 +9212,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		}
 		st.prefilter_passes = c->prefiltered;
 		st.prefilter_plain = c->prefiltered_plain ? 1 : 0;
+		st.prefilter_semi = c->prefiltered_semi ? 1 : 0;
 		if (stats != NULL)
 			stats[p] = st;
 	}

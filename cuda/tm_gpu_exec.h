@@ -181,6 +181,8 @@ typedef struct TmGpuPipelineStats
 	int64_t		prefilter_passes;	/* passes of its kernel whose leading filters ran first in the lean
 									 * prefilter kernel (0: none; see prefilter_kernel) */
 	int32_t		prefilter_plain;	/* 1: in its plain form (column-against-constant tests only) */
+	int32_t		prefilter_semi;	/* 1: its prefilter was the first probe's key against a bitmap of the
+								 * build's keys (semi_prefilter_kernel) */
 } TmGpuPipelineStats;
 
 /* where and why a tm_gpu_execute failed */

@@ -789,6 +789,7 @@ out_rows(const TmGpuTable &t)
 
 /* the scheduler and the join algorithm of the current pass over the tests (TmGpuLoadBalance, TmGpuJoinAlgo) */
 static int	g_lb_mode = TM_GPU_LB_NONE;
+static bool g_fast_paths = true;	/* g_pool's themis.gpu_fast_paths (main) */
 static int	g_join_mode = TM_GPU_JOIN_AUTO;
 
 /* the partitioned join of the pass's join algorithm runs wherever it applies: joins promise no order */
@@ -1262,8 +1263,99 @@ test_precheck(void)
 						check_rows_probe_order(what, out_rows(r.out), exp);
 					else
 						check_rows(what, out_rows(r.out), {cI(cnt) + (hsum ? cI(sum) : cNULL)}, false);
+					/* the lookup first: its key against a bitmap of the build's keys, before pipeline_kernel */
+					if (g_lb_mode == TM_GPU_LB_NONE && !forced_partitioned())
+						TM_CHECK_MSG(r.stats[1].prefilter_semi == (g_fast_paths && lead == 1 ? 1 : 0),
+									 "%s: semi-join prefilter %d", what, (int) r.stats[1].prefilter_semi);
 					tm_gpu_table_free(&r.out);
 				}
+}
+
+/*
+ * The semi-join prefilter over integer keys of both widths: build keys negative, 0, positive, NULL and
+ * repeated, probe keys below, inside (in and out of the build) and above their range, and NULL; and a
+ * build whose keys span more than the bitmap may hold (no prefilter, the same rows).  A leading filter in
+ * fast form (v <> 7), then the inner lookup (which goes first); count and sum against the host.
+ */
+static void
+test_semi_prefilter(void)
+{
+	static const int64_t bk[] = {-5, -1, 0, 3, 3, 64, 1000, 65535, 1 << 20};
+
+	for (int kind : {TM_K_INT4, TM_K_INT8})
+		for (int wide = 0; wide < 2; wide++)
+			for (int cap = 0; cap <= 3; cap += 3)
+			{
+				HTable		B;
+				HTable		T;
+				std::map<int64_t, int> nb;
+				int64_t		cnt = 0,
+							sum = 0;
+				char		what[96];
+
+				B.nrows = 0;
+				B.cols.push_back(col_new(kind));
+				for (int64_t k : bk)
+				{
+					push_i(B.cols[0], k, false);
+					nb[k]++;
+					B.nrows++;
+				}
+				push_i(B.cols[0], 77, true);	/* a NULL key */
+				B.nrows++;
+				if (wide)
+				{
+					int64_t		k = kind == TM_K_INT8 ? INT64_C(1) << 40 : INT64_C(2000000000);
+
+					push_i(B.cols[0], k, false);
+					nb[k]++;
+					B.nrows++;
+				}
+				T.nrows = 100003;
+				T.cols.push_back(col_new(TM_K_INT8));
+				T.cols.push_back(col_new(kind));
+				T.cols.push_back(col_new(TM_K_INT4));
+				for (int64_t r = 0; r < T.nrows; r++)
+				{
+					int64_t		k = r % 11 == 0 ? bk[(r / 11) % 9] : r % 13 == 0 ? -1000 - r :
+						r % 17 == 0 ? (INT64_C(1) << 20) + r : r % 101 == 0 ? (int64_t) (r % 2000) : r;
+
+					push_i(T.cols[0], r, false);
+					push_i(T.cols[1], k, r % 19 == 0);
+					push_i(T.cols[2], r % 10, r % 23 == 0);
+					if (r % 19 == 0 || r % 23 == 0 || r % 10 == 7 || nb.count(k) == 0)
+						continue;
+					cnt += nb[k];
+					sum += nb[k] * (r % 10);
+				}
+
+				PipeB		pb(TM_SRC_TABLE, 0);
+				int			b_k = pb.slot(ty(kind), 0, 0);
+				TmPipeline	build = pb.build(0, {x_slot(b_k, ty(kind))}, {});
+				PipeB		pp(TM_SRC_TABLE, 1);
+				int			t_k = pp.slot(ty(kind), 0, 1);
+				int			t_v = pp.slot(ty(TM_K_INT4), 0, 2);
+				std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_INT8)};
+
+				pp.filter(x_cmp_const(t_v, TM_PRED_NE, 7));
+				pp.probe(TM_JOIN_INNER, 0, {x_slot(t_k, ty(kind))}, NULL);
+				TmPlan		pl = plan({build, pp.agg(0, {}, {agg(TM_AGG_COUNT_STAR, NULL, rt[0]),
+																 agg(TM_AGG_SUM, x_slot(t_v, ty(TM_K_INT4)), rt[1])})},
+									  {hashtable({ty(kind)}, {})}, {result(rt)}, 0);
+
+				tm_gpu_set_max_blocks(cap);
+				Run			r = run_plan(pl, {&B, &T});
+
+				tm_gpu_set_max_blocks(0);
+				snprintf(what, sizeof(what), "semi-join prefilter, int%d keys%s%s", kind == TM_K_INT8 ? 8 : 4,
+						 wide ? ", too wide a span" : "", cap ? ", 3 blocks" : "");
+				CHECK_OK(r);
+				check_rows(what, out_rows(r.out), {cI(cnt) + (cnt > 0 ? cI(sum) : cNULL)}, false);
+				if (g_lb_mode == TM_GPU_LB_NONE && !forced_partitioned())
+					TM_CHECK_MSG(r.stats[1].prefilter_semi == (g_fast_paths && !wide ? 1 : 0),
+								 "%s: semi-join prefilter %d", what, (int) r.stats[1].prefilter_semi);
+				tm_gpu_table_free(&r.out);
+			}
 }
 
 /*
@@ -4869,7 +4961,6 @@ fq_gen_qual(const FqSlots &s, uint64_t seed, int ncon, int tailpos, bool prefix_
 }
 
 static bool g_have_gpu = true;	/* false: test_fast_quals and test_fast_normalize run their host parts only */
-static bool g_fast_paths = true;	/* g_pool's themis.gpu_fast_paths (main) */
 
 static void
 test_fast_quals(void)
@@ -5525,6 +5616,7 @@ main(void)
 		TM_RUN(test_prefilter_sparse);
 		TM_RUN(test_joins);
 		TM_RUN(test_precheck);
+		TM_RUN(test_semi_prefilter);
 		TM_RUN(test_two_joins);
 		TM_RUN(test_group_agg);
 		TM_RUN(test_private_agg);
@@ -5571,6 +5663,7 @@ main(void)
 	TM_RUN(test_fast_normalize);
 	TM_RUN(test_joins);
 	TM_RUN(test_precheck);
+	TM_RUN(test_semi_prefilter);
 	TM_RUN(test_fast_quals);
 	TM_RUN(test_group_agg);
 	TM_RUN(test_private_agg);
