@@ -2412,7 +2412,7 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 	int32_t    *qr = qrange[threadIdx.x >> 5][0];
 	int32_t    *qe = qrange[threadIdx.x >> 5][1];
 	unsigned int lane = threadIdx.x & 31u;
-	unsigned int qn = 0;		/* rows queued: < 32 between chunks, the same in every lane */
+	unsigned int qn = 0;		/* rows queued: at most 32 between rounds, the same in every lane */
 	long long	nchunks = (nrows + 31) / 32;
 	long long	nwarps = ((long long) gridDim.x * blockDim.x) >> 5;
 	const int	pc = P->precheck;
@@ -2448,7 +2448,7 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 			unsigned int c;
 			unsigned int incl;
 			unsigned int total;
-			unsigned int room = 64 - qn;	/* more than 32: qn < 32 here */
+			unsigned int room = 64 - qn;	/* 32 or more: qn <= 32 here */
 			unsigned int at;
 			bool		more = true;
 
@@ -2869,8 +2869,8 @@ prefilter_kernel(const DPipe *__restrict__ P, int64_t nrows, uint32_t *__restric
  * PROBE_FIRST_MAX_ROWS rows, bare-slot keys, leading filters that raise no error) on one integer key: a
  * bitmap over [kmin, kmin + nbits) of the build's keys (semi_minmax_kernel, semi_bits_kernel), and
  * semi_prefilter_kernel's bit per source row: its key is not NULL and its bit is set.  A row without the
- * bit has no build row with its key, so the lookup would drop it before anything else ran on it; extra
- * bits (a build row whose key is NULL, say) only let rows through to the lookup.  TPC-H Q19: 4,808 parts
+ * bit has no build row with its key, so the lookup would drop it before anything else ran on it (a bit
+ * set in error would only let a row through to the lookup).  TPC-H Q19: 4,808 parts
  * out of 2 M, and about 0.24% of lineitem's rows go on to pipeline_kernel.
  */
 #define SEMI_MAX_BITS		((long long) 1 << 27)	/* 16 MB of bitmap at most */
@@ -2908,7 +2908,7 @@ semi_bits_kernel(const TmValue *__restrict__ keys, int64_t n, long long kmin, ui
 {
 	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t) gridDim.x * blockDim.x)
 	{
-		unsigned long long b = (unsigned long long) ((long long) keys[i].i - kmin);
+		unsigned long long b = (unsigned long long) keys[i].i - (unsigned long long) kmin;
 
 		atomicOr(&bm[b >> 5], 1u << (b & 31u));
 	}
@@ -2929,7 +2929,7 @@ semi_test(const T *__restrict__ d, const uint8_t *__restrict__ nl, long long row
 	{
 		bool		p = (pm >> u) & 1u;
 
-		b[u] = p ? (unsigned long long) ((long long) d[row0 + 32 * u] - kmin) : nbits;
+		b[u] = p ? (unsigned long long) (long long) d[row0 + 32 * u] - (unsigned long long) kmin : nbits;
 		if (p && (nl == NULL || nl[row0 + 32 * u] == 0) && b[u] < nbits)
 			in |= 1u << u;
 	}

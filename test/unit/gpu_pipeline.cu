@@ -5432,8 +5432,9 @@ test_fast_normalize(void)
  * (not a multiple of 32, 128 or 1,024 rows): filters that pass no row, the last row alone, a cluster, rows
  * scattered over the first three quarters and none after, rows at both ends; the plain form (int8 and int4
  * against constants) and the general one (an OR); alone or before a filter the prefilter cannot run
- * (id % 3 = 1); on a full grid, on 1 block and on 3 (a warp then takes many groups of words, and the last
- * words of the unrolled ones are past the end).  Emitted rows and an aggregation (t_aggs) against the host.
+ * (id % 3 = 1); and one that passes about 45% of the rows (more than the queue holds from a group of words:
+ * the rows left for the next round); on a full grid, on 1 block and on 3 (a warp then takes many groups of
+ * words, and the last words of the unrolled ones are past the end).  Emitted rows and an aggregation (t_aggs) against the host.
  */
 static TmExpr *
 x_or3_eq(int a, int64_t k1, int64_t k2, int64_t k3)
@@ -5461,7 +5462,7 @@ test_prefilter_sparse(void)
 	HTable		T = make_T(200017, 300);
 	const int64_t n = T.nrows;
 
-	for (int c = 0; c < 7; c++)
+	for (int c = 0; c < 8; c++)
 		for (int cap : {0, 1, 3})
 			for (int agg = 0; agg < 2; agg++)
 			{
@@ -5484,7 +5485,8 @@ test_prefilter_sparse(void)
 						case 3: return v == 37 && r < 150000;
 						case 4: return r >= 5000 && r < 5100 && r % 3 == 1;
 						case 5: return r == 3 || r == n - 2 || r == 100000;
-						default: return r >= 1024 * 5 + 17 && r < 1024 * 9 && v > 45;
+						case 6: return r >= 1024 * 5 + 17 && r < 1024 * 9 && v > 45;
+						default: return v > 0;
 					}
 				};
 
@@ -5513,10 +5515,14 @@ test_prefilter_sparse(void)
 					case 5:
 						p.filter(x_or3_eq(s_id, 3, n - 2, 100000));
 						break;
-					default:
+					case 6:
 						p.filter(x_cmp_const(s_id, TM_PRED_GE, 1024 * 5 + 17));
 						p.filter(x_cmp_const(s_id, TM_PRED_LT, 1024 * 9));
 						p.filter(x_cmp_const(s.v, TM_PRED_GT, 45));
+						break;
+					default:
+						/* dense: about 45% of the rows, more than a warp's queue holds from one group */
+						p.filter(x_cmp_const(s.v, TM_PRED_GT, 0));
 						break;
 				}
 				for (int64_t r = 0; r < n; r++)
