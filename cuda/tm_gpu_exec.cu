@@ -2681,17 +2681,18 @@ pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
 		priv_flush(P, R);	/* every thread of the block gets here: no thread returns early */
 }
 
-/*
- * One test of prefilter_kernel's plain form on a lane's PRE_UNROLL rows row0, row0 + 32, .. whose bits
- * are set in pm: the loads of those rows first, all in flight together, then the comparisons (a NULL
- * fails); the bits of the rows that still pass
- */
+/* does a comparison's result c (-1, 0, 1) satisfy test t's predicate (DPreTest.mask)? */
 __device__ __forceinline__ bool
 pre_test_pass(int c, const DPreTest *t)
 {
 	return c >= -1 && ((t->mask >> (c + 1)) & 1u) != 0;
 }
 
+/*
+ * One test of prefilter_kernel's plain form on a lane's PRE_UNROLL rows row0, row0 + 32, .. whose bits
+ * are set in pm: the loads of those rows first, all in flight together, then the comparisons (a NULL
+ * fails); the bits of the rows that still pass.  pre_test_i128: the same for 16-byte numerics.
+ */
 template <class T>
 __device__ __forceinline__ unsigned int
 pre_test_int(const T *__restrict__ d, const uint8_t *__restrict__ nl, long long row0, const DPreTest *t,
@@ -2870,8 +2871,8 @@ prefilter_kernel(const DPipe *__restrict__ P, int64_t nrows, uint32_t *__restric
  * bitmap over [kmin, kmin + nbits) of the build's keys (semi_minmax_kernel, semi_bits_kernel), and
  * semi_prefilter_kernel's bit per source row: its key is not NULL and its bit is set.  A row without the
  * bit has no build row with its key, so the lookup would drop it before anything else ran on it (a bit
- * set in error would only let a row through to the lookup).  TPC-H Q19: 4,808 parts
- * out of 2 M, and about 0.24% of lineitem's rows go on to pipeline_kernel.
+ * set in error would only let a row through to the lookup).  TPC-H Q19: 4,808 parts out of 2 M, and
+ * about 0.24% of lineitem's rows go on to pipeline_kernel.
  */
 #define SEMI_MAX_BITS		((long long) 1 << 27)	/* 16 MB of bitmap at most */
 
