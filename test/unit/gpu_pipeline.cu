@@ -5331,34 +5331,28 @@ test_fast_normalize(void)
 							   normalize_qual(N_NUM, v, swap, TM_CMP_NUMERIC, pred, swap ? 0 : 2, swap ? 2 : 0),
 							   what, &ncases);
 			}
-			/* date against a timestamp constant */
-			for (int64_t t : {INT64_C(0), U, -U, U / 2, -U / 2, INT64_C(1), INT64_C(-1), INT64_C(3600000000),
-							  100 * U + 7, -800 * U - 7, INT64_MIN, INT64_MAX, (E - 1) * U, (E - 1) * U + 5,
-							  INT64_C(-211813488000000000)})
+			/* date against a timestamp constant, then timestamp against a date constant */
+			for (int ts = 0; ts < 2; ts++)
 			{
-				TmValue		v;
+				std::vector<int64_t> ks = ts == 0 ?
+					std::vector<int64_t>{INT64_C(0), U, -U, U / 2, -U / 2, INT64_C(1), INT64_C(-1), INT64_C(3600000000),
+										 100 * U + 7, -800 * U - 7, INT64_MIN, INT64_MAX, (E - 1) * U, (E - 1) * U + 5,
+										 INT64_C(-211813488000000000)} :
+					std::vector<int64_t>{INT64_C(0), INT64_C(1), INT64_C(-1), INT64_C(100), INT64_C(-800),
+										 (int64_t) INT32_MIN, (int64_t) INT32_MAX, E - 1, E, INT64_C(2000000000)};
+				int			cls = (ts == 0) == (swap == 0) ? TM_CMP_DATE_TS : TM_CMP_TS_DATE;
 
-				memset(&v, 0, sizeof(v));
-				v.i = t;
-				snprintf(what, sizeof(what), "date %s timestamp %lld, pred %d", swap ? "right of" : "left of",
-						 (long long) t, pred);
-				normalize_case(T, p, slotcol,
-							   normalize_qual(N_D, v, swap, swap ? TM_CMP_TS_DATE : TM_CMP_DATE_TS, pred, 0, 0),
-							   what, &ncases);
-			}
-			/* timestamp against a date constant */
-			for (int64_t d : {INT64_C(0), INT64_C(1), INT64_C(-1), INT64_C(100), INT64_C(-800),
-							  (int64_t) INT32_MIN, (int64_t) INT32_MAX, E - 1, E, INT64_C(2000000000)})
-			{
-				TmValue		v;
+				for (int64_t k : ks)
+				{
+					TmValue		v;
 
-				memset(&v, 0, sizeof(v));
-				v.i = d;
-				snprintf(what, sizeof(what), "timestamp %s date %lld, pred %d", swap ? "right of" : "left of",
-						 (long long) d, pred);
-				normalize_case(T, p, slotcol,
-							   normalize_qual(N_TS, v, swap, swap ? TM_CMP_DATE_TS : TM_CMP_TS_DATE, pred, 0, 0),
-							   what, &ncases);
+					memset(&v, 0, sizeof(v));
+					v.i = k;
+					snprintf(what, sizeof(what), "%s %s %s %lld, pred %d", ts ? "timestamp" : "date",
+							 swap ? "right of" : "left of", ts ? "date" : "timestamp", (long long) k, pred);
+					normalize_case(T, p, slotcol, normalize_qual(ts ? N_TS : N_D, v, swap, cls, pred, 0, 0),
+								   what, &ncases);
+				}
 			}
 		}
 	TM_CHECK_MSG(ncases == 6 * 2 * 42, "%d cases", ncases);
