@@ -2872,7 +2872,10 @@ prefilter_kernel(const DPipe *__restrict__ P, int64_t nrows, uint32_t *__restric
  * semi_prefilter_kernel's bit per source row: its key is not NULL and its bit is set.  A row without the
  * bit has no build row with its key, so the lookup would drop it before anything else ran on it (a bit
  * set in error would only let a row through to the lookup).  TPC-H Q19: 4,808 parts out of 2 M, and
- * about 0.24% of lineitem's rows go on to pipeline_kernel.
+ * about 0.24% of lineitem's rows go on to pipeline_kernel.  The same holds where the lookup comes first
+ * in the pipeline (no leading filters) and right after leading filters that all ran in prefilter_kernel
+ * (fast quals: no error to miss); there (and_bits) only the rows whose bit prefilter_kernel set are
+ * tested, and their bits are kept or cleared in place (each word is read and written by one warp).
  */
 #define SEMI_MAX_BITS		((long long) 1 << 27)	/* 16 MB of bitmap at most */
 
@@ -2943,7 +2946,7 @@ semi_test(const T *__restrict__ d, const uint8_t *__restrict__ nl, long long row
 
 __global__ void __launch_bounds__(TPB)
 semi_prefilter_kernel(const DPipe *__restrict__ P, int64_t nrows, int col, int w, long long kmin,
-					  unsigned long long nbits, const uint32_t *__restrict__ bm, uint32_t *__restrict__ bits)
+					  unsigned long long nbits, const uint32_t *__restrict__ bm, uint32_t *bits, bool and_bits)
 {
 	unsigned int lane = threadIdx.x & 31u;
 	long long	nchunks = (nrows + 31) / 32;
@@ -2959,7 +2962,7 @@ semi_prefilter_kernel(const DPipe *__restrict__ P, int64_t nrows, int col, int w
 
 #pragma unroll
 		for (int u = 0; u < PRE_UNROLL; u++)
-			if (row0 + 32 * u < nrows)
+			if (row0 + 32 * u < nrows && (!and_bits || ((bits[cb + u] >> lane) & 1u) != 0))
 				pm |= 1u << u;
 		/* (the width is the same in every lane) */
 		if (w == 8)
@@ -6111,21 +6114,31 @@ upload_pipeline(Ctx *c, const TmPipeline *pl, const DCol *srccols, int ncols, in
 		c->pre_semi_w = 0;
 
 		/*
-		 * The semi-join prefilter: where the lookup goes first (probe_first: a small table, bare-slot keys,
-		 * filters that raise no error), one integer key of a source column and an integer build key, the
-		 * rows whose key is not among the build's keys cannot pass the lookup, whatever else they hold
+		 * The semi-join prefilter: where the lookup goes first, one integer key of a source column and an
+		 * integer build key, the rows whose key is not among the build's keys cannot pass the lookup,
+		 * whatever else they hold.  The lookup goes first where it comes before the leading filters
+		 * (probe_first: a small table, bare-slot keys, filters that raise no error) or where there are
+		 * none (precheck 0: the probe is the pipeline's first op, TPC-H Q14's 2 M parts against 750 K
+		 * lineitem rows), and where it comes right after leading filters that all run in prefilter_kernel
+		 * (fast quals: a row it skips would raise no error in them; TPC-H Q3's lineitem rows after its date
+		 * filter, against 1.46 M orders of 15 M), the semi-join test then on the rows that passed them.
+		 * Not probe_first, on a build no larger than the source: the bitmap costs a pass over the build's
+		 * keys and saves at most a lookup a source row.
 		 */
-		if (hp.probe_first && hp.npre == 0)
+		if ((hp.probe_first && hp.npre == 0) || (hp.precheck >= 0 && hp.precheck == hp.nlead && hp.npre == hp.nlead))
 		{
 			const TmOp *op = &pl->ops[hp.precheck];
-			const TmInstr *in = tm_expr_code(op->keys[0]);
-			const TmSlot *ks = &pl->slots[in->a];
-			int			kk = c->plan->hashtables[op->ht].keytypes[0].kind;
-			int			fmt = ks->level == 0 && ks->col >= 0 && ks->col < ncols ? srccols[ks->col].fmt : -1;
+			const TmInstr *in = op->nkeys == 1 && op->keys[0]->ninstr == 1 ? tm_expr_code(op->keys[0]) : NULL;
+			bool		bare = in != NULL && in->op == TMI_PUSH_SLOT && in->a >= 0 && in->a < pl->nslots;
+			const TmSlot *ks = bare ? &pl->slots[in->a] : NULL;
+			bool		built = op->ht >= 0 && op->ht < c->plan->nhashtables && c->hts[op->ht].built &&
+				c->hts[op->ht].nrows > 0 && c->hts[op->ht].cols != NULL &&
+				(hp.probe_first || c->hts[op->ht].nrows <= nrows);
+			int			kk = built ? c->plan->hashtables[op->ht].keytypes[0].kind : -1;
+			int			fmt = bare && ks->level == 0 && ks->col >= 0 && ks->col < ncols ? srccols[ks->col].fmt : -1;
 			int			w = fmt == TM_K_INT2 ? 2 : fmt == TM_K_INT4 ? 4 : fmt == TM_K_INT8 ? 8 : 0;
 
-			if (op->nkeys == 1 && w > 0 && (kk == TM_K_INT2 || kk == TM_K_INT4 || kk == TM_K_INT8) &&
-				c->hts[op->ht].nrows > 0 && c->hts[op->ht].cols != NULL)
+			if (built && w > 0 && (kk == TM_K_INT2 || kk == TM_K_INT4 || kk == TM_K_INT8))
 			{
 				c->pre_semi_ht = op->ht;
 				c->pre_semi_col = ks->col;
@@ -6483,10 +6496,12 @@ launch_lb(Ctx *c, const DPipe *P, const DRun &R, int *nwarps)
 /*
  * run_pass: the semi-join prefilter of pipeline P (Ctx.pre_semi_ht; see semi_prefilter_kernel), its bits
  * into *bits (from the pool; left NULL where the keys span more than SEMI_MAX_BITS values or the pool has
- * no room: the pipeline then runs without it).  The bitmap and the bits are the caller's to give back.
+ * no room: the pipeline then runs without it); where *bits holds prefilter_kernel's bits already, they are
+ * narrowed in place (left as they are where it cannot run).  *done: whether it ran.  The bitmap and the
+ * bits are the caller's to give back.
  */
 static bool
-semi_prefilter(Ctx *c, const DPipe *P, int64_t nrows, int nb, size_t nbits, uint32_t **bits)
+semi_prefilter(Ctx *c, const DPipe *P, int64_t nrows, int nb, size_t nbits, uint32_t **bits, bool *done)
 {
 	const HHash *H = &c->hts[c->pre_semi_ht];
 	static const long long mm0[2] = {LLONG_MAX, LLONG_MIN};
@@ -6496,8 +6511,9 @@ semi_prefilter(Ctx *c, const DPipe *P, int64_t nrows, int nb, size_t nbits, uint
 	size_t		bmbytes;
 	uint32_t   *bm;
 	uint32_t   *b;
+	bool		and_bits = *bits != NULL;
 
-	*bits = NULL;
+	*done = false;
 	if (mm == NULL || H->nrows <= 0)
 		return true;
 	CK(cudaMemcpyAsync(mm, mm0, sizeof(mm0), cudaMemcpyHostToDevice, c->stream));
@@ -6512,16 +6528,17 @@ semi_prefilter(Ctx *c, const DPipe *P, int64_t nrows, int nb, size_t nbits, uint
 		return true;
 	bmbytes = sizeof(uint32_t) * (size_t) ((span + 31) / 32);
 	bm = (uint32_t *) pool_try_alloc(c, bmbytes);
-	b = bm != NULL ? (uint32_t *) pool_try_alloc(c, nbits) : NULL;
+	b = bm == NULL ? NULL : and_bits ? *bits : (uint32_t *) pool_try_alloc(c, nbits);
 	if (b == NULL)
 		return true;
 	CK(cudaMemsetAsync(bm, 0, bmbytes, c->stream));
 	semi_bits_kernel<<<nblocks(c, H->nrows), TPB, 0, c->stream>>>(H->cols[0], H->nrows, hmm[0], bm);
 	LAUNCH_CHECK("semi_bits_kernel");
 	semi_prefilter_kernel<<<nb, TPB, 0, c->stream>>>(P, nrows, c->pre_semi_col, c->pre_semi_w, hmm[0], span,
-													 bm, b);
+													 bm, b, and_bits);
 	LAUNCH_CHECK("semi_prefilter_kernel");
 	*bits = b;
+	*done = true;
 	return true;
 }
 
@@ -6556,6 +6573,7 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 		size_t		mark = c->pool->used;
 		size_t		nbits = sizeof(uint32_t) * (size_t) ((nrows + 31) / 32);
 		uint32_t   *bits = NULL;
+		bool		semi = false;
 		int			nb = nblocks(c, nrows);
 
 		/* (no room for the bits: the leading filters run in pipeline_kernel, as without a prefilter) */
@@ -6569,9 +6587,10 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 			if (bits != NULL)
 				LAUNCH_CHECK("prefilter_kernel");
 		}
-		else if (P == c->pre_P && c->pre_semi_ht >= 0)
+		/* (after leading filters only where prefilter_kernel ran them: see upload_pipeline) */
+		if (P == c->pre_P && c->pre_semi_ht >= 0 && (c->pre_nops == 0 || bits != NULL))
 		{
-			if (!semi_prefilter(c, P, nrows, nb, nbits, &bits))
+			if (!semi_prefilter(c, P, nrows, nb, nbits, &bits, &semi))
 				return false;
 		}
 		if (bits != NULL)
@@ -6581,7 +6600,7 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 			R.prebits = bits;
 			c->prefiltered++;
 			c->prefiltered_plain = c->pre_plain;
-			c->prefiltered_semi = c->pre_nops == 0;
+			c->prefiltered_semi = semi;
 
 			/*
 			 * pipeline_kernel then runs on the rows that passed, read from the bits 1,024 at a time: two

@@ -1263,9 +1263,12 @@ test_precheck(void)
 						check_rows_probe_order(what, out_rows(r.out), exp);
 					else
 						check_rows(what, out_rows(r.out), {cI(cnt) + (hsum ? cI(sum) : cNULL)}, false);
-					/* the lookup first: its key against a bitmap of the build's keys, before pipeline_kernel */
+					/*
+					 * the lookup first (before the filter in fast form, or with no filter: a build smaller than
+					 * the source): its key against a bitmap of the build's keys, before pipeline_kernel
+					 */
 					if (g_lb_mode == TM_GPU_LB_NONE && !forced_partitioned())
-						TM_CHECK_MSG(r.stats[1].prefilter_semi == (g_fast_paths && lead == 1 ? 1 : 0),
+						TM_CHECK_MSG(r.stats[1].prefilter_semi == (g_fast_paths && lead != 2 ? 1 : 0),
 									 "%s: semi-join prefilter %d", what, (int) r.stats[1].prefilter_semi);
 					tm_gpu_table_free(&r.out);
 				}
@@ -1275,23 +1278,35 @@ test_precheck(void)
  * The semi-join prefilter over integer keys of both widths: build keys negative, 0, positive, NULL and
  * repeated, probe keys below, inside (in and out of the build) and above their range, and NULL; and a
  * build whose keys span more than the bitmap may hold (no prefilter, the same rows).  A leading filter in
- * fast form (v <> 7), then the inner lookup (which goes first); count and sum against the host.
+ * fast form (v <> 7), then the inner lookup (which goes first); or no filter, the inner or semi lookup
+ * first in the pipeline, on a build smaller than the source (the prefilter) or larger (none: the bitmap
+ * would cost more than the lookups it saves); or the filter in fast form, then the lookup in a build too
+ * large to go first (70,000 rows): the semi-join test narrows prefilter_kernel's bits.  Count and sum
+ * against the host.
  */
 static void
 test_semi_prefilter(void)
 {
 	static const int64_t bk[] = {-5, -1, 0, 3, 3, 64, 1000, 65535, 1 << 20};
 
+	static const char *const fname[] = {"a filter, then the inner lookup", "the inner lookup first",
+		"the semi lookup first", "the inner lookup first, a larger build",
+		"a filter, then the inner lookup in 70,000 rows"};
+
 	for (int kind : {TM_K_INT4, TM_K_INT8})
 		for (int wide = 0; wide < 2; wide++)
 			for (int cap = 0; cap <= 3; cap += 3)
+			for (int form = 0; form < 5; form++)
 			{
 				HTable		B;
 				HTable		T;
 				std::map<int64_t, int> nb;
 				int64_t		cnt = 0,
 							sum = 0;
-				char		what[96];
+				bool		hsum = false;
+				int64_t		tn = form == 3 ? 7 : 100003;	/* form 3: fewer source rows than build rows */
+				int			jt = form == 2 ? TM_JOIN_SEMI : TM_JOIN_INNER;
+				char		what[160];
 
 				B.nrows = 0;
 				B.cols.push_back(col_new(kind));
@@ -1311,7 +1326,13 @@ test_semi_prefilter(void)
 					nb[k]++;
 					B.nrows++;
 				}
-				T.nrows = 100003;
+				for (int64_t i = 0; form == 4 && i < 70000 - 11; i++)	/* keys no source row has */
+				{
+					push_i(B.cols[0], 3000000 + i, false);
+					nb[3000000 + i]++;
+					B.nrows++;
+				}
+				T.nrows = tn;
 				T.cols.push_back(col_new(TM_K_INT8));
 				T.cols.push_back(col_new(kind));
 				T.cols.push_back(col_new(TM_K_INT4));
@@ -1319,14 +1340,22 @@ test_semi_prefilter(void)
 				{
 					int64_t		k = r % 11 == 0 ? bk[(r / 11) % 9] : r % 13 == 0 ? -1000 - r :
 						r % 17 == 0 ? (INT64_C(1) << 20) + r : r % 101 == 0 ? (int64_t) (r % 2000) : r;
+					int			m;
 
+					if (form == 3)	/* 7 rows: 3 and 0 in the build, the others not */
+						k = r == 1 ? 3 : r == 4 ? 0 : 500 + r;
+					m = jt == TM_JOIN_SEMI ? 1 : nb.count(k) ? nb[k] : 0;
 					push_i(T.cols[0], r, false);
 					push_i(T.cols[1], k, r % 19 == 0);
 					push_i(T.cols[2], r % 10, r % 23 == 0);
-					if (r % 19 == 0 || r % 23 == 0 || r % 10 == 7 || nb.count(k) == 0)
+					if (r % 19 == 0 || ((form == 0 || form == 4) && (r % 23 == 0 || r % 10 == 7)) || nb.count(k) == 0)
 						continue;
-					cnt += nb[k];
-					sum += nb[k] * (r % 10);
+					cnt += m;
+					if (r % 23 != 0)
+					{
+						sum += m * (r % 10);
+						hsum = true;
+					}
 				}
 
 				PipeB		pb(TM_SRC_TABLE, 0);
@@ -1337,8 +1366,9 @@ test_semi_prefilter(void)
 				int			t_v = pp.slot(ty(TM_K_INT4), 0, 2);
 				std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_INT8)};
 
-				pp.filter(x_cmp_const(t_v, TM_PRED_NE, 7));
-				pp.probe(TM_JOIN_INNER, 0, {x_slot(t_k, ty(kind))}, NULL);
+				if (form == 0 || form == 4)
+					pp.filter(x_cmp_const(t_v, TM_PRED_NE, 7));
+				pp.probe(jt, 0, {x_slot(t_k, ty(kind))}, NULL);
 				TmPlan		pl = plan({build, pp.agg(0, {}, {agg(TM_AGG_COUNT_STAR, NULL, rt[0]),
 																 agg(TM_AGG_SUM, x_slot(t_v, ty(TM_K_INT4)), rt[1])})},
 									  {hashtable({ty(kind)}, {})}, {result(rt)}, 0);
@@ -1347,13 +1377,18 @@ test_semi_prefilter(void)
 				Run			r = run_plan(pl, {&B, &T});
 
 				tm_gpu_set_max_blocks(0);
-				snprintf(what, sizeof(what), "semi-join prefilter, int%d keys%s%s", kind == TM_K_INT8 ? 8 : 4,
-						 wide ? ", too wide a span" : "", cap ? ", 3 blocks" : "");
+				snprintf(what, sizeof(what), "semi-join prefilter, int%d keys, %s%s%s", kind == TM_K_INT8 ? 8 : 4,
+						 fname[form], wide ? ", too wide a span" : "", cap ? ", 3 blocks" : "");
 				CHECK_OK(r);
-				check_rows(what, out_rows(r.out), {cI(cnt) + (cnt > 0 ? cI(sum) : cNULL)}, false);
+				check_rows(what, out_rows(r.out), {cI(cnt) + (hsum ? cI(sum) : cNULL)}, false);
 				if (g_lb_mode == TM_GPU_LB_NONE && !forced_partitioned())
-					TM_CHECK_MSG(r.stats[1].prefilter_semi == (g_fast_paths && !wide ? 1 : 0),
+				{
+					TM_CHECK_MSG(r.stats[1].prefilter_semi == (g_fast_paths && !wide && form != 3 ? 1 : 0),
 								 "%s: semi-join prefilter %d", what, (int) r.stats[1].prefilter_semi);
+					if (form == 4)	/* the filter ran in prefilter_kernel, before the semi-join test */
+						TM_CHECK_MSG(r.stats[1].prefilter_plain == (g_fast_paths ? 1 : 0),
+									 "%s: plain prefilter %d", what, (int) r.stats[1].prefilter_plain);
+				}
 				tm_gpu_table_free(&r.out);
 			}
 }
