@@ -395,6 +395,21 @@ write_result(const TmGpuTable *out, TmxCol *cols, int64_t *fdlen, char *err, int
 	return fd;
 }
 
+/*
+ * Unmap a request's data (a cold request's columns: gigabytes, populated) a piece at a time.  munmap
+ * holds the process's memory-map lock while it tears the page tables down, and any mmap meanwhile waits
+ * for it: in one call a 4 GB mapping kept the next request, whose result goes into a new mapping
+ * (write_result), waiting tens of milliseconds.  In UNMAP_PIECE pieces it waits for one piece at most.
+ */
+#define UNMAP_PIECE		((int64_t) 64 << 20)
+
+static void
+unmap_in_pieces(char *map, int64_t len)
+{
+	for (int64_t off = 0; off < len; off += UNMAP_PIECE)
+		munmap(map + off, (size_t) (len - off < UNMAP_PIECE ? len - off : UNMAP_PIECE));
+}
+
 bool
 gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds, int nfds)
 {
@@ -818,7 +833,7 @@ done:
 	if (locked)
 		pthread_mutex_unlock(&gpud_lock);
 	if (map != NULL)
-		munmap(map, maplen);
+		unmap_in_pieces(map, maplen);
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
 	req_free_all(&ra);
