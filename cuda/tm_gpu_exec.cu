@@ -19,8 +19,9 @@
  *     leading filters that are trees of plain tests over source columns run before it in a lean kernel
  *     of their own, one bit per row (prefilter_kernel), and the warps read the bits 1,024 rows at a time
  *     and queue the rows whose bit is set (straight from the bits where nothing else runs before the
- *     queue); where the lookup goes first on an integer key, the prefilter is that key against a bitmap
- *     of the build's keys (semi_prefilter_kernel);
+ *     queue); where the lookup goes first on an integer key (before the filters, with no filters, or
+ *     right after filters that all ran in the prefilter), that key is tested against a bitmap of the
+ *     build's keys too (semi_prefilter_kernel);
  *   - EMIT and HASH_BUILD run each pipeline twice: a COUNT pass (rows each source row sends to the sink)
  *     and, after an exclusive prefix sum of the counts (CUB), a RUN pass that writes every sink row at its
  *     position.  The output is compact and in the same order as the CPU executor's (source order, then

@@ -396,10 +396,13 @@ write_result(const TmGpuTable *out, TmxCol *cols, int64_t *fdlen, char *err, int
 }
 
 /*
- * Unmap a request's data (a cold request's columns: gigabytes, populated) a piece at a time.  munmap
- * holds the process's memory-map lock while it tears the page tables down, and any mmap meanwhile waits
- * for it: in one call a 4 GB mapping kept the next request, whose result goes into a new mapping
- * (write_result), waiting tens of milliseconds.  In UNMAP_PIECE pieces it waits for one piece at most.
+ * Unmap a request's data (a cold request's columns: gigabytes, populated, often the last reference to
+ * their pages, which the unmap then frees) a piece at a time.  munmap holds the process's memory-map lock
+ * while it tears the page tables down, and any mmap meanwhile waits for it: in one call a 4 GB mapping
+ * kept another connection's request, whose result goes into a new mapping (write_result), waiting tens
+ * of milliseconds.  In UNMAP_PIECE pieces it waits for one piece at most (7-17 ms for 64 MiB on the
+ * H100 host).  This connection's next request still waits for the whole unmap, about 0.1 s a GB: see
+ * bench/reports/2026-11-28-h100-sf10-3q-unmap-thread for what moving it to a thread of its own did.
  */
 #define UNMAP_PIECE		((int64_t) 64 << 20)
 
