@@ -6124,7 +6124,9 @@ upload_pipeline(Ctx *c, const TmPipeline *pl, const DCol *srccols, int ncols, in
 		 * (fast quals: a row it skips would raise no error in them; TPC-H Q3's lineitem rows after its date
 		 * filter, against 1.46 M orders of 15 M), the semi-join test then on the rows that passed them.
 		 * Not probe_first, on a build no larger than the source: the bitmap costs a pass over the build's
-		 * keys and saves at most a lookup a source row.
+		 * keys and saves at most a lookup a source row.  (A host input run in chunks is uploaded with no
+		 * row count, nrows 0: there only probe_first's form runs, and the bitmap is made again per chunk.
+		 * precheck >= 0 means precheck == nlead: img_pipeline sets it so.)
 		 */
 		if ((hp.probe_first && hp.npre == 0) || (hp.precheck >= 0 && hp.precheck == hp.nlead && hp.npre == hp.nlead))
 		{

@@ -178,11 +178,12 @@ typedef struct TmGpuPipelineStats
 	int32_t		join_op;		/* the probe op it replaced (partitioned only; else -1) */
 	int64_t		join_rows;		/* rows the partitioned join produced */
 	double		join_ms;		/* its time: the materialized probe side, the join, the gathers */
-	int64_t		prefilter_passes;	/* passes of its kernel whose leading filters ran first in the lean
-									 * prefilter kernel (0: none; see prefilter_kernel) */
-	int32_t		prefilter_plain;	/* 1: in its plain form (column-against-constant tests only) */
-	int32_t		prefilter_semi;	/* 1: its prefilter was the first probe's key against a bitmap of the
-								 * build's keys (semi_prefilter_kernel) */
+	int64_t		prefilter_passes;	/* passes of its kernel that read a prefilter's bits, one per row: its
+									 * leading filters run first in the lean prefilter kernel, or the
+									 * semi-join test, or both (0: none; see prefilter_kernel) */
+	int32_t		prefilter_plain;	/* 1: the filters in their plain form (column-against-constant tests) */
+	int32_t		prefilter_semi;	/* 1: the first probe's key was tested against a bitmap of the build's
+								 * keys (semi_prefilter_kernel), alone or after the filters */
 } TmGpuPipelineStats;
 
 /* where and why a tm_gpu_execute failed */
