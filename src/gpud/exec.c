@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,14 +333,43 @@ upload_source(Src *s, const char *map, int64_t maplen, TmGpuTable *in, int64_t *
 	return true;
 }
 
-/* write the output table to a new memfd: its descriptor, or -1 with err set */
+/* write len bytes at offset off of fd; false with errno set */
+static bool
+pwrite_all(int fd, const void *buf, int64_t len, int64_t off)
+{
+	const char *p = (const char *) buf;
+
+	while (len > 0)
+	{
+		ssize_t		w = pwrite(fd, p, (size_t) (len < ((int64_t) 1 << 30) ? len : ((int64_t) 1 << 30)), (off_t) off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+		{
+			if (w == 0)
+				errno = EIO;
+			return false;
+		}
+		p += w;
+		off += w;
+		len -= w;
+	}
+	return true;
+}
+
+/*
+ * write the output table to a new memfd: its descriptor, or -1 with err set.  With pwrite, not through a
+ * mapping: mmap takes the process's memory-map lock for writing, and waits while another thread unmaps
+ * a cold request's data (unmap_request_data); the file's holes (padding) read as zeros.
+ */
 static int
 write_result(const TmGpuTable *out, TmxCol *cols, int64_t *fdlen, char *err, int errlen)
 {
 	int64_t		total = 0;
 	int64_t		n = out->nrows;
 	int			fd;
-	char	   *map = NULL;
+	bool		ok = true;
 
 	for (int c = 0; c < out->ncols; c++)
 	{
@@ -366,51 +396,99 @@ write_result(const TmGpuTable *out, TmxCol *cols, int64_t *fdlen, char *err, int
 		}
 	}
 	fd = memfd_create("themis-result", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, total > 0 ? total : 8) < 0 ||
-		(map = mmap(NULL, total > 0 ? total : 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+	if (fd < 0 || ftruncate(fd, total > 0 ? total : 8) < 0)
 	{
 		snprintf(err, errlen, "result memfd of %lld bytes: %m", (long long) total);
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
-	for (int c = 0; c < out->ncols; c++)
+	/* (text offsets of no rows: the 8 zero bytes ftruncate left there) */
+	for (int c = 0; c < out->ncols && ok; c++)
 	{
 		const TmGpuColumn *g = &out->cols[c];
 
 		if (cols[c].data_len > 0)
-			memcpy(map + cols[c].data_off, g->data, cols[c].data_len);
-		if (g->kind == TM_K_TEXT || g->kind == TM_K_BPCHAR)
-		{
-			if (n > 0)
-				memcpy(map + cols[c].offsets_off, g->offsets, (n + 1) * 8);
-			else
-				memset(map + cols[c].offsets_off, 0, 8);
-		}
-		if (g->nulls != NULL && n > 0)
-			memcpy(map + cols[c].nulls_off, g->nulls, n);
+			ok = pwrite_all(fd, g->data, cols[c].data_len, cols[c].data_off);
+		if (ok && (g->kind == TM_K_TEXT || g->kind == TM_K_BPCHAR) && n > 0)
+			ok = pwrite_all(fd, g->offsets, (n + 1) * 8, cols[c].offsets_off);
+		if (ok && g->nulls != NULL && n > 0)
+			ok = pwrite_all(fd, g->nulls, n, cols[c].nulls_off);
 	}
-	munmap(map, total > 0 ? total : 8);
+	if (!ok)
+	{
+		snprintf(err, errlen, "writing the result memfd of %lld bytes: %m", (long long) total);
+		close(fd);
+		return -1;
+	}
 	*fdlen = total;
 	return fd;
 }
 
 /*
  * Unmap a request's data (a cold request's columns: gigabytes, populated, often the last reference to
- * their pages, which the unmap then frees) a piece at a time.  munmap holds the process's memory-map lock
- * while it tears the page tables down, and any mmap meanwhile waits for it: in one call a 4 GB mapping
- * kept another connection's request, whose result goes into a new mapping (write_result), waiting tens
- * of milliseconds.  In UNMAP_PIECE pieces it waits for one piece at most (7-17 ms for 64 MiB on the
- * H100 host).  This connection's next request still waits for the whole unmap, about 0.1 s a GB: see
- * bench/reports/2026-11-28-h100-sf10-3q-unmap-thread for what moving it to a thread of its own did.
+ * their pages, which the unmap then frees) in a thread of its own.  Done by the connection's thread, it
+ * held up that connection's next request, which the thread reads only after it: the second run of a
+ * query in a session, right after its cold run, took 0.2-0.8 s more than the third (TPC-H SF 10, about
+ * 0.1 s a GB mapped; bench/reports/2026-11-28-h100-sf10-3q-unmap-thread).  munmap holds the process's
+ * memory-map lock while it frees a piece's pages, and an mmap or a page fault of another thread waits
+ * for it: in pieces of 64 MiB that was 7-17 ms a wait, so the thread takes UNMAP_PIECE at a time and
+ * pauses between pieces, and write_result writes without a mapping.
  */
-#define UNMAP_PIECE		((int64_t) 64 << 20)
+#define UNMAP_PIECE		((int64_t) 2 << 20)
+#define UNMAP_PAUSE_US	20		/* between pieces in the unmap thread: others take the lock first */
+
+typedef struct Unmap
+{
+	char	   *map;
+	int64_t		len;
+} Unmap;
 
 static void
 unmap_in_pieces(char *map, int64_t len)
 {
 	for (int64_t off = 0; off < len; off += UNMAP_PIECE)
 		munmap(map + off, (size_t) (len - off < UNMAP_PIECE ? len - off : UNMAP_PIECE));
+}
+
+static void *
+unmap_thread(void *arg)
+{
+	Unmap	   *u = (Unmap *) arg;
+
+	for (int64_t off = 0; off < u->len; off += UNMAP_PIECE)
+	{
+		munmap(u->map + off, (size_t) (u->len - off < UNMAP_PIECE ? u->len - off : UNMAP_PIECE));
+		usleep(UNMAP_PAUSE_US);
+	}
+	free(u);
+	return NULL;
+}
+
+/* unmap a request's data: small ones here, larger ones in a detached thread (here if none can start) */
+static void
+unmap_request_data(char *map, int64_t len)
+{
+	if (len > UNMAP_PIECE)
+	{
+		Unmap	   *u = malloc(sizeof(Unmap));
+		pthread_attr_t attr;
+		pthread_t	th;
+		bool		started = false;
+
+		if (u != NULL && pthread_attr_init(&attr) == 0)
+		{
+			u->map = map;
+			u->len = len;
+			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+			started = pthread_create(&th, &attr, unmap_thread, u) == 0;
+			pthread_attr_destroy(&attr);
+		}
+		if (started)
+			return;
+		free(u);
+	}
+	unmap_in_pieces(map, len);
 }
 
 bool
@@ -836,7 +914,7 @@ done:
 	if (locked)
 		pthread_mutex_unlock(&gpud_lock);
 	if (map != NULL)
-		unmap_in_pieces(map, maplen);
+		unmap_request_data(map, maplen);
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
 	req_free_all(&ra);
