@@ -8740,6 +8740,112 @@ pj_choose(const Ctx *c, const TmPipeline *pl, int64_t nrows, PjPlan *J, int *alg
 	return true;
 }
 
+/*
+ * TM_GPU_JOIN_AUTO: are the probe's keys in about ascending order in its source?  Then the probe in the
+ * pipeline's kernel stays: rows with one key come together (lineitem's by l_orderkey) and a build made in
+ * the same order keeps its rows in it, so the lookups read the table almost in order, which the
+ * partitioned join's crossover (bench/join/xover.cu, uniform random keys) does not see.  On an H200 at
+ * TPC-H SF 10 it lost on every such probe it took: the skewed data's Q3 (lineitem against 7.35 M
+ * orders) 27.7 against 16.7 ms, Q7 25.9 against 19.9; Q9 29.2 against 27.7 on the uniform data
+ * (bench/reports/2026-11-28-h200-sf10-9q-unmap-join-order).  A sample: PJ_ORDER_SEGS runs of
+ * PJ_ORDER_SEG adjacent pairs spread over the column, "in order" where at least 9 in 10 pairs of non-NULL
+ * keys do not descend (uniform random keys: about half).  Only a bare integer source column as the key.
+ */
+#define PJ_ORDER_SEGS	256
+#define PJ_ORDER_SEG	256
+
+/* the sample's position i of pj_order's segment g: the first row of a pair (i, i + 1) */
+__host__ __device__ static inline long long
+pj_order_row(long long n, int segs, int g, int t)
+{
+	long long	stride = (n - 1) / segs;
+
+	return (long long) g * stride + t;
+}
+
+__device__ static inline long long
+pj_order_val(const void *d, int w, long long i)
+{
+	return w == 2 ? ((const int16_t *) d)[i] : w == 4 ? ((const int32_t *) d)[i] : ((const int64_t *) d)[i];
+}
+
+/* cnt[0]: pairs sampled in order, cnt[1]: pairs sampled (blockDim.x = PJ_ORDER_SEG) */
+__global__ void
+pj_order_kernel(const void *d, int w, const uint8_t *nulls, long long n, int segs, unsigned long long *cnt)
+{
+	long long	i = pj_order_row(n, segs, blockIdx.x, threadIdx.x);
+	bool		pair = i + 1 < n && (long long) threadIdx.x < (n - 1) / segs &&
+		(nulls == NULL || (nulls[i] == 0 && nulls[i + 1] == 0));
+	bool		asc = pair && pj_order_val(d, w, i) <= pj_order_val(d, w, i + 1);
+	int			na = __syncthreads_count(asc);
+	int			np = __syncthreads_count(pair);
+
+	if (threadIdx.x == 0)
+	{
+		atomicAdd(&cnt[0], (unsigned long long) na);
+		atomicAdd(&cnt[1], (unsigned long long) np);
+	}
+}
+
+static bool
+pj_probe_in_order(Ctx *c, const TmPipeline *pl, int k, const TmGpuTable *input, int64_t nrows)
+{
+	const TmOp *op = &pl->ops[k];
+	const TmInstr *in = op->nkeys == 1 && op->keys[0]->ninstr == 1 ? tm_expr_code(op->keys[0]) : NULL;
+	const TmSlot *ks;
+	const TmGpuColumn *col;
+	unsigned long long h[2] = {0, 0};
+	int			segs;
+	int			w;
+
+	if (in == NULL || in->op != TMI_PUSH_SLOT || in->a < 0 || in->a >= pl->nslots || input == NULL ||
+		pl->srckind == TM_SRC_RESULT || nrows < 2 * PJ_ORDER_SEG)
+		return false;
+	ks = &pl->slots[in->a];
+	if (ks->level != 0 || ks->col < 0 || ks->col >= input->ncols || input->nrows != nrows)
+		return false;
+	col = &input->cols[ks->col];
+	w = layout_class(col->kind) == TM_K_INT2 ? 2 : layout_class(col->kind) == TM_K_INT4 ? 4 :
+		layout_class(col->kind) == TM_K_INT8 ? 8 : 0;
+	if (w == 0 || col->data == NULL)
+		return false;
+	segs = (int) ((nrows - 1) / PJ_ORDER_SEG < PJ_ORDER_SEGS ? (nrows - 1) / PJ_ORDER_SEG : PJ_ORDER_SEGS);
+	if (input->on_device)
+	{
+		size_t		mark = c->pool->used;
+		unsigned long long *d = (unsigned long long *) pool_try_alloc(c, sizeof(h));
+
+		if (d == NULL)
+			return false;
+		CK(cudaMemsetAsync(d, 0, sizeof(h), c->stream));
+		pj_order_kernel<<<segs, PJ_ORDER_SEG, 0, c->stream>>>(col->data, w, col->nulls, nrows, segs, d);
+		LAUNCH_CHECK("pj_order_kernel");
+		if (!download(c, h, d, sizeof(h)))
+			return false;
+		c->pool->used = mark;	/* the stream is idle: the two counts can go */
+	}
+	else
+	{
+		for (int g = 0; g < segs; g++)
+			for (int t = 0; t < PJ_ORDER_SEG && t < (nrows - 1) / segs; t++)
+			{
+				long long	i = pj_order_row(nrows, segs, g, t);
+				long long	a,
+							b;
+
+				if (i + 1 >= nrows || (col->nulls != NULL && (col->nulls[i] || col->nulls[i + 1])))
+					continue;
+				a = w == 2 ? ((const int16_t *) col->data)[i] : w == 4 ? ((const int32_t *) col->data)[i] :
+					((const int64_t *) col->data)[i];
+				b = w == 2 ? ((const int16_t *) col->data)[i + 1] : w == 4 ? ((const int32_t *) col->data)[i + 1] :
+					((const int64_t *) col->data)[i + 1];
+				h[0] += a <= b ? 1 : 0;
+				h[1]++;
+			}
+	}
+	return h[1] > 0 && 10 * h[0] >= 9 * h[1];
+}
+
 /* a compiled expression that reads slot s (one instruction) */
 static TmExpr *
 pj_slot_expr(Ctx *c, int s, TmType type)
@@ -9168,7 +9274,8 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 			res0 = c->results[pl->sink.target];
 		if (host && nrows > 0 && !want_chunks(c, pl, input, &chunk))
 			return false;
-		if (!chunk && !c->empty_source && pj_choose(c, pl, nrows, &pj, &pj_algo))
+		if (!chunk && !c->empty_source && pj_choose(c, pl, nrows, &pj, &pj_algo) &&
+			(c->pool->join_algo != TM_GPU_JOIN_AUTO || !pj_probe_in_order(c, pl, pj.k, input, nrows)))
 		{
 			if (run_partitioned(c, pl, input, host, &pj, pj_algo, lb, params, paramnulls, &st))
 				partitioned = true;

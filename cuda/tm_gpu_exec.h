@@ -319,7 +319,9 @@ extern int	tm_gpu_pool_get_load_balance(const TmGpuPool *pool);	/* TM_GPU_LB_NON
  * The results are the same (rows in another order, as with TM_GPU_LB_NIFS*).
  *   TM_GPU_JOIN_AUTO              partitioned (GFTR) where the built table is larger than
  *                                 tm_gpu_pjoin_l2_factor() times the device's L2 cache and the probe side
- *                                 has at least as many rows; the probe in the kernel otherwise
+ *                                 has at least as many rows, unless the probe's key is a bare integer
+ *                                 source column in about ascending order (a sample of adjacent pairs:
+ *                                 lineitem's l_orderkey); the probe in the kernel otherwise
  *   TM_GPU_JOIN_PARTITIONED       GFTR wherever it applies
  *   TM_GPU_JOIN_PARTITIONED_GFUR  GFUR wherever it applies
  *   TM_GPU_JOIN_PIPELINED         never: every probe runs in the pipeline's kernel

@@ -4678,6 +4678,89 @@ check_partitioned(const char *what, const TmPlan &pl, std::vector<const HTable *
 	g_join_mode = saved;
 }
 
+/*
+ * TM_GPU_JOIN_AUTO with the threshold lowered to any table (tm_gpu_set_pjoin_l2_factor): a probe whose
+ * keys (a bare int4 / int8 source column) come in ascending order with repeats (as lineitem's l_orderkey,
+ * a NULL here and there, a few descents) keeps the probe in the kernel; the same keys shuffled go to the
+ * partitioned join.  Host and device-resident inputs; count(*) and sum(payload) against the host.  Only in
+ * the AUTO modes (a forced algorithm runs as forced).
+ */
+static void
+test_join_auto_order(void)
+{
+	const int64_t nb = 20000;
+	const int64_t nt = 90000;
+
+	if (g_join_mode != TM_GPU_JOIN_AUTO)
+		return;
+	for (int kind : {TM_K_INT4, TM_K_INT8})
+		for (int shuffled = 0; shuffled < 2; shuffled++)
+			for (int dev = 0; dev < 2; dev++)
+			{
+				HTable		B;
+				HTable		T;
+				std::vector<int64_t> keys((size_t) nt);
+				int64_t		cnt = 0,
+							sum = 0;
+				char		what[160];
+
+				B.nrows = nb;
+				B.cols.push_back(col_new(kind));
+				B.cols.push_back(col_new(TM_K_INT8));
+				for (int64_t i = 0; i < nb; i++)
+				{
+					push_i(B.cols[0], 3 * i, false);
+					push_i(B.cols[1], i % 1000, false);
+				}
+				for (int64_t r = 0; r < nt; r++)
+					keys[(size_t) r] = r % 997 == 0 ? r % 5 : r / 2;	/* a few descents */
+				if (shuffled)
+					for (int64_t r = nt - 1; r > 0; r--)
+						std::swap(keys[(size_t) r], keys[(size_t) rnd_range(0, r)]);
+				T.nrows = nt;
+				T.cols.push_back(col_new(kind));
+				for (int64_t r = 0; r < nt; r++)
+				{
+					int64_t		k = keys[(size_t) r];
+					bool		knull = r % 101 == 0;
+
+					push_i(T.cols[0], k, knull);
+					if (!knull && k % 3 == 0 && k / 3 < nb)
+					{
+						cnt++;
+						sum += (k / 3) % 1000;
+					}
+				}
+
+				PipeB		pb(TM_SRC_TABLE, 0);
+				int			b_k = pb.slot(ty(kind), 0, 0);
+				int			b_v = pb.slot(ty(TM_K_INT8), 0, 1);
+				TmPipeline	build = pb.build(0, {x_slot(b_k, ty(kind))}, {x_slot(b_v, ty(TM_K_INT8))});
+				PipeB		pp(TM_SRC_TABLE, 1);
+				int			t_k = pp.slot(ty(kind), 0, 0);
+				int			m_v = pp.slot(ty(TM_K_INT8), 1, 0);
+				std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_NUMERIC, 0)};
+
+				pp.probe(TM_JOIN_INNER, 0, {x_slot(t_k, ty(kind))}, NULL);
+				TmPlan		pl = plan({build, pp.agg(0, {}, {agg(TM_AGG_COUNT_STAR, NULL, rt[0]),
+																 agg(TM_AGG_SUM, x_slot(m_v, ty(TM_K_INT8)), rt[1])})},
+									  {hashtable({ty(kind)}, {ty(TM_K_INT8)})}, {result(rt)}, 0);
+
+				tm_gpu_set_pjoin_l2_factor(1e-9);
+				Run			r = run_plan(pl, {&B, &T}, NULL, NULL, NULL, dev == 1);
+
+				tm_gpu_set_pjoin_l2_factor(0);
+				snprintf(what, sizeof(what), "auto join, int%d keys %s, %s", kind == TM_K_INT8 ? 8 : 4,
+						 shuffled ? "shuffled" : "in order", dev ? "device" : "host");
+				CHECK_OK(r);
+				check_rows(what, out_rows(r.out), {cI(cnt) + cN(sum)}, false);
+				TM_CHECK_MSG(r.rc != TM_GPU_OK ||
+							 r.stats[1].join_algo == (shuffled ? TM_GPU_JOIN_PARTITIONED : TM_GPU_JOIN_PIPELINED),
+							 "%s: join_algo %d", what, r.stats[1].join_algo);
+				tm_gpu_table_free(&r.out);
+			}
+}
+
 static void
 test_partitioned_join(void)
 {
@@ -5805,6 +5888,7 @@ main(void)
 		TM_RUN(test_chunk_fallback);
 		TM_RUN(test_chunk_skew);
 		TM_RUN(test_partitioned_join);
+		TM_RUN(test_join_auto_order);
 	}
 	g_lb_mode = TM_GPU_LB_NONE;
 	g_join_mode = TM_GPU_JOIN_AUTO;
