@@ -35,7 +35,8 @@
 #      the daemon's per-step timings (THEMIS_GPU_TRACE) into BENCH_OUT/trace.log.  A run longer than one
 #      device call: "bench_bg" starts it detached (from a copy of bench/ and scripts/; BENCH_OUT default
 #      /tmp/themis-bench-out) and returns, "bench_wait" in a later call waits at most BENCH_WAIT_S (560);
-#      BENCH_SKEW_TOO=1: the detached job then runs the skewed data too, into $BENCH_OUT-skew
+#      BENCH_SKEW_TOO=1: the detached job then runs the skewed data too, into $BENCH_OUT-skew; BENCH_TRACE=1
+#      there too (each run's trace.log)
 #
 #   (regress_nifs, regress_nifs_aws) the regression tests on the GPU with themis.load_balance = nifs / nifs_aws
 #   (regress_extra) the regression tests on the GPU with the settings of REGRESS_SETTINGS ("a = 1; b = on")
@@ -421,10 +422,21 @@ PY
         # "--pg-runs 0", instead of BENCH_ARGS; PostgreSQL's statements cut at BENCH_SKEW_TIMEOUT, 150 s)
         # into $BENCH_OUT-skew: both runs in a row on one machine, the build not redone between them
         export BENCH_SKEW_TOO BENCH_SKEW_ARGS BENCH_SKEW_TIMEOUT
-        setsid nohup bash -c 'bench_run "$1" "$2"
+        # BENCH_TRACE=1 as for "bench": each run's daemon and backend trace lines into its trace.log
+        export BENCH_TRACE
+        setsid nohup bash -c 'trace_run() {
+                if [ "${BENCH_TRACE:-0}" = 1 ]; then
+                    THEMIS_GPU_TRACE=1 KEEP_TMP=1 bench_run "$1" "$2"
+                    grep -h "trace:\|LOG:  duration:" /tmp/themis-bench.*/cluster/server.log >"$2/trace.log" 2>/dev/null
+                    rm -rf /tmp/themis-bench.*
+                else
+                    bench_run "$1" "$2"
+                fi
+            }
+            trace_run "$1" "$2"
             if [ "${BENCH_SKEW_TOO:-0}" = 1 ]; then
                 BENCH_ARGS="--skew ${BENCH_SKEW_ARGS:---pg-runs 0}" BENCH_TIMEOUT="${BENCH_SKEW_TIMEOUT:-150}" \
-                    bench_run "$1" "$2-skew"
+                    trace_run "$1" "$2-skew"
             fi' _ "$BENCH_OUT.src" "$BENCH_OUT" >"$BENCH_OUT.log" 2>&1 </dev/null &
         echo $! >"$BENCH_OUT.pid"
         bench_state="started in the background (pid $(cat "$BENCH_OUT.pid")): STEPS=bench_wait in a later call"
