@@ -8763,7 +8763,7 @@ pj_order_row(long long n, int segs, int g, int t)
 	return (long long) g * stride + t;
 }
 
-__device__ static inline long long
+__host__ __device__ static inline long long
 pj_order_val(const void *d, int w, long long i)
 {
 	return w == 2 ? ((const int16_t *) d)[i] : w == 4 ? ((const int32_t *) d)[i] : ((const int64_t *) d)[i];
@@ -8830,16 +8830,10 @@ pj_probe_in_order(Ctx *c, const TmPipeline *pl, int k, const TmGpuTable *input, 
 			for (int t = 0; t < PJ_ORDER_SEG && t < (nrows - 1) / segs; t++)
 			{
 				long long	i = pj_order_row(nrows, segs, g, t);
-				long long	a,
-							b;
 
 				if (i + 1 >= nrows || (col->nulls != NULL && (col->nulls[i] || col->nulls[i + 1])))
 					continue;
-				a = w == 2 ? ((const int16_t *) col->data)[i] : w == 4 ? ((const int32_t *) col->data)[i] :
-					((const int64_t *) col->data)[i];
-				b = w == 2 ? ((const int16_t *) col->data)[i + 1] : w == 4 ? ((const int32_t *) col->data)[i + 1] :
-					((const int64_t *) col->data)[i + 1];
-				h[0] += a <= b ? 1 : 0;
+				h[0] += pj_order_val(col->data, w, i) <= pj_order_val(col->data, w, i + 1) ? 1 : 0;
 				h[1]++;
 			}
 	}
