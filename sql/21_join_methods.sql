@@ -102,3 +102,30 @@ RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET themis.min_rows;
 RESET themis.stream_lookup_side;
+-- an inner Merge Join hashes the side PostgreSQL expects to be the smaller one, by at least 2x (here its
+-- outer side: 300 rows through their primary key's index, against 30,000 sorted ones); NULL keys and
+-- repeated keys, a join filter, an aggregate, the same answers.  Where the join's order is needed
+-- (ORDER BY its key, no Sort above it), the translation without the swap: the planned sides
+CREATE TABLE ms_small (k int PRIMARY KEY, v int);
+CREATE TABLE ms_big (k int, w int);
+INSERT INTO ms_small SELECT i * 3, i FROM generate_series(1, 300) i;
+INSERT INTO ms_big SELECT CASE WHEN i % 37 = 0 THEN NULL ELSE i % 1500 END, i FROM generate_series(1, 30000) i;
+ANALYZE ms_small, ms_big;
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SET themis.min_rows = 0;
+SET themis.enabled = off;
+EXPLAIN (COSTS OFF) SELECT s.k, s.v, b.w FROM ms_small s JOIN ms_big b ON b.k = s.k;
+SET themis.enabled = on;
+EXPLAIN (COSTS OFF) SELECT s.k, s.v, b.w FROM ms_small s JOIN ms_big b ON b.k = s.k;
+SELECT * FROM tt.check($$SELECT s.k, s.v, b.w FROM ms_small s JOIN ms_big b ON b.k = s.k$$);
+SELECT * FROM tt.check($$SELECT s.k, b.w FROM ms_small s JOIN ms_big b ON b.k = s.k AND b.w > s.v * 50$$);
+SELECT * FROM tt.check($$SELECT s.v % 7 AS g, count(*), sum(b.w) FROM ms_small s JOIN ms_big b ON b.k = s.k
+                         GROUP BY s.v % 7$$);
+SELECT * FROM tt.check_error($$SELECT s.k, b.w FROM ms_small s JOIN ms_big b ON b.k = s.k WHERE b.w / (s.v - 150) > 1$$);
+EXPLAIN (COSTS OFF) SELECT s.k, b.w FROM ms_small s JOIN ms_big b ON b.k = s.k ORDER BY s.k;
+SELECT * FROM tt.check_ordered($$SELECT s.k, b.w FROM ms_small s JOIN ms_big b ON b.k = s.k ORDER BY s.k, b.w$$);
+RESET enable_hashjoin;
+RESET enable_nestloop;
+RESET themis.min_rows;
+DROP TABLE ms_small, ms_big;
