@@ -27,6 +27,8 @@
 #     settings, fallback on, echoed) into RAW/sql.N.out: ad-hoc probes (EXPLAIN ANALYZE of variants of
 #     a query) on the loaded data, in the same run (bench/probe/ has some; $BENCH_QDIR is the directory
 #     of the TPC-H queries, for psql's backticks);
+#   * the plans: RAW/qQ.plan.txt with themis on, RAW/qQ.pgplan.txt PostgreSQL's own (themis off; its
+#     join order and methods, which themis starts from, change with each load's statistics);
 #   * the md5 of each run's psql -At output (ordered: every query has a total ORDER BY or one row)
 #     is compared with the first themis-off run: "identical" or "DIFFERENT";
 #   * EXPLAIN (ANALYZE, FORMAT JSON) with themis on and fallback on: whether a Themis node ran,
@@ -332,6 +334,10 @@ for q in "${QS[@]}"; do
 		| "${PSQL[@]}" -At -f - >"$RAW/q$q.plan.json" 2>"$RAW/q$q.plan.err"
 	{ set_lines; echo "SET themis.enabled = on;"; echo "EXPLAIN (COSTS OFF) $body;"; } \
 		| "${PSQL[@]}" -At -f - >"$RAW/q$q.plan.txt" 2>>"$RAW/q$q.plan.err"
+	# PostgreSQL's own plan (the join order and methods themis starts from; they change with the
+	# statistics of each load)
+	{ set_lines; echo "SET themis.enabled = off;"; echo "EXPLAIN $body;"; } \
+		| "${PSQL[@]}" -At -f - >"$RAW/q$q.pgplan.txt" 2>>"$RAW/q$q.plan.err"
 	[ "$PG_RUNS" != skip ] && session off "$q"
 	session on "$q"
 	[ -n "$GPU_CACHE" ] && sql -c "COPY (SELECT relation::text, column_name, bytes FROM themis.cache) TO STDOUT" \
