@@ -9232,6 +9232,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		bool		host;
 		bool		chunk = false;
 		bool		partitioned = false;
+		bool		use_pj;
 		PjPlan		pj;
 		int			pj_algo;
 		double		t0 = now_ms();
@@ -9268,8 +9269,14 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 			res0 = c->results[pl->sink.target];
 		if (host && nrows > 0 && !want_chunks(c, pl, input, &chunk))
 			return false;
-		if (!chunk && !c->empty_source && pj_choose(c, pl, nrows, &pj, &pj_algo) &&
-			(c->pool->join_algo != TM_GPU_JOIN_AUTO || !pj_probe_in_order(c, pl, pj.k, input, nrows)))
+		use_pj = !chunk && !c->empty_source && pj_choose(c, pl, nrows, &pj, &pj_algo);
+		if (use_pj && c->pool->join_algo == TM_GPU_JOIN_AUTO)
+		{
+			use_pj = !pj_probe_in_order(c, pl, pj.k, input, nrows);
+			if (c->rc != TM_GPU_OK)
+				return false;	/* a CUDA call of the sample failed */
+		}
+		if (use_pj)
 		{
 			if (run_partitioned(c, pl, input, host, &pj, pj_algo, lb, params, paramnulls, &st))
 				partitioned = true;
