@@ -2842,22 +2842,37 @@ translate_node(TState *ts, Plan *plan)
 				nr = list_length(ts->results),
 				np = list_length(ts->params),
 				ni = list_length(ts->inputs),
-				nreal = ts->nreal;
+				nreal = ts->nreal,
+				nswaps = ts->merge_swaps;
 	double		src = ts->source_rows,
 				maxsrc = ts->max_source_rows;
 	Stream	   *s = translate_node_nowrap(ts, plan);
 
+	for (int attempt = 0; s == NULL && attempt < 2; attempt++)
+	{
+		bool		swapped = ts->merge_swaps > nswaps;
+
+		ts->pipelines = list_truncate(ts->pipelines, npl);
+		ts->hashes = list_truncate(ts->hashes, nh);
+		ts->results = list_truncate(ts->results, nr);
+		ts->params = list_truncate(ts->params, np);
+		ts->paramtypes = list_truncate(ts->paramtypes, np);
+		ts->inputs = list_truncate(ts->inputs, ni);
+		ts->nreal = nreal;
+		ts->source_rows = src;
+		ts->max_source_rows = maxsrc;
+		ts->merge_swaps = nswaps;
+		/* a Merge Join inside swapped its sides (translate_join): once more without such swaps */
+		if (attempt > 0 || !swapped || !ts->merge_swap)
+			break;
+		ts->merge_swap = false;
+		s = translate_node_nowrap(ts, plan);
+		ts->merge_swap = true;
+		if (s != NULL)
+			ts->why = NULL;
+	}
 	if (s != NULL)
 		return s;
-	ts->pipelines = list_truncate(ts->pipelines, npl);
-	ts->hashes = list_truncate(ts->hashes, nh);
-	ts->results = list_truncate(ts->results, nr);
-	ts->params = list_truncate(ts->params, np);
-	ts->paramtypes = list_truncate(ts->paramtypes, np);
-	ts->inputs = list_truncate(ts->inputs, ni);
-	ts->nreal = nreal;
-	ts->source_rows = src;
-	ts->max_source_rows = maxsrc;
 	s = wrap_subplan(ts, plan);
 	if (s != NULL)
 		ts->why = NULL;
