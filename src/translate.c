@@ -1336,11 +1336,12 @@ translate_join(TState *ts, Join *join, List *keyclauses, List *residual, Stream 
 
 	/*
 	 * An inner Merge Join is symmetric: hash the side PostgreSQL expects to be the smaller one, by at least
-	 * MERGE_SWAP_FACTOR (PostgreSQL picks a merge join's sides for their order, not their size: TPC-H
-	 * Q10's plan, by the statistics of some loads, merges 0.57 M orders against 14.8 M lineitem rows,
-	 * which the probe side would then hash: 6.5 + 2.5 ms on an H200, against 0.7 + 2.7 with orders
-	 * hashed).  The rows' order is then not known (as with any swap): where the output's order is
-	 * needed, tm_translate tries again without such swaps.
+	 * MERGE_SWAP_FACTOR: PostgreSQL picks a merge join's sides for their order, not their size.  (TPC-H
+	 * Q10, by the statistics of some loads, came out hashing 14.8 M lineitem rows and probing them with
+	 * an index scan of 0.57 M orders, most likely such a merge join: 6.5 + 2.5 ms on an H200, against
+	 * 0.7 + 2.7 with orders hashed.)  The rows' order is then not known (as with any swap): where the
+	 * output's order is needed, the translation is done again without such swaps (translate_node for a
+	 * subtree, tm_translate for the whole plan).
 	 */
 	if (ts->merge_swap && IsA(join, MergeJoin) && tk == TM_JOIN_INNER && inner_stream == NULL &&
 		outer_stream == NULL && innerp != NULL && outerp != NULL &&
