@@ -518,7 +518,10 @@ def write_md(outdir, h, rows):
         lines += ["", "Writing fresh host memory on this machine (`bench/hostmem.c`, 256 MiB a process, GB/s; page "
                   f"faults): private memory {hm.get('private_4k', 0):.2f} (huge pages {hm.get('private_thp', 0):.2f}, "
                   f"written again {hm.get('private_again', 0):.2f}); a memfd through a fresh mapping "
-                  f"{hm.get('memfd_map', 0):.2f}, with pwrite {hm.get('memfd_pwrite', 0):.2f}"
+                  f"{hm.get('memfd_map', 0):.2f}"
+                  + (f" (its pages populated first, as the request build does: {hm['memfd_populate_map']:.2f})"
+                     if "memfd_populate_map" in hm else "")
+                  + f", with pwrite {hm.get('memfd_pwrite', 0):.2f}"
                   + (f"; {par[0][len('memfd_map_x'):]} processes at once: through mappings {hm[par[0]]:.2f}"
                      if par else "")
                   + (f", with pwrite {hm[parw[0]]:.2f}" if parw else "") + "."]
