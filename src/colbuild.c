@@ -560,6 +560,26 @@ tm_colset_bytes(const TmColSet *set)
 	return total;
 }
 
+/* a packed set's columns described at *off (then advanced past them) instead of 0 */
+static void
+packed_cols_at(const TmColSet *set, int64 *off, TmxCol *out)
+{
+	for (int c = 0; c < set->ncols; c++)
+	{
+		TmxCol	   *x = &out[c];
+
+		*x = set->packed_cols[c];
+		if (!x->present)
+			continue;
+		x->data_off += *off;
+		if (x->kind == TM_K_TEXT || x->kind == TM_K_BPCHAR)
+			x->offsets_off += *off;
+		if (x->nulls_off >= 0)
+			x->nulls_off += *off;
+	}
+	*off += set->packed_len;
+}
+
 bool
 tm_colset_packed_fd(const TmColSet *set, int *fd, int64 *fdlen, TmxCol *out)
 {
@@ -568,6 +588,41 @@ tm_colset_packed_fd(const TmColSet *set, int *fd, int64 *fdlen, TmxCol *out)
 	*fd = set->packed_fd;
 	*fdlen = Max(set->packed_len, 8);
 	memcpy(out, set->packed_cols, sizeof(TmxCol) * set->ncols);
+	return true;
+}
+
+/*
+ * A packed set copied into file fd at *off with pwrite (no mapping: the kernel allocates the file's pages
+ * as it copies, where writing through a fresh mapping faults them in first; bench/hostmem.c measures
+ * both), described in out[ncols] and *off advanced as tm_colset_pack does.  False (errno set) if the
+ * set is not packed or a write fails.
+ */
+bool
+tm_colset_pack_fd(const TmColSet *set, int fd, int64 *off, TmxCol *out)
+{
+	int64		done = 0;
+
+	if (!set->packed)
+	{
+		errno = EINVAL;
+		return false;
+	}
+	while (done < set->packed_len)
+	{
+		int64		n = Min(set->packed_len - done, (int64) 1 << 30);
+		ssize_t		w = pwrite(fd, set->packed_map + done, (size_t) n, (off_t) (*off + done));
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+		{
+			if (w == 0)
+				errno = EIO;
+			return false;
+		}
+		done += w;
+	}
+	packed_cols_at(set, off, out);
 	return true;
 }
 
@@ -581,20 +636,7 @@ tm_colset_pack(const TmColSet *set, char *map, int64 *off, TmxCol *out)
 		/* one copy of the whole layout, its offsets moved by *off */
 		if (set->packed_len > 0)
 			memcpy(map + *off, set->packed_map, set->packed_len);
-		for (int c = 0; c < set->ncols; c++)
-		{
-			TmxCol	   *x = &out[c];
-
-			*x = set->packed_cols[c];
-			if (!x->present)
-				continue;
-			x->data_off += *off;
-			if (x->kind == TM_K_TEXT || x->kind == TM_K_BPCHAR)
-				x->offsets_off += *off;
-			if (x->nulls_off >= 0)
-				x->nulls_off += *off;
-		}
-		*off += set->packed_len;
+		packed_cols_at(set, off, out);
 		return;
 	}
 	for (int c = 0; c < set->ncols; c++)

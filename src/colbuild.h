@@ -106,6 +106,8 @@ extern void tm_colset_pack(const TmColSet *set, char *map, int64 *off, TmxCol *o
  * and the columns at offset 0 in out[ncols]; false if the set is not packed.
  */
 extern bool tm_colset_packed_fd(const TmColSet *set, int *fd, int64 *fdlen, TmxCol *out);
+/* a packed set written into fd at *off (advanced) with pwrite, as tm_colset_pack; false with errno */
+extern bool tm_colset_pack_fd(const TmColSet *set, int fd, int64 *off, TmxCol *out);
 /* a result set over a result memfd (mapped until CurrentMemoryContext is reset) */
 extern TmResultSet *tm_result_from_memfd(int fd, int64 fdlen, int64 nrows, int ncols, const TmxCol *cols,
 										 const TmType *types);

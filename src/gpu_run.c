@@ -248,7 +248,10 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		 * parallel, each is already packed in a memfd of its own: the largest of them carries the
 		 * request as it is, the other inline sources appended to it, so that the biggest set is not
 		 * copied again (a cold query of lineitem and a few smaller tables spent seconds copying
-		 * lineitem's columns here: EXPLAIN's Request Build Time, H200, TPC-H SF 10).
+		 * lineitem's columns here: EXPLAIN's Request Build Time, H200, TPC-H SF 10).  The other sets
+		 * read in parallel are written into it with pwrite, which was faster than a fresh mapping on the
+		 * GPU host (bench/hostmem.c: 2.28 against 1.27 GB/s); the copies still took 0.3-1.2 s in cold
+		 * runs of TPC-H Q4, Q12 and Q18 before this, through the mapping.
 		 */
 		direct = -1;
 		for (int p = 0; p < np; p++)
@@ -274,7 +277,6 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 				if (map == MAP_FAILED)
 					elog(ERROR, "themis: cannot map a %lld-byte transfer buffer: %m", (long long) total);
-				tm_populate_write(map + base, rest);
 				off = base;
 			}
 		}
@@ -352,8 +354,20 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				if (!tm_colset_packed_fd(&s->set, &dfd, &dlen, cols))
 					elog(ERROR, "themis: a source read in parallel is not packed");
 			}
+			else if (s->hdr.mode == TMX_SRC_INLINE && direct >= 0 && s->set.packed)
+			{
+				/* another set read in parallel: written into the carrier, not through the mapping */
+				if (!tm_colset_pack_fd(&s->set, fd, &off, cols))
+					elog(ERROR, "themis: cannot write %lld bytes of columns into the transfer buffer: %m",
+						 (long long) tm_colset_bytes(&s->set));
+			}
 			else if (s->hdr.mode == TMX_SRC_INLINE)
+			{
+				/* the carrier's pages of this set faulted in at once (a fresh memfd is populated whole) */
+				if (direct >= 0)
+					tm_populate_write(map + off, tm_colset_bytes(&s->set));
 				tm_colset_pack(&s->set, map, &off, cols);
+			}
 			else if (s->hdr.mode == TMX_SRC_CACHED)
 			{
 				const TmPipeline *pl = &plan->pipelines[p];
