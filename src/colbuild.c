@@ -29,6 +29,7 @@
 #include "utils/rel.h"
 
 #include "themis.h"
+#include "themis/tm_gpud_io.h"
 #include "colbuild.h"
 
 /* bytes per value (text kinds: 0; kinds no column holds: treated as 0, refused in put_value) */
@@ -600,28 +601,13 @@ tm_colset_packed_fd(const TmColSet *set, int *fd, int64 *fdlen, TmxCol *out)
 bool
 tm_colset_pack_fd(const TmColSet *set, int fd, int64 *off, TmxCol *out)
 {
-	int64		done = 0;
-
 	if (!set->packed)
 	{
 		errno = EINVAL;
 		return false;
 	}
-	while (done < set->packed_len)
-	{
-		int64		n = Min(set->packed_len - done, (int64) 1 << 30);
-		ssize_t		w = pwrite(fd, set->packed_map + done, (size_t) n, (off_t) (*off + done));
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-		{
-			if (w == 0)
-				errno = EIO;
-			return false;
-		}
-		done += w;
-	}
+	if (tm_io_pwrite_all(fd, set->packed_map, set->packed_len, *off) < 0)
+		return false;
 	packed_cols_at(set, off, out);
 	return true;
 }

@@ -22,6 +22,35 @@
 
 typedef void (*TmIoTick) (void *arg);
 
+/*
+ * write len bytes of buf at offset off of file fd (a request's or a result's memfd: pwrite needs no
+ * mapping, whose page faults cost more than the kernel's copy on the GPU host, bench/hostmem.c)
+ */
+static inline int
+tm_io_pwrite_all(int fd, const void *buf, int64_t len, int64_t off)
+{
+	const char *p = (const char *) buf;
+
+	while (len > 0)
+	{
+		ssize_t		w = pwrite(fd, p, (size_t) (len < ((int64_t) 1 << 30) ? len : ((int64_t) 1 << 30)),
+							   (off_t) off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+		{
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		p += w;
+		off += w;
+		len -= w;
+	}
+	return 0;
+}
+
 /* wait until fd is readable (events POLLIN) or writable (POLLOUT) */
 static inline int
 tm_io_wait(int fd, short events, TmIoTick tick, void *arg)

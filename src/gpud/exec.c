@@ -333,31 +333,6 @@ upload_source(Src *s, const char *map, int64_t maplen, TmGpuTable *in, int64_t *
 	return true;
 }
 
-/* write len bytes at offset off of fd; false with errno set */
-static bool
-pwrite_all(int fd, const void *buf, int64_t len, int64_t off)
-{
-	const char *p = (const char *) buf;
-
-	while (len > 0)
-	{
-		ssize_t		w = pwrite(fd, p, (size_t) (len < ((int64_t) 1 << 30) ? len : ((int64_t) 1 << 30)), (off_t) off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-		{
-			if (w == 0)
-				errno = EIO;
-			return false;
-		}
-		p += w;
-		off += w;
-		len -= w;
-	}
-	return true;
-}
-
 /*
  * write the output table to a new memfd: its descriptor, or -1 with err set.  With pwrite, not through a
  * mapping: mmap takes the process's memory-map lock for writing, and waits while another thread unmaps
@@ -409,11 +384,11 @@ write_result(const TmGpuTable *out, TmxCol *cols, int64_t *fdlen, char *err, int
 		const TmGpuColumn *g = &out->cols[c];
 
 		if (cols[c].data_len > 0)
-			ok = pwrite_all(fd, g->data, cols[c].data_len, cols[c].data_off);
+			ok = tm_io_pwrite_all(fd, g->data, cols[c].data_len, cols[c].data_off) == 0;
 		if (ok && (g->kind == TM_K_TEXT || g->kind == TM_K_BPCHAR) && n > 0)
-			ok = pwrite_all(fd, g->offsets, (n + 1) * 8, cols[c].offsets_off);
+			ok = tm_io_pwrite_all(fd, g->offsets, (n + 1) * 8, cols[c].offsets_off) == 0;
 		if (ok && g->nulls != NULL && n > 0)
-			ok = pwrite_all(fd, g->nulls, n, cols[c].nulls_off);
+			ok = tm_io_pwrite_all(fd, g->nulls, n, cols[c].nulls_off) == 0;
 	}
 	if (!ok)
 	{
