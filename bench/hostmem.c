@@ -84,6 +84,25 @@ pwrite_all(int fd, const char *buf, size_t len, off_t off, size_t step)
 	}
 }
 
+/* GB/s of a first write of len bytes through a fresh mapping of a fresh memfd (populate: its pages
+ * faulted in first, in one call) */
+static double
+map_write(size_t len, const char *src, size_t step, int populate)
+{
+	int			fd = fresh_memfd(len);
+	char	   *a = map_fd(fd, len);
+	double		t0 = now();
+
+	if (populate)
+		(void) madvise(a, len, MADV_POPULATE_WRITE_);
+	for (size_t o = 0; o < len; o += step)
+		memcpy(a + o, src, len - o < step ? len - o : step);
+	t0 = now() - t0;
+	munmap(a, len);
+	close(fd);
+	return (double) len / 1e9 / t0;
+}
+
 /* nproc processes write their own len-byte slices of one fresh memfd at once: GB/s together */
 static double
 parallel_write(size_t len, int nproc, int use_pwrite, const char *src, size_t step)
@@ -177,27 +196,9 @@ main(int argc, char **argv)
 	printf("private_thp %.2f\n", len / 1e9 / (t1 - t0));
 	munmap(a, len);
 
-	fd = fresh_memfd(len);
-	a = map_fd(fd, len);
-	t0 = now();
-	for (size_t o = 0; o < len; o += step)
-		memcpy(a + o, src, len - o < step ? len - o : step);
-	t1 = now();
-	printf("memfd_map %.2f\n", len / 1e9 / (t1 - t0));
-	munmap(a, len);
-	close(fd);
-
+	printf("memfd_map %.2f\n", map_write(len, src, step, 0));
 	/* as the request build copies a source into the request's memfd (src/gpu_run.c, tm_populate_write) */
-	fd = fresh_memfd(len);
-	a = map_fd(fd, len);
-	t0 = now();
-	(void) madvise(a, len, MADV_POPULATE_WRITE_);
-	for (size_t o = 0; o < len; o += step)
-		memcpy(a + o, src, len - o < step ? len - o : step);
-	t1 = now();
-	printf("memfd_populate_map %.2f\n", len / 1e9 / (t1 - t0));
-	munmap(a, len);
-	close(fd);
+	printf("memfd_populate_map %.2f\n", map_write(len, src, step, 1));
 
 	fd = fresh_memfd(len);
 	t0 = now();
