@@ -123,6 +123,8 @@ SELECT * FROM tt.check($$SELECT s.k, b.w FROM ms_small s JOIN ms_big b ON b.k = 
 SELECT * FROM tt.check($$SELECT s.v % 7 AS g, count(*), sum(b.w) FROM ms_small s JOIN ms_big b ON b.k = s.k
                          GROUP BY s.v % 7$$);
 SELECT * FROM tt.check_error($$SELECT s.k, b.w FROM ms_small s JOIN ms_big b ON b.k = s.k WHERE b.w / (s.v - 150) > 1$$);
+SELECT * FROM tt.check($$SELECT s.k, b.w FROM ms_small s JOIN ms_big b ON b.k = s.k WHERE s.v < 0$$);
+SELECT * FROM tt.check($$SELECT count(*), sum(b.w) FROM ms_small s JOIN ms_big b ON b.k = s.k WHERE b.w < 0$$);
 EXPLAIN (COSTS OFF) SELECT s.k, b.w FROM ms_small s JOIN ms_big b ON b.k = s.k ORDER BY s.k;
 SELECT * FROM tt.check_ordered($$SELECT s.k, b.w FROM ms_small s JOIN ms_big b ON b.k = s.k ORDER BY s.k, b.w$$);
 RESET enable_hashjoin;
