@@ -144,7 +144,7 @@ themis_cache_table(PG_FUNCTION_ARGS)
 		fdlen = Max(total, 8);
 		fd = memfd_create("themis-cache", MFD_CLOEXEC);
 		if (fd < 0 || ftruncate(fd, fdlen) < 0 ||
-			(map = mmap(NULL, fdlen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+			(map = tm_map_shared(fd, fdlen)) == MAP_FAILED)
 		{
 			if (fd >= 0)
 				close(fd);

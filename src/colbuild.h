@@ -67,6 +67,8 @@ extern void tm_colset_init(TmColSet *set, int ncols);
 extern void tm_advise_huge(void *p, Size len);
 /* fault in the pages of [p, p + len) for writing, in one call (colbuild.c) */
 extern void tm_populate_write(void *p, Size len);
+/* a read-write shared mapping of memfd fd's first len bytes, huge pages advised; MAP_FAILED if none (colbuild.c) */
+extern void *tm_map_shared(int fd, Size len);
 /* read the present columns (by attno) of every row rel's snapshot sees; false + *why if a value is not
  * representable */
 extern bool tm_colset_read_table(TmColSet *set, Relation rel, Snapshot snap, const char **why);

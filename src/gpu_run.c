@@ -274,7 +274,7 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				total = base + rest;
 				if (ftruncate(fd, total) < 0)
 					elog(ERROR, "themis: cannot grow a column buffer to %lld bytes: %m", (long long) total);
-				map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+				map = tm_map_shared(fd, total);
 				if (map == MAP_FAILED)
 					elog(ERROR, "themis: cannot map a %lld-byte transfer buffer: %m", (long long) total);
 				off = base;
@@ -288,7 +288,7 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 			fdr = own_fd(fd);
 			if (ftruncate(fd, total) < 0)
 				elog(ERROR, "themis: cannot size a %lld-byte transfer buffer: %m", (long long) total);
-			map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			map = tm_map_shared(fd, total);
 			if (map == MAP_FAILED)
 				elog(ERROR, "themis: cannot map a %lld-byte transfer buffer: %m", (long long) total);
 			tm_populate_write(map, total);
