@@ -14,10 +14,15 @@
  *   memfd_map         first write through a fresh shared mapping of a fresh memfd
  *   memfd_populate_map  the same, its pages faulted in first in one call (MADV_POPULATE_WRITE), as the
  *                     request build does for the sources it copies into the request's memfd
+ *   memfd_thp_map     memfd_populate_map with huge pages advised over the mapping (MADV_HUGEPAGE, as
+ *                     src/colbuild.c's tm_map_shared does): faster only where the kernel gives shared
+ *                     memory huge pages (/sys/kernel/mm/transparent_hugepage/shmem_enabled: advise,
+ *                     within_size or always; the Debian and Ubuntu default, never, gives memfd_populate_map)
  *   memfd_pwrite      pwrite into a fresh memfd (no mapping: the kernel copies)
  *   memfd_map_xN      N processes at once, each writing its own slice of one fresh memfd through its own
  *                     mapping (what the participants of a load do); GB/s of all of them together
  *   memfd_pwrite_xN   the same with pwrite (writers of one file share its lock)
+ *   memfd_thp_map_xN  memfd_map_xN with huge pages advised over each mapping, as a load's participants do
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -85,14 +90,16 @@ pwrite_all(int fd, const char *buf, size_t len, off_t off, size_t step)
 }
 
 /* GB/s of a first write of len bytes through a fresh mapping of a fresh memfd (populate: its pages
- * faulted in first, in one call) */
+ * faulted in first, in one call; huge: huge pages advised over the mapping first) */
 static double
-map_write(size_t len, const char *src, size_t step, int populate)
+map_write(size_t len, const char *src, size_t step, int populate, int huge)
 {
 	int			fd = fresh_memfd(len);
 	char	   *a = map_fd(fd, len);
 	double		t0 = now();
 
+	if (huge)
+		(void) madvise(a, len, MADV_HUGEPAGE);
 	if (populate)
 		(void) madvise(a, len, MADV_POPULATE_WRITE_);
 	for (size_t o = 0; o < len; o += step)
@@ -103,9 +110,10 @@ map_write(size_t len, const char *src, size_t step, int populate)
 	return (double) len / 1e9 / t0;
 }
 
-/* nproc processes write their own len-byte slices of one fresh memfd at once: GB/s together */
+/* nproc processes write their own len-byte slices of one fresh memfd at once: GB/s together (huge: each
+ * mapping with huge pages advised) */
 static double
-parallel_write(size_t len, int nproc, int use_pwrite, const char *src, size_t step)
+parallel_write(size_t len, int nproc, int use_pwrite, int huge, const char *src, size_t step)
 {
 	int			fd = fresh_memfd(len * nproc);
 	int			go[2];
@@ -133,6 +141,8 @@ parallel_write(size_t len, int nproc, int use_pwrite, const char *src, size_t st
 			{
 				char	   *m = map_fd(fd, len * nproc);
 
+				if (huge)
+					(void) madvise(m, len * nproc, MADV_HUGEPAGE);
 				for (size_t o = 0; o < len; o += step)
 					memcpy(m + len * i + o, src, len - o < step ? len - o : step);
 			}
@@ -196,9 +206,10 @@ main(int argc, char **argv)
 	printf("private_thp %.2f\n", len / 1e9 / (t1 - t0));
 	munmap(a, len);
 
-	printf("memfd_map %.2f\n", map_write(len, src, step, 0));
+	printf("memfd_map %.2f\n", map_write(len, src, step, 0, 0));
 	/* as the request build copies a source into the request's memfd (src/gpu_run.c, tm_populate_write) */
-	printf("memfd_populate_map %.2f\n", map_write(len, src, step, 1));
+	printf("memfd_populate_map %.2f\n", map_write(len, src, step, 1, 0));
+	printf("memfd_thp_map %.2f\n", map_write(len, src, step, 1, 1));
 
 	fd = fresh_memfd(len);
 	t0 = now();
@@ -207,7 +218,8 @@ main(int argc, char **argv)
 	printf("memfd_pwrite %.2f\n", len / 1e9 / (t1 - t0));
 	close(fd);
 
-	printf("memfd_map_x%d %.2f\n", nproc, parallel_write(len, nproc, 0, src, step));
-	printf("memfd_pwrite_x%d %.2f\n", nproc, parallel_write(len, nproc, 1, src, step));
+	printf("memfd_map_x%d %.2f\n", nproc, parallel_write(len, nproc, 0, 0, src, step));
+	printf("memfd_pwrite_x%d %.2f\n", nproc, parallel_write(len, nproc, 1, 0, src, step));
+	printf("memfd_thp_map_x%d %.2f\n", nproc, parallel_write(len, nproc, 0, 1, src, step));
 	return 0;
 }

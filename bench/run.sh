@@ -236,6 +236,8 @@ GPU_NAME="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head
 	fi
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "load_s=${LOAD_S:-}"
+	# whether shared memory (the loads' memfds) may have huge pages (src/colbuild.c, tm_map_shared)
+	echo "shmem_thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null)"
 } >"$RAW/header.txt"
 
 # ---- queries ----

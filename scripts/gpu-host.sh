@@ -44,6 +44,9 @@
 #      themis.join_algorithm forced to that value (issue 8)
 #   (xover) bench/join/bin/xover: where the partitioned join overtakes the probe in the kernel, through the
 #      executor (the threshold of themis.join_algorithm = auto); XOVER_ARGS, XOVER_TIMEOUT (240 s)
+#   (loadthp) bench/load_thp.sh in a server of its own (16 worker processes, 12 parallel): themis.cache_table()
+#      of a generated table with /sys/kernel/mm/transparent_hugepage/shmem_enabled never, then advise (the
+#      setting is put back); LOADTHP_ARGS: its options (e.g. "--rows 20000000 --writers 16")
 #   (profile) Nsight Compute (ncu) on the daemon's kernels: bench/run.sh at PROFILE_SF (default 1) for
 #      PROFILE_QUERIES (default 1), one warm run, themis off skipped, with themis.gpud_path set to a wrapper
 #      that starts themis-gpud under ncu (--clock-control none, the hardware counters of the first
@@ -114,6 +117,7 @@ load_state="not run"
 faults_state="not run"
 isolation_state="not run"
 status_line="not run"
+loadthp_state="not run"
 
 # a detached fuzz / load / bench run of an earlier call still going: leave the installed build alone
 # (install rewrites themis.so in place, under the running backends that have it mapped), and the
@@ -504,6 +508,21 @@ WRAP
         fi
     fi
 
+    if want loadthp; then
+    # bench/load_thp.sh: themis.cache_table() of a generated table with shared memory's huge pages off / on
+    log "bench/load_thp.sh ${LOADTHP_ARGS:-}"
+    export PGDATA_DIR="$WORK/data-thp" PGPORT_NUM="${PGPORT_NUM:-54329}"
+    if PG_SERVER_OPTS="-c shared_preload_libraries=themis -c max_worker_processes=16 -c max_parallel_workers=12 -c max_parallel_workers_per_gather=8 -c shared_buffers=4GB" \
+            pp start >"$WORK/start-thp.log" 2>&1 && pp psql -q -c 'CREATE EXTENSION IF NOT EXISTS themis' -c "SELECT pg_sleep(2)" >/dev/null 2>&1; then
+        # shellcheck disable=SC2086
+        PSQL="bash $PP_SCRIPT psql" bash bench/load_thp.sh ${LOADTHP_ARGS:-} 2>&1 | tee "$WORK/load_thp.log" | tail -n 12
+        loadthp_state="$(grep -c '^| [an]' "$WORK/load_thp.log") settings measured (see $WORK/load_thp.log)"
+        pp stop >/dev/null 2>&1
+    else
+        loadthp_state="server did not start: $(tail -n 3 "$PGDATA_DIR/server.log" 2>/dev/null | tr '\n' ' ')"
+    fi
+    fi
+
     # ---- 6. the GPU as a backend sees it ----
     if want status; then
     log "themis.gpu_status() in a running server"
@@ -544,6 +563,7 @@ printf '  %-18s %s\n' "join crossover" "$xover_state"
 printf '  %-18s %s\n' "load test" "$load_state"
 printf '  %-18s %s\n' "benchmark" "$bench_state"
 printf '  %-18s %s\n' "profile (ncu)" "$profile_state"
+printf '  %-18s %s\n' "load, shmem THP" "$loadthp_state"
 printf '  %-18s %s\n' "gpu_status()" "$status_line"
 printf '  %-18s %s\n' "logs" "$WORK"
 if [ "$skipped" -gt 0 ]; then

@@ -525,6 +525,13 @@ def write_md(outdir, h, rows):
                   + (f"; {par[0][len('memfd_map_x'):]} processes at once: through mappings {hm[par[0]]:.2f}"
                      if par else "")
                   + (f", with pwrite {hm[parw[0]]:.2f}" if parw else "") + "."]
+        thp = sorted(k for k in hm if k.startswith("memfd_thp_map_x"))
+        if "memfd_thp_map" in hm:
+            lines.append("With huge pages advised over the mapping (as the loads do; shared memory has them where "
+                         "`/sys/kernel/mm/transparent_hugepage/shmem_enabled` allows, here "
+                         f"`{h.get('shmem_thp') or '?'}`): {hm['memfd_thp_map']:.2f}"
+                         + (f"; {thp[0][len('memfd_thp_map_x'):]} processes at once {hm[thp[0]]:.2f}" if thp else "")
+                         + ".")
     if any(r["result"] == "DIFFERENT" for r in rows):
         lines.append("")
         lines.append("**Results DIFFER for: " + ", ".join(r["query"] for r in rows if r["result"] == "DIFFERENT")
