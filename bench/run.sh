@@ -31,7 +31,8 @@
 #     join order and methods, which themis starts from, change with each load's statistics);
 #   * the md5 of each run's psql -At output (ordered: every query has a total ORDER BY or one row)
 #     is compared with the first themis-off run: "identical" or "DIFFERENT";
-#   * EXPLAIN (ANALYZE, FORMAT JSON) with themis on and fallback on: whether a Themis node ran,
+#   * EXPLAIN (ANALYZE, FORMAT JSON) with themis on and fallback on (in a session that planned the query
+#     once before, so that planning is timed as in a warm run): whether a Themis node ran,
 #     a "Fallback" line and its reason, and the share of base-table rows read by Themis nodes
 #     (bench/lib/report.py documents the definition);
 #   * where a GPU is usable and a query's cold run was slower than PostgreSQL's: EXPLAIN (ANALYZE) of
@@ -354,7 +355,10 @@ for q in "${QS[@]}"; do
 	fi
 	[ "${#ALT_SETS[@]}" -gt 0 ] && session alt "$q"
 	wait_ready
+	# planned once before (output dropped): its Planning Time is then a warm session's, as in the timed runs
+	# after the first, not a new backend's first look at the catalogs and the daemon
 	{ echo "SET statement_timeout = '${TIMEOUT}s';"; set_lines; echo "SET themis.enabled = on;"; echo "SET themis.fallback = on;"
+	  echo "\\o /dev/null"; echo "EXPLAIN $body;"; echo "\\o"
 	  echo "EXPLAIN (ANALYZE, FORMAT JSON) $body;"; } \
 		| "${PSQL[@]}" -At -f - >"$RAW/q$q.analyze.json" 2>"$RAW/q$q.analyze.err"
 	if [ "${#ALT_SETS[@]}" -gt 0 ]; then

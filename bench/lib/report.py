@@ -472,8 +472,8 @@ def write_md(outdir, h, rows):
     if cm:
         lines += ["", cm]
     lines += stage_table(outdir, rows, ".analyze.json",
-                         "Where the time goes with themis on (EXPLAIN ANALYZE after the timed runs, ms; its own "
-                         "timing adds some)")
+                         "Where the time goes with themis on (EXPLAIN ANALYZE after the timed runs, in a session that "
+                         "planned the query once before, ms; its own timing adds some)")
     lines += stage_table(outdir, rows, ".cold.analyze.json",
                          "Where a cold run's time goes, for the queries whose cold run was slower than "
                          "PostgreSQL (EXPLAIN ANALYZE right after themis.cache_drop(), ms)")
