@@ -13,7 +13,9 @@
 # themis.cache_drop() and themis.cache_table(), psql wall time (with client_min_messages = debug1, whose
 # line from the parallel read gives its two phases: chunks read, then written into the memfd; a little
 # slower than without it).  Prints one line per load and a table of
-# the medians (ms, rows/s, GB/s of the bytes themis.cache reports); --keep leaves the table.
+# the medians (ms, rows/s, GB/s of the bytes themis.cache reports); after each setting's loads, an
+# aggregate over the cached columns with themis on (fallback off) and off must agree (exit status 1 if
+# not); --keep leaves the table.
 set -uo pipefail
 
 ROWS=30000000
@@ -58,6 +60,7 @@ if [ "$have" != "$ROWS" ]; then
 fi
 
 declare -A med
+differ=0
 for mode in never advise; do
     if ! echo "$mode" >"$SYSF" 2>/dev/null; then
         echo "load_thp: cannot set $SYSF to $mode (not root?)" >&2
@@ -76,6 +79,17 @@ for mode in never advise; do
         echo "shmem_enabled=$mode run $r: $ms ms; $(sed -n 's/.*themis: read .*parallel workers, \(.*\)/\1/p' <<<"$dbg" | head -n 1)"
     done
     med[$mode]="$(printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')"
+    # the columns as loaded under this setting, read by the GPU, against PostgreSQL's own answer
+    chk="SELECT count(*), sum(q), sum(e * d), sum(t), min(sd), max(cd), sum(p), max(k), min(mode), max(instr)
+         FROM themis_load_thp WHERE sd >= date '1994-01-01'"
+    on="$(q -c "SET themis.fallback = off" -c "$chk" 2>&1)"
+    off="$(q -c "SET themis.enabled = off" -c "$chk" 2>&1)"
+    if [ "$on" = "$off" ]; then
+        echo "shmem_enabled=$mode: a query over the cached columns gives PostgreSQL's answer"
+    else
+        echo "shmem_enabled=$mode: DIFFERENT answers: themis [$on], PostgreSQL [$off]"
+        differ=1
+    fi
 done
 echo "$orig" >"$SYSF" 2>/dev/null
 bytes="$(q -c "SELECT sum(bytes) FROM themis.cache WHERE relation::text = 'themis_load_thp'" 2>/dev/null)"
@@ -89,3 +103,4 @@ for mode in never advise; do
 done
 echo "(setting put back to $orig; $bytes bytes cached)"
 [ "$KEEP" = 1 ] || q -c "SELECT themis.cache_drop()" -c "DROP TABLE themis_load_thp" >/dev/null
+exit "$differ"
