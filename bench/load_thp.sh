@@ -99,7 +99,7 @@ echo "|---|---:|---:|---:|"
 for mode in never advise; do
     [ -n "${med[$mode]:-}" ] || continue
     awk -v m="$mode" -v ms="${med[$mode]}" -v n="$ROWS" -v b="${bytes:-0}" \
-        'BEGIN { s = ms / 1000.0; printf "| %s | %d ms | %.0f | %.2f |\n", m, ms, s > 0 ? n / s : 0, s > 0 ? b / s / 1e9 : 0 }'
+        'BEGIN { s = ms / 1000.0; printf "| %s | %d ms | %.0f | %.2f |\n", m, ms, (s > 0 ? n / s : 0), (s > 0 ? b / s / 1e9 : 0) }'
 done
 echo "(setting put back to $orig; $bytes bytes cached)"
 [ "$KEEP" = 1 ] || q -c "SELECT themis.cache_drop()" -c "DROP TABLE themis_load_thp" >/dev/null

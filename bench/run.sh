@@ -6,7 +6,7 @@
 #                [--data DIR] [--keep-data] [--set NAME=VALUE]... [--pg-conf 'LINE']...
 #                [--host H --port P [--user U] [--db D] [--no-load]]
 #                [--duckdb auto|off|PATH] [--timeout SECONDS] [--show-plans] [--compare NAME=VALUE]...
-#                [--sql FILE]...
+#                [--sql FILE]... [--shmem-thp]
 #
 # Steps: builds bench/bin/dbgen (and bench/bin/duckdb_runner); generates SF (default 0.05) with
 # --threads threads into --data (default: a temporary directory; an existing one with a matching
@@ -23,6 +23,9 @@
 #   * with --compare (repeatable): a third session per query, themis on with those settings on top of
 #     --set ones (e.g. --compare themis.stream_lookup_side=on): its times and md5 land in RAW/qQ.alt.*,
 #     and results.md gets a table "themis on" against "themis on + NAME=VALUE", same run, same data;
+#   * with --shmem-thp (as root): /sys/kernel/mm/transparent_hugepage/shmem_enabled is advise for the
+#     run and put back at the end, so the cold loads' memfds get huge pages (README, Requirements;
+#     bench/reports/2026-11-28-h200-load-thp: a load 1.7x faster); RAW/header.txt records the setting;
 #   * with --sql FILE (repeatable): after the queries, FILE runs in one psql session (themis on, the --set
 #     settings, fallback on, echoed) into RAW/sql.N.out: ad-hoc probes (EXPLAIN ANALYZE of variants of
 #     a query) on the loaded data, in the same run (bench/probe/ has some; $BENCH_QDIR is the directory
@@ -90,6 +93,9 @@ EXT_DB="postgres"
 NO_LOAD=0
 DUCKDB="auto"
 TIMEOUT=600
+SHMEM_THP=0
+SHMEM_SYSF=/sys/kernel/mm/transparent_hugepage/shmem_enabled
+SHMEM_ORIG=""
 
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -115,6 +121,7 @@ while [ $# -gt 0 ]; do
 		--duckdb) DUCKDB="$2"; shift 2 ;;
 		--timeout) TIMEOUT="$2"; shift 2 ;;
 		--show-plans) SHOW_PLANS=1; shift ;;
+		--shmem-thp) SHMEM_THP=1; shift ;;
 		-h|--help) usage ;;
 		*) echo "unknown option: $1" >&2; usage ;;
 	esac
@@ -136,6 +143,7 @@ if [ -z "$DATA" ]; then DATA="$TMP/data"; OWN_DATA=1; fi
 cleanup() {
 	trap '' PIPE
 	cluster_stop
+	[ -n "$SHMEM_ORIG" ] && echo "$SHMEM_ORIG" >"$SHMEM_SYSF" 2>/dev/null && log "shmem_enabled put back to $SHMEM_ORIG"
 	if [ "${KEEP_TMP:-0}" = 1 ]; then
 		log "kept $TMP"
 	else
@@ -147,6 +155,19 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# --shmem-thp: huge pages for the shared memory themis advises them for (the cold loads' memfds: README,
+# Requirements), for this run only; PostgreSQL's own shared memory is not advised, so it is not affected
+if [ "$SHMEM_THP" = 1 ]; then
+	cur="$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$SHMEM_SYSF" 2>/dev/null)"
+	case "$cur" in
+		advise|within_size|always) log "shmem_enabled is $cur already" ;;
+		*)
+			echo advise >"$SHMEM_SYSF" 2>/dev/null || die "--shmem-thp: cannot set $SHMEM_SYSF (run as root)"
+			SHMEM_ORIG="$cur"
+			log "shmem_enabled = advise for this run (was $cur)" ;;
+	esac
+fi
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
