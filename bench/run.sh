@@ -39,7 +39,8 @@
 #     a "Fallback" line and its reason, and the share of base-table rows read by Themis nodes
 #     (bench/lib/report.py documents the definition);
 #   * where a GPU is usable and a query's cold run was slower than PostgreSQL's: EXPLAIN (ANALYZE) of
-#     it after themis's cache-drop function (RAW/qQ.cold.analyze.json), for the report's cold stages;
+#     it after themis's cache-drop function (RAW/qQ.cold.analyze.json), for the report's cold stages
+#     (client_min_messages = debug1: RAW/qQ.cold.analyze.err has each parallel read's two phases);
 #   * where a GPU is usable: the scan floors (the columns' bytes in the GPU column cache after the timed
 #     runs, themis.cache, and the card's copy bandwidth measured by bench/bin/membw: the time to read the
 #     columns of Q1, Q6, Q14, Q19 once, against their GPU time); then each table loaded into the GPU
@@ -371,7 +372,8 @@ for q in "${QS[@]}"; do
 		'BEGIN { exit !(a != "" && b != "" && a + 0 > b + 0) }'; then
 		wait_ready
 		{ echo "SET statement_timeout = '${TIMEOUT}s';"; set_lines; echo "SET themis.enabled = on;"; echo "SET themis.fallback = on;"
-		  echo "SELECT themis.$DROP_FN();"; echo "EXPLAIN (ANALYZE, FORMAT JSON) $body;"; } \
+		  echo "SELECT themis.$DROP_FN();"; echo "SET client_min_messages = debug1;"
+		  echo "EXPLAIN (ANALYZE, FORMAT JSON) $body;"; } \
 			| "${PSQL[@]}" -At -f - >"$RAW/q$q.cold.analyze.json" 2>"$RAW/q$q.cold.analyze.err"
 	fi
 	[ "${#ALT_SETS[@]}" -gt 0 ] && session alt "$q"

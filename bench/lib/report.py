@@ -344,6 +344,28 @@ def stage_table(outdir, rows, suffix, intro):
     return lines
 
 
+READ_PHASES = re.compile(r'themis: read "([^"]+)" \(\d+ blocks, (\d+) rows, (\d+) bytes\) with (\d+) of \d+ '
+                         r'parallel workers.*: chunks read in ([0-9.]+) ms, written into the memfd in ([0-9.]+) ms')
+
+
+def read_phases(outdir, rows, suffix):
+    """markdown lines: the two phases of each parallel read that a raw/QUERY{suffix} log has (DEBUG1 of
+    src/colbuild_parallel.c)"""
+    out = []
+    for r in rows:
+        for m in READ_PHASES.finditer(read(os.path.join(outdir, "raw", r["query"] + suffix))):
+            t, n, b, w, rd, wr = m.groups()
+            out.append(f"| {r['query']} | {t} | {n} | {int(b) / 1e9:.2f} GB | {w} | {float(rd):.0f} ms | "
+                       f"{float(wr):.0f} ms |")
+    if not out:
+        return []
+    return ["", "The column read of those cold runs, per table read by parallel workers (DEBUG1 of the read): "
+            "its chunks read into the participants' memory, then written into the memfd that goes to the "
+            "daemon (fresh shared memory: see the host-memory line below).", "",
+            "| query | table | rows | bytes | workers | chunks read | written into the memfd |",
+            "|---|---|---:|---:|---:|---:|---:|"] + out
+
+
 def load_throughput(path):
     """(table, rows, bytes, ms) per line of bench/run.sh's raw/load_throughput.tsv"""
     out = []
@@ -477,6 +499,7 @@ def write_md(outdir, h, rows):
     lines += stage_table(outdir, rows, ".cold.analyze.json",
                          "Where a cold run's time goes, for the queries whose cold run was slower than "
                          "PostgreSQL (EXPLAIN ANALYZE right after themis.cache_drop(), ms)")
+    lines += read_phases(outdir, rows, ".cold.analyze.err")
     fl = scan_floors(outdir, rows)
     if fl and fl[1]:
         bw, fls = fl
