@@ -11,11 +11,10 @@
 # makes the table themis_load_thp (lineitem's column types: int8, int4, four numeric(15,2), two dates and
 # two short texts) with W sessions at once unless it is there with N rows, then per setting R loads:
 # themis.cache_drop() and themis.cache_table(), psql wall time (with client_min_messages = debug1, whose
-# line from the parallel read gives its two phases: chunks read, then written into the memfd; a little
-# slower than without it).  Prints one line per load and a table of
-# the medians (ms, rows/s, GB/s of the bytes themis.cache reports); after each setting's loads, an
-# aggregate over the cached columns with themis on (fallback off) and off must agree (exit status 1 if
-# not); --keep leaves the table.
+# line from the parallel read gives its two phases: chunks read, then written into the memfd).  Prints
+# one line per load and a table of the medians (ms, rows/s, GB/s of the bytes themis.cache reports);
+# after each setting's loads, an aggregate over the cached columns with themis on (fallback off) and off
+# must agree (exit status 1 if not); --keep leaves the table.
 set -uo pipefail
 
 ROWS=30000000
