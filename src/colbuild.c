@@ -87,7 +87,7 @@ tm_advise_huge(void *p, Size len)
  * /sys/kernel/mm/transparent_hugepage/shmem_enabled allows them (advise: for ranges advised so, as these
  * are; always, within_size: everywhere); the Debian and Ubuntu default is never.  Where it allows them, a
  * first write into a fresh memfd faults 2 MB at a time: on the H200 host 3.4-5.4 GB/s a process, against
- * 1.3-2.1 GB/s with 4 kB pages (measured 2026-11-28, bench/hostmem.c's memfd_thp_map).
+ * 1.1-2.2 GB/s with 4 kB pages (measured 2026-11-28, bench/hostmem.c's memfd_thp_map).
  */
 void *
 tm_map_shared(int fd, Size len)
