@@ -152,6 +152,31 @@ FROM cb_big b JOIN cb_small s ON b.id = s.id * 397 GROUP BY 1 ORDER BY 1;
 SELECT length(s.t) AS len, count(*), sum(b.k), count(b.n), sum(b.n), min(b.t), max(b.v)
 FROM cb_big b JOIN cb_small s ON b.id = s.id * 397 GROUP BY 1 ORDER BY 1;
 SELECT themis.cache_drop() >= 0 AS dropped;
+-- two tables read in parallel in one cold request: on a GPU cb_big's memfd carries the request with
+-- cb_small appended, cb_big2's goes as a descriptor of its own; then the same with every set in one
+-- descriptor (themis.debug_fault = request_one_fd: cb_big2 copied into the carrier, as past the
+-- protocol's limit of descriptors)
+CREATE TABLE cb_big2 AS SELECT * FROM cb_temp;
+SELECT pg_relation_size('cb_big2') > 64 * 1024 * 1024 AS over_64mb;
+SET themis.enabled = off;
+SELECT length(s.t) AS len, count(*), sum(b.k), sum(b.n), max(b.v), sum(c.k), count(c.t), max(c.t), sum(c.n)
+FROM cb_big b JOIN cb_small s ON b.id = s.id * 397 JOIN cb_big2 c ON c.id = b.id + 1 GROUP BY 1 ORDER BY 1;
+SET themis.enabled = on;
+SET themis.fallback = off;
+EXPLAIN (COSTS OFF)
+SELECT length(s.t) AS len, count(*), sum(b.k), sum(b.n), max(b.v), sum(c.k), count(c.t), max(c.t), sum(c.n)
+FROM cb_big b JOIN cb_small s ON b.id = s.id * 397 JOIN cb_big2 c ON c.id = b.id + 1 GROUP BY 1 ORDER BY 1;
+SELECT themis.cache_drop() >= 0 AS dropped;
+SELECT length(s.t) AS len, count(*), sum(b.k), sum(b.n), max(b.v), sum(c.k), count(c.t), max(c.t), sum(c.n)
+FROM cb_big b JOIN cb_small s ON b.id = s.id * 397 JOIN cb_big2 c ON c.id = b.id + 1 GROUP BY 1 ORDER BY 1;
+SELECT themis.cache_drop() >= 0 AS dropped;
+SET themis.debug_fault = request_one_fd;
+SELECT length(s.t) AS len, count(*), sum(b.k), sum(b.n), max(b.v), sum(c.k), count(c.t), max(c.t), sum(c.n)
+FROM cb_big b JOIN cb_small s ON b.id = s.id * 397 JOIN cb_big2 c ON c.id = b.id + 1 GROUP BY 1 ORDER BY 1;
+RESET themis.debug_fault;
+RESET themis.fallback;
+SELECT themis.cache_drop() >= 0 AS dropped;
+DROP TABLE cb_big2;
 RESET themis.min_rows;
 -- (cb_temp: the copy made above, before the deletes)
 SELECT pg_relation_size('cb_temp') > 64 * 1024 * 1024 AS over_64mb;

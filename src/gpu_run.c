@@ -43,6 +43,7 @@ typedef struct SrcState
 	bool		have_data;
 	TmType	   *types;			/* per source column (kind 0: not read) */
 	bool	   *present;
+	int			slot;			/* > 0: sent in its own memfd, the request's descriptor of that number */
 } SrcState;
 
 /* the source columns of pipeline pl that level-0 slots read, with their types */
@@ -223,6 +224,8 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		int			rfd = -1;
 		FdRelease  *rfdr;
 		int			direct;		/* the source whose memfd is sent, or < 0 */
+		int			sfds[TM_GPUD_MAX_FDS];
+		int			nslots = 1;
 		instr_time	tr0;
 		double		read_ms,
 					pack_ms;
@@ -244,20 +247,31 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		INSTR_TIME_SET_CURRENT(tr0);
 
 		/*
-		 * The request's data: the inline sources' columns, in one memfd.  Where sources were read in
-		 * parallel, each is already packed in a memfd of its own: the largest of them carries the
-		 * request as it is, the other inline sources appended to it, so that the biggest set is not
-		 * copied again (a cold query of lineitem and a few smaller tables spent seconds copying
-		 * lineitem's columns here: EXPLAIN's Request Build Time, H200, TPC-H SF 10).  The other sets
-		 * read in parallel are written into it with pwrite, which was faster than a fresh mapping on the
-		 * GPU host (bench/hostmem.c: 2.28 against 1.27 GB/s); the copies still took 0.3-1.2 s in cold
-		 * runs of TPC-H Q4, Q12 and Q18 before this, through the mapping.
+		 * The request's data: the inline sources' columns.  Where sources were read in parallel, each
+		 * is already packed in a memfd of its own: the largest of them is the request's first
+		 * descriptor, the sources not read in parallel appended to it, and each other one goes as it is,
+		 * as a descriptor of its own (TmxSource.fd_slot), so that no set read in parallel is copied
+		 * again (a cold query of lineitem and a few smaller tables spent seconds copying lineitem's
+		 * columns here: EXPLAIN's Request Build Time, H200, TPC-H SF 10; then 0.15-0.25 s writing the
+		 * other sets read in parallel into lineitem's memfd, TPC-H Q4 and Q8).  Past TM_GPUD_MAX_FDS
+		 * descriptors, the others are written into the first with pwrite, which was faster than a fresh
+		 * mapping on the GPU host (bench/hostmem.c: 2.28 against 1.27 GB/s).
 		 */
 		direct = -1;
 		for (int p = 0; p < np; p++)
 			if (srcs[p].hdr.mode == TMX_SRC_INLINE && srcs[p].set.packed &&
 				(direct < 0 || tm_colset_bytes(&srcs[p].set) > tm_colset_bytes(&srcs[direct].set)))
 				direct = p;
+		for (int p = 0; p < np; p++)
+		{
+			srcs[p].slot = 0;
+			if (srcs[p].hdr.mode == TMX_SRC_INLINE && srcs[p].set.packed && p != direct &&
+				nslots < (themis_debug_fault == THEMIS_FAULT_REQUEST_ONE_FD ? 1 : TM_GPUD_MAX_FDS))
+			{
+				srcs[p].slot = nslots++;
+				total -= tm_colset_bytes(&srcs[p].set);
+			}
+		}
 		map = NULL;
 		if (direct >= 0)
 		{
@@ -345,7 +359,21 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 			SrcState   *s = &srcs[p];
 			TmxCol	   *cols = palloc0(sizeof(TmxCol) * Max(s->hdr.ncols, 1));
 
-			if (s->hdr.mode == TMX_SRC_INLINE && p == direct)
+			s->hdr.fd_slot = 0;
+			s->hdr.slot_len = 0;
+			if (s->hdr.mode == TMX_SRC_INLINE && s->slot > 0)
+			{
+				int			sfd;
+				int64		slen;
+
+				/* its columns at offset 0 of its own memfd, sent as it is */
+				if (!tm_colset_packed_fd(&s->set, &sfd, &slen, cols))
+					elog(ERROR, "themis: a source read in parallel is not packed");
+				s->hdr.fd_slot = s->slot;
+				s->hdr.slot_len = Max(slen, 8);
+				sfds[s->slot] = sfd;
+			}
+			else if (s->hdr.mode == TMX_SRC_INLINE && p == direct)
 			{
 				int			dfd;
 				int64		dlen;
@@ -391,7 +419,9 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		pack_ms = ms_since(tr0);
 		info->pack_ms += pack_ms;
 		INSTR_TIME_SET_CURRENT(tr0);
-		t = tm_gpud_request(TM_MSG_EXECUTE, buf.data, buf.len, fd, &reply, &rlen, &rfd, reason);
+		sfds[0] = fd;
+		t = tm_gpud_request_fds(TM_MSG_EXECUTE, buf.data, buf.len, sfds, fd >= 0 ? nslots : 0,
+								&reply, &rlen, &rfd, reason);
 		info->wait_ms += ms_since(tr0);
 		if (tm_trace_wanted())
 		{

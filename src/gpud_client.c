@@ -189,6 +189,14 @@ int
 tm_gpud_request(int type, const void *payload, Size len, int fd,
 				void **reply, Size *rlen, int *rfd, const char **why)
 {
+	return tm_gpud_request_fds(type, payload, len, fd >= 0 ? &fd : NULL, fd >= 0 ? 1 : 0,
+							   reply, rlen, rfd, why);
+}
+
+int
+tm_gpud_request_fds(int type, const void *payload, Size len, const int *sfds, int nsfds,
+					void **reply, Size *rlen, int *rfd, const char **why)
+{
 	TmMsgHdr	h;
 	int			fds[TM_GPUD_MAX_FDS];
 	int			nfds = 0;
@@ -203,8 +211,7 @@ tm_gpud_request(int type, const void *payload, Size len, int fd,
 	gpud_busy = true;
 	PG_TRY();
 	{
-		failed = tm_msg_send(gpud_sock, type, payload, len, fd >= 0 ? &fd : NULL, fd >= 0 ? 1 : 0,
-							 io_tick, NULL) < 0 ||
+		failed = tm_msg_send(gpud_sock, type, payload, len, sfds, nsfds, io_tick, NULL) < 0 ||
 			recv_reply(&h, reply, fds, &nfds) < 0;
 	}
 	PG_CATCH();

@@ -22,6 +22,9 @@ extern void tm_gpud_disconnect(void);
  */
 extern int	tm_gpud_request(int type, const void *payload, Size len, int fd,
 							void **reply, Size *rlen, int *rfd, const char **why);
+/* the same with nfds descriptors (at most TM_GPUD_MAX_FDS) sent with the request */
+extern int	tm_gpud_request_fds(int type, const void *payload, Size len, const int *fds, int nfds,
+								void **reply, Size *rlen, int *rfd, const char **why);
 extern char *tm_gpud_error_text(const void *payload, Size len, TmxError *e);
 
 /* the daemon's STATUS (connecting if needed); false with *why if it cannot be reached */

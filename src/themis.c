@@ -69,6 +69,7 @@ static const struct config_enum_entry fault_options[] = {
 	{"gpu_error", THEMIS_FAULT_GPU_ERROR, false},
 	{"daemon_hang", THEMIS_FAULT_DAEMON_HANG, false},
 	{"no_gpu", THEMIS_FAULT_NO_GPU, false},
+	{"request_one_fd", THEMIS_FAULT_REQUEST_ONE_FD, false},
 	{NULL, 0, false}
 };
 
@@ -202,7 +203,7 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("themis.debug_fault",
-							 "Fault injection for tests: the GPU daemon crashes (daemon_crash), reports a CUDA error (gpu_error) or holds the request for 20 s (daemon_hang) when it gets a query; or this backend finds no usable GPU (no_gpu).",
+							 "Fault injection for tests: the GPU daemon crashes (daemon_crash), reports a CUDA error (gpu_error) or holds the request for 20 s (daemon_hang) when it gets a query; or this backend finds no usable GPU (no_gpu), or sends each request's data in one descriptor, as past the protocol's limit of descriptors (request_one_fd).",
 							 NULL,
 							 &themis_debug_fault,
 							 THEMIS_FAULT_NONE,

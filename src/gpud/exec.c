@@ -142,6 +142,8 @@ typedef struct Src
 	int			use;			/* TmxSourceUse */
 	void	  **transient;		/* arena ranges to free after the query */
 	int			ntransient;
+	const char *map;			/* INLINE: the mapped descriptor of its fd_slot */
+	int64_t		maplen;
 } Src;
 
 static inline bool
@@ -466,6 +468,33 @@ unmap_request_data(char *map, int64_t len)
 	unmap_in_pieces(map, len);
 }
 
+/*
+ * Map len bytes of a request's data descriptor fd, read-only and populated: true with *out set, or false
+ * with the error sent to the client (*keep: whether the connection stays).
+ */
+static bool
+map_request_data(int fd, int64_t len, char **out, int sock, bool *keep)
+{
+	struct stat st;
+	char	   *m;
+
+	/* a mapping past the end of the file would fault (SIGBUS) on access */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (int64_t) st.st_size < len)
+	{
+		*keep = gpud_send_error(sock, TMX_ERR_PROTOCOL, 0, 0, -1, -1,
+								"the request's data descriptor is not a file of %lld bytes", (long long) len);
+		return false;
+	}
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (m == MAP_FAILED)
+	{
+		*keep = gpud_send_error(sock, TMX_ERR_INTERNAL, 0, 0, -1, -1, "mmap of the request's data: %m");
+		return false;
+	}
+	*out = m;
+	return true;
+}
+
 bool
 gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds, int nfds)
 {
@@ -482,6 +511,8 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 	int32_t    *need = NULL;
 	char	   *map = NULL;
 	int64_t		maplen = 0;
+	char	   *slot_maps[TM_GPUD_MAX_FDS] = {NULL};
+	int64_t		slot_lens[TM_GPUD_MAX_FDS] = {0};
 	bool		keep = true;
 	bool		locked = false;
 	bool		any_need = false;
@@ -598,26 +629,26 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 		p += sizeof(TmxCol) * s->hdr.ncols;
 	}
 
-	if (x->fd_len > 0)
+	/* the data: the first descriptor, and one more for each source sent in a memfd of its own */
+	if (x->fd_len > 0 && !map_request_data(fds[0], x->fd_len, &map, sock, &keep))
+		goto done;
+	maplen = x->fd_len;
+	for (int i = 0; i < x->npipes; i++)
 	{
-		struct stat st;
+		Src		   *s = &srcs[i];
+		int			k = s->hdr.fd_slot;
 
-		/* a mapping past the end of the file would fault (SIGBUS) on access */
-		if (fstat(fds[0], &st) < 0 || !S_ISREG(st.st_mode) || (int64_t) st.st_size < x->fd_len)
-		{
-			keep = gpud_send_error(sock, TMX_ERR_PROTOCOL, 0, 0, -1, -1,
-								   "the request's data descriptor is not a file of %lld bytes",
-								   (long long) x->fd_len);
+		s->map = map;
+		s->maplen = maplen;
+		if (s->hdr.mode != TMX_SRC_INLINE || k == 0)
+			continue;
+		if (k < 0 || k >= nfds || slot_maps[k] != NULL || s->hdr.slot_len <= 0)
+			goto malformed;
+		if (!map_request_data(fds[k], s->hdr.slot_len, &slot_maps[k], sock, &keep))
 			goto done;
-		}
-		map = mmap(NULL, x->fd_len, PROT_READ, MAP_SHARED | MAP_POPULATE, fds[0], 0);
-		if (map == MAP_FAILED)
-		{
-			map = NULL;
-			keep = gpud_send_error(sock, TMX_ERR_INTERNAL, 0, 0, -1, -1, "mmap of the request's data: %m");
-			goto done;
-		}
-		maplen = x->fd_len;
+		slot_lens[k] = s->hdr.slot_len;
+		s->map = slot_maps[k];
+		s->maplen = s->hdr.slot_len;
 	}
 
 	pthread_mutex_lock(&gpud_lock);
@@ -711,7 +742,7 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 
 		if (s->hdr.mode == TMX_SRC_INLINE)
 		{
-			if (!upload_source(s, map, maplen, in, &bytes_up, err, sizeof(err), &errkind, &watch))
+			if (!upload_source(s, s->map, s->maplen, in, &bytes_up, err, sizeof(err), &errkind, &watch))
 			{
 				if (gpud_watch_canceled(&watch) && strcmp(err, "canceled") == 0)
 					goto canceled;
@@ -890,6 +921,9 @@ done:
 		pthread_mutex_unlock(&gpud_lock);
 	if (map != NULL)
 		unmap_request_data(map, maplen);
+	for (int k = 1; k < TM_GPUD_MAX_FDS; k++)
+		if (slot_maps[k] != NULL)
+			unmap_request_data(slot_maps[k], slot_lens[k]);
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
 	req_free_all(&ra);
