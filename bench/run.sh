@@ -29,7 +29,7 @@
 #   * with --sql FILE (repeatable): after the queries, FILE runs in one psql session (themis on, the --set
 #     settings, fallback on, echoed) into RAW/sql.N.out: ad-hoc probes (EXPLAIN ANALYZE of variants of
 #     a query) on the loaded data, in the same run (bench/probe/ has some; $BENCH_QDIR is the directory
-#     of the TPC-H queries, for psql's backticks);
+#     of the TPC-H queries timed, the skewed variants with --skew, for psql's backticks);
 #   * the plans: RAW/qQ.plan.txt with themis on, RAW/qQ.pgplan.txt PostgreSQL's own (themis off; its
 #     join order and methods, which themis starts from, change with each load's statistics);
 #   * the md5 of each run's psql -At output (ordered: every query has a total ORDER BY or one row)
@@ -423,11 +423,17 @@ for q in "${QS[@]}"; do
 done
 
 # ---- --sql files: ad-hoc probes on the loaded data ----
+# ($BENCH_QDIR: the queries this run timed, the skewed variants with --skew)
+QDIR="$ROOT/bench/tpch/queries"
+if [ "$SKEW" = 1 ] && [ "${#SQL_FILES[@]}" -gt 0 ]; then
+	QDIR="$RAW/queries"; mkdir -p "$QDIR"
+	cp "$ROOT"/bench/tpch/queries/q*.sql "$ROOT"/bench/tpch/queries-skew/q*.sql "$QDIR"/
+fi
 for i in "${!SQL_FILES[@]}"; do
 	wait_ready
 	log "--sql ${SQL_FILES[$i]} -> $RAW/sql.$i.out"
 	{ echo "SET statement_timeout = '${TIMEOUT}s';"; set_lines; echo "SET themis.enabled = on;"; echo "SET themis.fallback = on;"
-	  echo "\\i ${SQL_FILES[$i]}"; } | BENCH_QDIR="$ROOT/bench/tpch/queries" "${PSQL[@]}" -a -f - >"$RAW/sql.$i.out" 2>&1
+	  echo "\\i ${SQL_FILES[$i]}"; } | BENCH_QDIR="$QDIR" "${PSQL[@]}" -a -f - >"$RAW/sql.$i.out" 2>&1
 	echo "-- file: ${SQL_FILES[$i]}" >>"$RAW/sql.$i.out"
 done
 
