@@ -427,7 +427,9 @@ done
 QDIR="$ROOT/bench/tpch/queries"
 if [ "$SKEW" = 1 ] && [ "${#SQL_FILES[@]}" -gt 0 ]; then
 	QDIR="$RAW/queries"; mkdir -p "$QDIR"
-	cp "$ROOT"/bench/tpch/queries/q*.sql "$ROOT"/bench/tpch/queries-skew/q*.sql "$QDIR"/
+	# (two commands: one cp does not overwrite a file it has just created)
+	cp "$ROOT"/bench/tpch/queries/q*.sql "$QDIR"/
+	cp "$ROOT"/bench/tpch/queries-skew/q*.sql "$QDIR"/
 fi
 for i in "${!SQL_FILES[@]}"; do
 	wait_ready
