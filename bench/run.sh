@@ -57,7 +57,7 @@
 # auto would leave the queries to PostgreSQL's plan); PostgreSQL settings from bench/lib/cluster.sh
 # (memory from RAM, jit off) plus max_parallel_workers_per_gather = min(8, cores / 2).
 # As root, the server runs as $THEMIS_RUN_USER (see scripts/common.sh).  Environment: PGBIN (the
-# PostgreSQL 15 bin directory), THEMIS_COMMIT (the commit to report where the tree has no .git),
+# PostgreSQL 15 bin directory), THEMIS_COMMIT (the commit to report; else the tree's git HEAD),
 # KEEP_TMP=1, BENCH_BEFORE_QUERIES (a shell command run once the data are loaded, before the first query:
 # scripts/gpu-host.sh's profile step restarts the GPU daemon under ncu there).
 set -uo pipefail
@@ -252,10 +252,13 @@ GPU_NAME="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head
 	echo "pg_settings=$CONF_DESC"
 	echo "postgres=$(sql -c 'SHOW server_version' 2>/dev/null)"
 	echo "themis=$(sql -c 'SELECT themis.version()' 2>/dev/null)"
-	if git -C "$ROOT" rev-parse HEAD >/dev/null 2>&1; then
+	# THEMIS_COMMIT first: a tree carried to a GPU host may hold a .git of another commit than its files
+	if [ -n "${THEMIS_COMMIT:-}" ]; then
+		echo "commit=$THEMIS_COMMIT"
+	elif git -C "$ROOT" rev-parse HEAD >/dev/null 2>&1; then
 		echo "commit=$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- src include cuda 2>/dev/null || echo ' (engine sources modified)')"
 	else  # a copy of the tree without .git (e.g. carried to a GPU host): THEMIS_COMMIT names it
-		echo "commit=${THEMIS_COMMIT:-unknown (no .git; set THEMIS_COMMIT)}"
+		echo "commit=unknown (no .git; set THEMIS_COMMIT)"
 	fi
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "load_s=${LOAD_S:-}"

@@ -64,7 +64,7 @@ fi
 mkdir -p "$out"
 printf '%s\n' "$info" > "$out/info.txt"
 {
-	echo "commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "${THEMIS_COMMIT:-unknown}")"
+	echo "commit=${THEMIS_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "runs=$runs"
 } >> "$out/info.txt"
