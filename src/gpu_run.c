@@ -226,6 +226,7 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		int			direct;		/* the source whose memfd is sent, or < 0 */
 		int			sfds[TM_GPUD_MAX_FDS];
 		int			nslots = 1;
+		int64		slot_bytes = 0;	/* of the sets sent in memfds of their own */
 		instr_time	tr0;
 		double		read_ms,
 					pack_ms;
@@ -269,6 +270,7 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				nslots < (themis_debug_fault == THEMIS_FAULT_REQUEST_ONE_FD ? 1 : TM_GPUD_MAX_FDS))
 			{
 				srcs[p].slot = nslots++;
+				slot_bytes += tm_colset_bytes(&srcs[p].set);
 				total -= tm_colset_bytes(&srcs[p].set);
 			}
 		}
@@ -441,7 +443,7 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		}
 		if (fdr != NULL)
 			release_fd(fdr);
-		info->bytes_sent += total;
+		info->bytes_sent += total + slot_bytes;
 		if (t < 0)
 			return NULL;
 		rfdr = own_fd(rfd);
