@@ -550,12 +550,6 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 							   "injected fault: cudaErrorLaunchFailure (themis.debug_fault)");
 		goto done;
 	}
-	if (!gpud.usable)
-	{
-		keep = gpud_send_error(sock, TMX_ERR_NO_DEVICE, 0, 0, -1, -1, "no usable GPU: %s", gpud.status.detail);
-		goto done;
-	}
-
 	/* plan */
 	p = payload + sizeof(TmxExec);
 	if (type == TM_MSG_EXECUTE)
@@ -649,6 +643,13 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 		slot_lens[k] = s->hdr.slot_len;
 		s->map = slot_maps[k];
 		s->maplen = s->hdr.slot_len;
+	}
+
+	/* (after the checks above, which need no GPU: test/gpud/proto.py runs them on machines without one) */
+	if (!gpud.usable)
+	{
+		keep = gpud_send_error(sock, TMX_ERR_NO_DEVICE, 0, 0, -1, -1, "no usable GPU: %s", gpud.status.detail);
+		goto done;
 	}
 
 	pthread_mutex_lock(&gpud_lock);

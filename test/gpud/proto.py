@@ -4,8 +4,11 @@
 Starts themis-gpud (path given, default ./themis-gpud) on a socket in a temporary directory and checks:
 HELLO is answered with the daemon's status; a peer speaking another protocol version gets a clear
 ERROR and is disconnected; a message with a bad magic number is dropped; a malformed EXECUTE gets a
-protocol ERROR; the daemon keeps serving other connections after all of these; removing its socket
-file makes it exit, and so does SIGTERM.  Layouts: include/themis/tm_gpud_proto.h.
+protocol ERROR; a LOAD whose source names a descriptor that was not sent, one too short for it, or one
+another source has, gets a protocol ERROR, and a well-formed one with three descriptors passes those
+checks (LOAD_OK, or without a GPU the no-device ERROR); the daemon keeps serving other connections after
+all of these; removing its socket file makes it exit, and so does SIGTERM.  Layouts:
+include/themis/tm_gpud_proto.h.
 Prints ok / not ok lines and "N passed, N failed"; exit status 1 on failure.
 """
 import os
@@ -31,7 +34,13 @@ def proto_version():
 VERSION = proto_version()
 HDR = struct.Struct("<IHHIIQ")          # magic, version, type, nfds, pad, len
 T_HELLO, T_HELLO_OK, T_ERROR, T_STATUS, T_STATUS_OK, T_EXECUTE = 1, 2, 3, 4, 5, 6
-ERR_VERSION, ERR_PROTOCOL = 1, 2
+T_LOAD, T_LOAD_OK = 9, 10
+ERR_VERSION, ERR_PROTOCOL, ERR_NO_DEVICE = 1, 2, 3
+EXEC = struct.Struct("<iiiiqqqii")       # TmxExec: blob_len, nparams, npipes, flags, params_text_len,
+                                         # fd_len, topn_n, topn_col, topn_flags
+SOURCE = struct.Struct("<iiIIIiQQqiiq64s")  # TmxSource: mode, ncols, dboid, relid, relfilenode, store,
+                                         # table_count, global_count, nrows, fd_slot, pad, slot_len, relname
+SRC_INLINE = 1
 STATUS_SIZE = 512
 ERROR_HEAD = struct.Struct("<iiiiqii")  # kind, gpu_rc, status, pipeline, row, msglen, pad
 
@@ -53,11 +62,17 @@ def recv_exact(s, n):
     return buf
 
 
-def request(path, mtype, payload=b"", version=VERSION, magic=MAGIC):
+def request(path, mtype, payload=b"", version=VERSION, magic=MAGIC, fds=()):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(10)
     s.connect(path)
-    s.sendall(HDR.pack(magic, version, mtype, 0, 0, len(payload)) + payload)
+    msg = HDR.pack(magic, version, mtype, len(fds), 0, len(payload)) + payload
+    if fds:
+        # the descriptors go with the first bytes, as tm_msg_send sends them
+        n = socket.send_fds(s, [msg], list(fds))
+        s.sendall(msg[n:])
+    else:
+        s.sendall(msg)
     head = recv_exact(s, HDR.size)
     if head is None:
         s.close()
@@ -112,6 +127,37 @@ def main():
     (ver, typ), body, _ = request(path, T_EXECUTE, b"\x01\x02\x03")
     kind = ERROR_HEAD.unpack_from(body)[0] if typ == T_ERROR else None
     check("a malformed EXECUTE gets a protocol ERROR", typ == T_ERROR and kind == ERR_PROTOCOL, "type %s kind %s" % (typ, kind))
+
+    # LOADs of one or two inline sources with no columns, their data in descriptors of their own
+    def memfd(size):
+        fd = os.memfd_create("proto-test")
+        os.ftruncate(fd, size)
+        return fd
+
+    def load(sources, fds, fd_len=8):
+        payload = EXEC.pack(0, 0, len(sources), 0, 0, fd_len, 0, 0, 0)
+        for slot, slot_len in sources:
+            payload += SOURCE.pack(SRC_INLINE, 0, 1, 2, 3, 0, 0, 0, 0, slot, 0, slot_len, b"t")
+        (ver, typ), body, _ = request(path, T_LOAD, payload, fds=fds)
+        kind = ERROR_HEAD.unpack_from(body)[0] if typ == T_ERROR else None
+        return typ, kind, body[ERROR_HEAD.size:].decode(errors="replace") if typ == T_ERROR else ""
+
+    f8, g8, h8 = memfd(8), memfd(8), memfd(8)
+    typ, kind, msg = load([(2, 8)], [f8, g8])
+    check("a LOAD whose source names a descriptor not sent gets a protocol ERROR",
+          typ == T_ERROR and kind == ERR_PROTOCOL, "type %s kind %s %s" % (typ, kind, msg))
+    typ, kind, msg = load([(1, 4096)], [f8, g8])
+    check("... one whose descriptor is shorter than its length says so",
+          typ == T_ERROR and kind == ERR_PROTOCOL and "4096 bytes" in msg, "type %s kind %s %s" % (typ, kind, msg))
+    typ, kind, msg = load([(1, 8), (1, 8)], [f8, g8])
+    check("... and two sources that name one descriptor get a protocol ERROR",
+          typ == T_ERROR and kind == ERR_PROTOCOL, "type %s kind %s %s" % (typ, kind, msg))
+    typ, kind, msg = load([(1, 8), (2, 8)], [f8, g8, h8])
+    check("a well-formed LOAD with three descriptors passes the checks (LOAD_OK, or no device without a GPU)",
+          typ == T_LOAD_OK if usable else (typ == T_ERROR and kind == ERR_NO_DEVICE),
+          "usable %d, type %s kind %s %s" % (usable, typ, kind, msg))
+    for fd in (f8, g8, h8):
+        os.close(fd)
 
     (ver, typ), body, _ = request(path, T_STATUS)
     check("the daemon still serves STATUS after all that", typ == T_STATUS_OK and len(body) == STATUS_SIZE)
