@@ -75,6 +75,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
 #include "themis.h"
@@ -170,6 +171,7 @@ typedef struct TmParShared
 	int			final_fd;
 	int64		final_len;		/* the memfd's size */
 	bool		all_attached;	/* workers may exit */
+	TimestampTz first_out;		/* when a participant first found no chunk left (0: not yet) */
 } TmParShared;
 
 /* what a load did (themis.debug_colset_checksum, DEBUG1) */
@@ -218,6 +220,16 @@ claim_chunk(TmParShared *sh, TmParChunk *chunks, int owner)
 		sh->nbusy++;
 	}
 	SpinLockRelease(&sh->mutex);
+	/* from then on participants wait for the last chunks (DEBUG1: how long the reading tailed off) */
+	if (c < 0 && sh->first_out == 0)
+	{
+		TimestampTz now = GetCurrentTimestamp();
+
+		SpinLockAcquire(&sh->mutex);
+		if (sh->first_out == 0)
+			sh->first_out = now;
+		SpinLockRelease(&sh->mutex);
+	}
 	return c;
 }
 
@@ -692,6 +704,8 @@ read_parallel(TmColSet *set, Relation rel, Snapshot snap, int nworkers, BlockNum
 	instr_time	t_start,
 				t_read,
 				t_written;
+	TimestampTz ts_start = GetCurrentTimestamp();
+	double		first_out_ms = -1;
 
 	INSTR_TIME_SET_CURRENT(t_start);
 	nchunks = Min((BlockNumber) (nworkers + 1) * TM_PAR_CHUNKS_PER_PARTICIPANT,
@@ -826,6 +840,10 @@ read_parallel(TmColSet *set, Relation rel, Snapshot snap, int nworkers, BlockNum
 	wait_for_zero(sh, &sh->nbusy, pcxt, rel);
 	INSTR_TIME_SET_CURRENT(t_read);
 	t_written = t_read;
+	SpinLockAcquire(&sh->mutex);
+	if (sh->first_out != 0)
+		first_out_ms = (double) (sh->first_out - ts_start) / 1000.0;
+	SpinLockRelease(&sh->mutex);
 
 	/* every entry is final: lay the columns out in one memfd, where each participant writes its chunks */
 	failed = pg_atomic_read_u32(&sh->stop) != 0;
@@ -918,10 +936,11 @@ read_parallel(TmColSet *set, Relation rel, Snapshot snap, int nworkers, BlockNum
 	/* the two phases: every chunk read into its participant's memory, then written into the memfd */
 	INSTR_TIME_SUBTRACT(t_written, t_read);
 	INSTR_TIME_SUBTRACT(t_read, t_start);
-	elog(DEBUG1, "themis: read \"%s\" (%u blocks, %lld rows, %lld bytes) with %d of %d parallel workers, %d chunks (%d by the leader, %d read again): chunks read in %.1f ms, written into the memfd in %.1f ms",
+	elog(DEBUG1, "themis: read \"%s\" (%u blocks, %lld rows, %lld bytes) with %d of %d parallel workers, %d chunks (%d by the leader, %d read again): chunks read in %.1f ms, written into the memfd in %.1f ms; the first participant out of chunks after %.1f ms",
 		 RelationGetRelationName(rel), nblocks, (long long) set->nrows, (long long) set->packed_len,
 		 info->workers_launched, info->workers_planned, info->nchunks, info->leader_chunks,
-		 info->retried_chunks, INSTR_TIME_GET_MILLISEC(t_read), INSTR_TIME_GET_MILLISEC(t_written));
+		 info->retried_chunks, INSTR_TIME_GET_MILLISEC(t_read), INSTR_TIME_GET_MILLISEC(t_written),
+		 first_out_ms);
 	return true;
 }
 

@@ -345,7 +345,8 @@ def stage_table(outdir, rows, suffix, intro):
 
 
 READ_PHASES = re.compile(r'themis: read "([^"]+)" \(\d+ blocks, (\d+) rows, (\d+) bytes\) with (\d+) of \d+ '
-                         r'parallel workers.*: chunks read in ([0-9.]+) ms, written into the memfd in ([0-9.]+) ms')
+                         r'parallel workers.*: chunks read in ([0-9.]+) ms, written into the memfd in ([0-9.]+) ms'
+                         r'(?:; the first participant out of chunks after (-?[0-9.]+) ms)?')
 
 
 def read_phases(outdir, rows, suffix):
@@ -354,16 +355,19 @@ def read_phases(outdir, rows, suffix):
     out = []
     for r in rows:
         for m in READ_PHASES.finditer(read(os.path.join(outdir, "raw", r["query"] + suffix))):
-            t, n, b, w, rd, wr = m.groups()
-            out.append(f"| {r['query']} | {t} | {n} | {int(b) / 1e9:.2f} GB | {w} | {float(rd):.0f} ms | "
+            t, n, b, w, rd, wr, fo = m.groups()
+            # (older logs have no first-out time; -1: no participant ran out before the leader's count)
+            fo = f"{float(fo):.0f} ms" if fo is not None and float(fo) >= 0 else "–"
+            out.append(f"| {r['query']} | {t} | {n} | {int(b) / 1e9:.2f} GB | {w} | {float(rd):.0f} ms | {fo} | "
                        f"{float(wr):.0f} ms |")
     if not out:
         return []
     return ["", "The column read of those cold runs, per table read by parallel workers (DEBUG1 of the read): "
             "its chunks read into the participants' memory, then written into the memfd that goes to the "
-            "daemon (fresh shared memory: see the host-memory line below).", "",
-            "| query | table | rows | bytes | workers | chunks read | written into the memfd |",
-            "|---|---|---:|---:|---:|---:|---:|"] + out
+            "daemon (fresh shared memory: see the host-memory line below).  Between the first participant "
+            "out of chunks and the end of the reading, participants wait for the last chunks.", "",
+            "| query | table | rows | bytes | workers | chunks read | first participant out of chunks | written into the memfd |",
+            "|---|---|---:|---:|---:|---:|---:|---:|"] + out
 
 
 def load_throughput(path):
