@@ -4,7 +4,7 @@
  * compare it with the serial read (colbuild.c).
  *
  * How a load goes:
- *   - the table's blocks [0, B) are cut into fixed contiguous chunks (a few per participant).  The
+ *   - the table's blocks [0, B) are cut into contiguous chunks, large first, small last (guided_chunks).  The
  *     participants (the launched workers and the leader) claim chunks in block order from a counter in
  *     the parallel context's DSM and read each with a heap scan limited to its range (heap_setscanlimits,
  *     no synchronized scan) under the caller's snapshot, which the DSM carries (serialized as a parallel
@@ -90,8 +90,7 @@ extern PGDLLEXPORT void themis_colbuild_parallel_main(dsm_segment *seg, shm_toc 
 #define TM_PAR_MIN_BLOCKS			((BlockNumber) (((Size) 64 * 1024 * 1024) / BLCKSZ))
 /* one worker per this many blocks (up to max_parallel_workers_per_gather) */
 #define TM_PAR_BLOCKS_PER_WORKER	((BlockNumber) (((Size) 32 * 1024 * 1024) / BLCKSZ))
-/* chunks: this many per participant, none smaller than TM_PAR_MIN_CHUNK_BLOCKS */
-#define TM_PAR_CHUNKS_PER_PARTICIPANT 4
+/* chunks: none smaller than this (guided_chunks) */
 #define TM_PAR_MIN_CHUNK_BLOCKS		((BlockNumber) (((Size) 8 * 1024 * 1024) / BLCKSZ))
 
 /* keys of the parallel context's table of contents */
@@ -201,6 +200,44 @@ static inline bool
 kind_is_text(int kind)
 {
 	return kind == TM_K_TEXT || kind == TM_K_BPCHAR;
+}
+
+/*
+ * The chunks of a table of nblocks blocks read by nparts participants, in block order, as guided
+ * self-scheduling sizes them: each takes 1 / (2 nparts) of the blocks left, none smaller than
+ * TM_PAR_MIN_CHUNK_BLOCKS (the last takes the rest).  The participants claim them in that order, so the
+ * large ones go first and the last ones, which the others wait for, are small.  (Four equal chunks per
+ * participant left them waiting up to a chunk's time at the end: 30-250 ms of a lineitem read here.)
+ * Their count; where starts is not NULL, the first block of each (nblocks after the last).
+ */
+static int
+guided_chunks(BlockNumber nblocks, int nparts, BlockNumber *starts)
+{
+	BlockNumber at = 0;
+	int			n = 0;
+
+	while (at < nblocks)
+	{
+		BlockNumber left = nblocks - at;
+		BlockNumber size = Max(left / (BlockNumber) (2 * Max(nparts, 1)), TM_PAR_MIN_CHUNK_BLOCKS);
+
+		if (left - Min(size, left) < TM_PAR_MIN_CHUNK_BLOCKS)
+			size = left;
+		if (starts != NULL)
+			starts[n] = at;
+		at += size;
+		n++;
+	}
+	if (n == 0)
+	{
+		/* no blocks: one empty chunk */
+		if (starts != NULL)
+			starts[0] = 0;
+		n = 1;
+	}
+	if (starts != NULL)
+		starts[n] = nblocks;
+	return n;
 }
 
 /* claim the next chunk for owner; -1 when none is left or the load stops */
@@ -697,6 +734,7 @@ read_parallel(TmColSet *set, Relation rel, Snapshot snap, int nworkers, BlockNum
 	Snapshot	psnap;
 	Size		snaplen;
 	char	   *snapspace;
+	BlockNumber *starts;
 	bool		pushed = false;
 	int			nchunks;
 	TmColSet  **local;
@@ -708,9 +746,7 @@ read_parallel(TmColSet *set, Relation rel, Snapshot snap, int nworkers, BlockNum
 	double		first_out_ms = -1;
 
 	INSTR_TIME_SET_CURRENT(t_start);
-	nchunks = Min((BlockNumber) (nworkers + 1) * TM_PAR_CHUNKS_PER_PARTICIPANT,
-				  nblocks / TM_PAR_MIN_CHUNK_BLOCKS);
-	nchunks = Max(nchunks, 1);
+	nchunks = guided_chunks(nblocks, nworkers + 1, NULL);
 	info->workers_planned = nworkers;
 	info->nchunks = nchunks;
 
@@ -778,10 +814,13 @@ read_parallel(TmColSet *set, Relation rel, Snapshot snap, int nworkers, BlockNum
 	shm_toc_insert(pcxt->toc, TM_PKEY_COLS, cols);
 
 	chunks = shm_toc_allocate(pcxt->toc, sizeof(TmParChunk) * nchunks);
+	starts = palloc(sizeof(BlockNumber) * (nchunks + 1));
+	if (guided_chunks(nblocks, nworkers + 1, starts) != nchunks)
+		elog(ERROR, "themis: the chunks of \"%s\" changed", RelationGetRelationName(rel));
 	for (int c = 0; c < nchunks; c++)
 	{
-		BlockNumber from = (BlockNumber) ((uint64) nblocks * c / nchunks);
-		BlockNumber to = (BlockNumber) ((uint64) nblocks * (c + 1) / nchunks);
+		BlockNumber from = starts[c];
+		BlockNumber to = starts[c + 1];
 
 		memset(&chunks[c], 0, sizeof(TmParChunk));
 		chunks[c].start = from;
