@@ -32,10 +32,14 @@ bad()  { echo "not ok - $*"; failed=$((failed + 1)); }
 skip() { echo "skip - $*"; skipped=$((skipped + 1)); }
 check() { local name="$1"; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
 
+# As root, $WORK is given to the server's user once, here: a chown -R in every call would race with
+# the daemon's socket coming and going (a kill -9 below) and print "No such file" into a query's output.
+if [ "$(id -u)" = 0 ]; then
+    id "$RUN_USER" >/dev/null 2>&1 || useradd -r -M -d "$WORK" -s /usr/sbin/nologin "$RUN_USER"
+    chown "$RUN_USER" "$WORK"
+fi
 asuser() {
     if [ "$(id -u)" = 0 ]; then
-        id "$RUN_USER" >/dev/null 2>&1 || useradd -r -M -d "$WORK" -s /usr/sbin/nologin "$RUN_USER"
-        chown -R "$RUN_USER" "$WORK"
         (cd "$WORK" && runuser -u "$RUN_USER" -- env PATH="$PGBIN:$PATH" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" HOME="$WORK" "$@")
     else
         (cd "$WORK" && env PATH="$PGBIN:$PATH" "$@")
