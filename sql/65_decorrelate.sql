@@ -130,7 +130,9 @@ RESET themis.decorrelate;
 -- the max-over-a-view pattern (TPC-H Q15): an aggregating CTE read twice, once by an aggregate over
 -- it, is planned anew at each reference (themis.inline_view_ctes; auto does it only where the GPU is
 -- usable, on forces it here); the same answers
+-- (themis.view_max_ties off: its own cases follow)
 CREATE FUNCTION dc_cte_scan(q text) RETURNS boolean LANGUAGE sql AS $f$ SELECT dc_explain_has(q, '%CTE Scan%') $f$;
+SET themis.view_max_ties = off;
 SET themis.inline_view_ctes = on;
 SELECT dc_cte_scan($$WITH v AS (SELECT k, sum(q) AS s FROM dc_i WHERE d >= '2020-03-01' GROUP BY k)
                      SELECT o.id, v.s FROM dc_o o, v WHERE o.k = v.k AND v.s = (SELECT max(s) FROM v)$$) AS cte_scan;
@@ -157,8 +159,90 @@ SET themis.inline_view_ctes = off;
 SELECT dc_cte_scan($$WITH v AS (SELECT k, sum(q) AS s FROM dc_i WHERE d >= '2020-03-01' GROUP BY k)
                      SELECT o.id, v.s FROM dc_o o, v WHERE o.k = v.k AND v.s = (SELECT max(s) FROM v)$$) AS cte_scan;
 RESET themis.inline_view_ctes;
+RESET themis.view_max_ties;
+
+-- the same pattern computed once (themis.view_max_ties, on by default): the view becomes its first row
+-- with ties by s (DESC NULLS LAST for max, NULLS LAST for min), materialized, and the condition
+-- v.s IS NOT NULL; no InitPlan, and the Themis node under the Sort keeps only the top rows (Top-N Rows)
+CREATE FUNCTION dc_ties(q text) RETURNS text LANGUAGE sql AS $f$
+  SELECT CASE WHEN dc_explain_has(q, '%InitPlan%') OR dc_explain_has(q, '%SubPlan%') THEN
+                CASE WHEN dc_explain_has(q, '%CTE Scan%') THEN 'initplan, cte scan' ELSE 'initplan, inlined' END
+              WHEN dc_explain_has(q, '%Top-N Rows: 1 %') THEN 'ties, top-n' ELSE 'ties' END $f$;
+CREATE TABLE dc_t (k int, g int, q numeric(10,2), r numeric, t text, z int);
+-- groups 0..19; sums of q: group 3 and 11 tie for the largest, group 5 the smallest with group 9;
+-- r: the same values in other scales (1.0 and 1.00 are equal), group 7 all NULL
+INSERT INTO dc_t SELECT i, i % 20,
+  CASE i % 20 WHEN 3 THEN 50 WHEN 11 THEN 25 WHEN 5 THEN -10 WHEN 9 THEN -5 ELSE (i % 20) END,
+  CASE WHEN i % 20 = 7 THEN NULL WHEN i % 20 IN (2, 4) THEN 1.0 WHEN i % 20 = 6 THEN 1.00 ELSE 0.5 END,
+  'w' || (i % 20 % 6), CASE WHEN i % 20 = 13 THEN NULL ELSE i % 20 END
+  FROM generate_series(1, 400) i;
+INSERT INTO dc_t SELECT 1000 + i, 11, 25, NULL, 'w5', NULL FROM generate_series(1, 20) i;
+INSERT INTO dc_t SELECT 2000 + i, 9, -5, NULL, 'w5', NULL FROM generate_series(1, 20) i;
+ANALYZE dc_t;
+SET themis.min_rows = 0;
+SET themis.debug_ir = on;
+SELECT dc_ties($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                 SELECT o.id, v.g, v.s FROM dc_o o, v WHERE o.k = v.g AND v.s = (SELECT max(s) FROM v)$$) AS plan;
+RESET themis.debug_ir;
+-- ties (groups 3 and 11), joined; min (5 and 9); the subquery on the left of =
+SELECT * FROM tt.check($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                         SELECT o.id, v.g, v.s FROM dc_o o, v WHERE o.k = v.g AND v.s = (SELECT max(s) FROM v)$$);
+SELECT * FROM tt.check($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                         SELECT v.g, v.s FROM v WHERE (SELECT min(s) FROM v) = v.s$$);
+-- equal values in other scales are ties, each shown in its own scale; a group of NULLs is not the max
+SELECT * FROM tt.check($$WITH v AS (SELECT g, max(r) AS m FROM dc_t GROUP BY g)
+                         SELECT v.g, v.m FROM v WHERE v.m = (SELECT max(m) FROM v)$$);
+-- text under the column's collation, and under C
+SELECT * FROM tt.check($$WITH v AS (SELECT g, max(t) AS m FROM dc_t GROUP BY g)
+                         SELECT v.g, v.m FROM v WHERE v.m = (SELECT max(m) FROM v)$$);
+SELECT * FROM tt.check($$WITH v AS (SELECT g, max(t COLLATE "C") AS m FROM dc_t GROUP BY g)
+                         SELECT v.g, v.m FROM v WHERE v.m = (SELECT min(m) FROM v)$$);
+-- every value NULL, and an empty view: the max is NULL, no row
+SELECT * FROM tt.check($$WITH v AS (SELECT g, sum(z) AS s FROM dc_t WHERE g = 13 GROUP BY g)
+                         SELECT v.g FROM v WHERE v.s = (SELECT max(s) FROM v)$$);
+SELECT * FROM tt.check($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t WHERE g > 100 GROUP BY g)
+                         SELECT v.g FROM v WHERE v.s = (SELECT max(s) FROM v)$$);
+-- a view without aggregates; other conditions on the view and the join; the view's NULL column z
+SELECT * FROM tt.check($$WITH v AS (SELECT k, z FROM dc_t WHERE k < 300)
+                         SELECT v.k, o.id FROM v, dc_o o WHERE o.id = v.k AND v.z = (SELECT max(z) FROM v) AND o.y > 2$$);
+SELECT * FROM tt.check($$WITH v AS (SELECT g, sum(q) AS s, count(*) AS n FROM dc_t GROUP BY g)
+                         SELECT v.g, v.n FROM v WHERE v.s = (SELECT max(s) FROM v) AND v.n > 20$$);
+SELECT dc_ties($$WITH v AS (SELECT g, sum(q) AS s, count(*) AS n FROM dc_t GROUP BY g)
+                 SELECT v.g, v.n FROM v WHERE v.s = (SELECT max(s) FROM v) AND v.n > 20$$) AS plan;
+-- left to the other paths: a third reference, the view under an outer join, OR, >=, a subquery with
+-- a WHERE, FILTER, another column, MATERIALIZED, and themis.view_max_ties = off (same answers)
+SELECT dc_ties($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                 SELECT v.g FROM v WHERE v.s = (SELECT max(s) FROM v) AND v.g > (SELECT min(g) FROM v)$$) AS plan;
+SELECT * FROM tt.check($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                         SELECT v.g FROM v WHERE v.s = (SELECT max(s) FROM v) AND v.g > (SELECT min(g) FROM v)$$);
+SELECT dc_ties($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                 SELECT o.id, v.g FROM dc_o o LEFT JOIN v ON o.k = v.g WHERE v.s = (SELECT max(s) FROM v)$$) AS plan;
+SELECT * FROM tt.check($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                         SELECT o.id, v.g FROM dc_o o LEFT JOIN v ON o.k = v.g WHERE v.s = (SELECT max(s) FROM v)$$);
+SELECT dc_ties($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                 SELECT v.g FROM v WHERE v.s = (SELECT max(s) FROM v) OR v.g = 1$$) AS plan;
+SELECT * FROM tt.check($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                         SELECT v.g FROM v WHERE v.s = (SELECT max(s) FROM v) OR v.g = 1$$);
+SELECT dc_ties($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                 SELECT v.g FROM v WHERE v.s >= (SELECT max(s) FROM v)$$) AS plan;
+SELECT dc_ties($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                 SELECT v.g FROM v WHERE v.s = (SELECT max(s) FROM v WHERE g < 10)$$) AS plan;
+SELECT * FROM tt.check($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                         SELECT v.g FROM v WHERE v.s = (SELECT max(s) FROM v WHERE g < 10)$$);
+SELECT dc_ties($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                 SELECT v.g FROM v WHERE v.s = (SELECT max(s) FILTER (WHERE g > 4) FROM v)$$) AS plan;
+SELECT dc_ties($$WITH v AS (SELECT g, sum(q) AS s, sum(q) + 1 AS s1 FROM dc_t GROUP BY g)
+                 SELECT v.g FROM v WHERE v.s = (SELECT max(s1) FROM v)$$) AS plan;
+SELECT dc_ties($$WITH v AS MATERIALIZED (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                 SELECT v.g FROM v WHERE v.s = (SELECT max(s) FROM v)$$) AS plan;
+SET themis.view_max_ties = off;
+SELECT dc_ties($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                 SELECT o.id, v.g, v.s FROM dc_o o, v WHERE o.k = v.g AND v.s = (SELECT max(s) FROM v)$$) AS plan;
+RESET themis.view_max_ties;
+RESET themis.min_rows;
+DROP FUNCTION dc_ties(text);
 DROP FUNCTION dc_cte_scan(text);
-DROP TABLE dc_o, dc_i;
+DROP TABLE dc_o, dc_i, dc_t;
 
 -- a key type that GROUP BY can only hash (xid has no ordering)
 CREATE TABLE dc_x (x xid, v int);

@@ -35,7 +35,8 @@
  * Applied to every query level (sublinks' subqueries, FROM subqueries, CTEs), inner ones first.
  *
  * Also here: NOT (x IN (SELECT y ...)) over columns that cannot be NULL becomes NOT EXISTS (an anti
- * join for themis instead of PostgreSQL's hashed subplan filter), see notin_to_not_exists (TPC-H Q16).
+ * join for themis instead of PostgreSQL's hashed subplan filter), see notin_to_not_exists (TPC-H Q16);
+ * and the max-over-a-view pattern (TPC-H Q15): view_max_ties, else inline_view_ctes.
  *
  * The planner hook plans both the rewritten and the original query and keeps the rewritten plan unless
  * PostgreSQL estimates it more than THEMIS_DECORRELATE_MAX_RATIO times as costly (planner.c): a
@@ -994,6 +995,263 @@ inline_view_ctes(Query *q)
 	return n;
 }
 
+/*
+ * The max-over-a-view pattern computed once: where the CTE is read exactly twice, by one FROM item of q
+ * and by the scalar subquery of a top-level WHERE condition  v.s = (SELECT max(s) FROM v)  (or min),
+ *   WITH v AS (SELECT k, sum(x) AS s FROM t GROUP BY k)
+ *   SELECT ... FROM o, v WHERE o.k = v.k AND v.s = (SELECT max(s) FROM v)
+ * becomes
+ *   WITH v AS MATERIALIZED (SELECT k, sum(x) AS s FROM t GROUP BY k
+ *                           ORDER BY s DESC NULLS LAST FETCH FIRST 1 ROW WITH TIES)
+ *   SELECT ... FROM o, v WHERE o.k = v.k AND v.s IS NOT NULL
+ * The rows with ties are those whose s equals the first row's under the ordering's equality, which is
+ * the comparison's operator (required: the equality operator of max's sort operator's btree family,
+ * same collation); NULLs sort last, so the first row's s is NULL only where max is NULL (every s NULL,
+ * or v empty), and IS NOT NULL then drops every row, as  s = NULL  did.  v's query runs once instead of
+ * twice (inline_view_ctes), and its rows are not stored and read twice (materialized, PostgreSQL's
+ * plan): the Themis node under the Sort returns only the rows that can be first (topn.c), the largest
+ * and its ties, and only those are stored.
+ *
+ * Only where v is a plain item of q's top-level FROM list (no outer join around it) and the condition
+ * a top-level AND condition of q's WHERE: filtering v's rows before the join is then what the WHERE
+ * did after it.  The other conditions on v's columns see only the rows with the largest s: they run
+ * on fewer rows than they may have, which can only spare an error PostgreSQL's qual order might raise.
+ */
+typedef struct TiesCtx
+{
+	const char *ctename;
+	int			refs;			/* references to the CTE below q (sublinks' and subqueries' RTEs) */
+	int			depth;
+} TiesCtx;
+
+static bool
+count_cte_refs_walker(Node *node, TiesCtx *c)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		Query	   *sq = (Query *) node;
+		ListCell   *lc;
+		bool		r;
+
+		c->depth++;
+		foreach(lc, sq->rtable)
+		{
+			RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+			if (rte->rtekind == RTE_CTE && rte->ctelevelsup == c->depth &&
+				strcmp(rte->ctename, c->ctename) == 0)
+				c->refs++;
+		}
+		r = query_tree_walker(sq, count_cte_refs_walker, (void *) c, 0);
+		c->depth--;
+		return r;
+	}
+	return expression_tree_walker(node, count_cte_refs_walker, (void *) c);
+}
+
+/* is sq  SELECT max(col) FROM <the CTE>  (or min), nothing else?  Its Aggref if so */
+static Aggref *
+ties_subquery_agg(Query *sq, const char *ctename)
+{
+	RangeTblEntry *rte;
+	TargetEntry *tle;
+	Aggref	   *a;
+	Var		   *v;
+	char	   *fname;
+
+	if (sq->commandType != CMD_SELECT || !sq->hasAggs || sq->groupClause != NIL ||
+		sq->groupingSets != NIL || sq->havingQual != NULL || sq->sortClause != NIL ||
+		sq->distinctClause != NIL || sq->limitCount != NULL || sq->limitOffset != NULL ||
+		sq->hasWindowFuncs || sq->hasTargetSRFs || sq->setOperations != NULL || sq->hasSubLinks ||
+		sq->cteList != NIL || sq->rowMarks != NIL || list_length(sq->rtable) != 1 ||
+		sq->jointree == NULL || sq->jointree->quals != NULL || list_length(sq->jointree->fromlist) != 1 ||
+		!IsA(linitial(sq->jointree->fromlist), RangeTblRef) || list_length(sq->targetList) != 1)
+		return NULL;
+	rte = linitial_node(RangeTblEntry, sq->rtable);
+	if (rte->rtekind != RTE_CTE || rte->ctelevelsup != 1 || strcmp(rte->ctename, ctename) != 0)
+		return NULL;
+	tle = linitial_node(TargetEntry, sq->targetList);
+	if (tle->resjunk || !IsA(tle->expr, Aggref))
+		return NULL;
+	a = (Aggref *) tle->expr;
+	if (a->agglevelsup != 0 || a->aggstar || a->aggvariadic || a->aggdistinct != NIL ||
+		a->aggorder != NIL || a->aggfilter != NULL || a->aggkind != AGGKIND_NORMAL ||
+		list_length(a->args) != 1 || get_func_namespace(a->aggfnoid) != PG_CATALOG_NAMESPACE)
+		return NULL;
+	fname = get_func_name(a->aggfnoid);
+	if (fname == NULL || (strcmp(fname, "max") != 0 && strcmp(fname, "min") != 0))
+		return NULL;
+	v = (Var *) linitial_node(TargetEntry, a->args)->expr;
+	if (!IsA(v, Var) || v->varno != 1 || v->varlevelsup != 0 || v->varattno < 1)
+		return NULL;
+	return a;
+}
+
+/* the rewrite of one conjunct c of q, if it is  v.s = (SELECT max(s) FROM v) : the IS NOT NULL, or NULL */
+static Node *
+ties_conjunct(Query *q, Node *c)
+{
+	OpExpr	   *op;
+	Var		   *col;
+	SubLink    *sl;
+	Aggref	   *agg;
+	Var		   *aggcol;
+	RangeTblEntry *rte;
+	CommonTableExpr *cte = NULL;
+	Query	   *cq;
+	TargetEntry *stle;
+	SortGroupClause *sgc;
+	Oid			sortop;
+	Oid			eqop;
+	bool		reverse;
+	Index		maxref = 0;
+	ListCell   *lc;
+	TiesCtx		tc;
+	NullTest   *nt;
+	HeapTuple	tup;
+
+	if (!IsA(c, OpExpr) || list_length(((OpExpr *) c)->args) != 2)
+		return NULL;
+	op = (OpExpr *) c;
+	col = (Var *) linitial(op->args);
+	sl = (SubLink *) lsecond(op->args);
+	if (IsA(col, SubLink))
+	{
+		col = (Var *) lsecond(op->args);
+		sl = (SubLink *) linitial(op->args);
+	}
+	if (!IsA(col, Var) || col->varlevelsup != 0 || col->varattno < 1 || !IsA(sl, SubLink) ||
+		sl->subLinkType != EXPR_SUBLINK || !IsA(sl->subselect, Query))
+		return NULL;
+	rte = rt_fetch(col->varno, q->rtable);
+	if (rte->rtekind != RTE_CTE || rte->ctelevelsup != 0 || rte->self_reference)
+		return NULL;
+	agg = ties_subquery_agg((Query *) sl->subselect, rte->ctename);
+	if (agg == NULL)
+		return NULL;
+	aggcol = (Var *) linitial_node(TargetEntry, agg->args)->expr;
+	if (aggcol->varattno != col->varattno || aggcol->vartype != col->vartype ||
+		agg->inputcollid != col->varcollid || op->inputcollid != col->varcollid)
+		return NULL;
+	/* the comparison is the equality of the aggregate's ordering */
+	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(agg->aggfnoid));
+	if (!HeapTupleIsValid(tup))
+		return NULL;
+	sortop = ((Form_pg_aggregate) GETSTRUCT(tup))->aggsortop;
+	ReleaseSysCache(tup);
+	if (!OidIsValid(sortop))
+		return NULL;
+	eqop = get_equality_op_for_ordering_op(sortop, &reverse);
+	if (!OidIsValid(eqop) || eqop != op->opno)
+		return NULL;
+	/* v: a plain item of the top-level FROM list, read nowhere else */
+	foreach(lc, q->jointree->fromlist)
+		if (IsA(lfirst(lc), RangeTblRef) && ((RangeTblRef *) lfirst(lc))->rtindex == col->varno)
+			break;
+	if (lc == NULL)
+		return NULL;
+	foreach(lc, q->cteList)
+		if (strcmp(lfirst_node(CommonTableExpr, lc)->ctename, rte->ctename) == 0)
+			cte = lfirst_node(CommonTableExpr, lc);
+	if (cte == NULL || cte->cterefcount != 2 || cte->ctematerialized == CTEMaterializeAlways ||
+		cte->cterecursive || cte->search_clause != NULL || cte->cycle_clause != NULL ||
+		!IsA(cte->ctequery, Query))
+		return NULL;
+	tc.ctename = rte->ctename;
+	tc.refs = 0;
+	tc.depth = 0;
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *r = lfirst_node(RangeTblEntry, lc);
+
+		if (r->rtekind == RTE_CTE && r->ctelevelsup == 0 && strcmp(r->ctename, rte->ctename) == 0)
+			tc.refs++;
+	}
+	(void) query_tree_walker(q, count_cte_refs_walker, (void *) &tc, 0);
+	if (tc.refs != 2)
+		return NULL;
+	cq = (Query *) cte->ctequery;
+	if (cq->commandType != CMD_SELECT || cq->sortClause != NIL || cq->limitCount != NULL ||
+		cq->limitOffset != NULL || cq->distinctClause != NIL || cq->hasWindowFuncs ||
+		cq->hasTargetSRFs || cq->setOperations != NULL || cq->rowMarks != NIL ||
+		cq->hasModifyingCTE || cq->utilityStmt != NULL || contain_volatile_functions((Node *) cq))
+		return NULL;
+	stle = get_tle_by_resno(cq->targetList, col->varattno);
+	if (stle == NULL || stle->resjunk || exprType((Node *) stle->expr) != col->vartype)
+		return NULL;
+
+	/* v's query, ordered by s (max: >, min: <) NULLS LAST, its first row with ties */
+	cq = copyObject(cq);
+	stle = get_tle_by_resno(cq->targetList, col->varattno);
+	if (stle->ressortgroupref == 0)
+	{
+		foreach(lc, cq->targetList)
+			maxref = Max(maxref, lfirst_node(TargetEntry, lc)->ressortgroupref);
+		stle->ressortgroupref = maxref + 1;
+	}
+	sgc = makeNode(SortGroupClause);
+	sgc->tleSortGroupRef = stle->ressortgroupref;
+	sgc->eqop = eqop;
+	sgc->sortop = sortop;
+	sgc->nulls_first = false;
+	sgc->hashable = false;
+	cq->sortClause = list_make1(sgc);
+	cq->limitCount = (Node *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(1),
+										false, FLOAT8PASSBYVAL);
+	cq->limitOption = LIMIT_OPTION_WITH_TIES;
+
+	/*
+	 * The CTE becomes that query, read once, and stays materialized: its cost then stays out of the
+	 * join's (as PostgreSQL's own plan of the pattern has it), so that the join of its one or few rows
+	 * is planned as such (lookups by an index), not as a merge join that reads the other table's index
+	 * up to the key (whose extra cost is within 1% of the aggregation's).
+	 */
+	cte->ctequery = (Node *) cq;
+	cte->cterefcount = 1;
+	cte->ctematerialized = CTEMaterializeAlways;
+
+	nt = makeNode(NullTest);
+	nt->arg = (Expr *) copyObject(col);
+	nt->nulltesttype = IS_NOT_NULL;
+	nt->argisrow = false;
+	nt->location = -1;
+	return (Node *) nt;
+}
+
+static int
+view_max_ties(Query *q)
+{
+	List	   *conj;
+	List	   *out = NIL;
+	ListCell   *lc;
+	int			n = 0;
+
+	if (!themis_view_max_ties || q->commandType != CMD_SELECT || q->jointree == NULL ||
+		q->jointree->quals == NULL || q->cteList == NIL || !q->hasSubLinks ||
+		q->setOperations != NULL || q->rowMarks != NIL || q->hasForUpdate || q->hasRecursive)
+		return 0;
+	conj = make_ands_implicit((Expr *) q->jointree->quals);
+	foreach(lc, conj)
+	{
+		Node	   *r = ties_conjunct(q, (Node *) lfirst(lc));
+
+		if (r != NULL)
+			n++;
+		out = lappend(out, r != NULL ? r : lfirst(lc));
+	}
+	if (n == 0)
+		return 0;
+	q->jointree->quals = ands_or_null(out);
+	/* whether q still has sublinks: PostgreSQL plans them only if so */
+	q->hasSubLinks = checkExprHasSubLink((Node *) q);
+	if (themis_debug_ir)
+		ereport(NOTICE, (errmsg("themis: %d max-over-a-view pattern%s computed once (the view's first row with ties)",
+								n, n == 1 ? "" : "s")));
+	return n;
+}
+
 /* q (in place), its inner queries first */
 static Query *
 decorrelate_query(Query *q)
@@ -1008,6 +1266,7 @@ decorrelate_query(Query *q)
 	check_stack_depth();
 	/* inner levels: sublinks' subqueries, FROM subqueries, CTEs */
 	(void) query_tree_walker(q, decorrelate_walker, NULL, 0);
+	ndone += view_max_ties(q);
 	ndone += inline_view_ctes(q);
 
 	if (q->commandType != CMD_SELECT || q->jointree == NULL || q->jointree->quals == NULL ||

@@ -18,6 +18,7 @@ bool		themis_enabled = true;
 bool		themis_decorrelate_on = true;
 int			themis_stream_lookup_side = THEMIS_TRI_AUTO;
 int			themis_inline_view_ctes = THEMIS_TRI_AUTO;
+bool		themis_view_max_ties = true;
 bool		themis_gpu_fast_paths = true;
 int			themis_device = THEMIS_DEVICE_AUTO;
 int			themis_min_rows = 100000;
@@ -106,6 +107,18 @@ _PG_init(void)
 							 &themis_stream_lookup_side,
 							 THEMIS_TRI_AUTO,
 							 tri_state_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("themis.view_max_ties",
+							 "The max-over-a-view pattern (TPC-H Q15) computed once: the view's rows with the largest value, as its first row with ties.",
+							 "A CTE read by one FROM item and by the scalar subquery of a WHERE condition v.s = (SELECT max(s) FROM v) "
+							 "(or min) is read once, as (... ORDER BY s DESC NULLS LAST FETCH FIRST 1 ROW WITH TIES), and the "
+							 "condition becomes v.s IS NOT NULL; the Themis node under the Sort returns only the largest rows "
+							 "(src/decorrelate.c). Other uses of such a CTE are left to themis.inline_view_ctes.",
+							 &themis_view_max_ties,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -13,7 +13,8 @@
  * the values are compared as themis holds them instead, which is the same order without making datums.
  *
  * Only where the rows the Sort sees are the node's result rows one for one: no qual on the node, the
- * key a plain column of its scan tuple, a constant LIMIT (not WITH TIES).  And only where the node's
+ * key a plain column of its scan tuple, a constant LIMIT (WITH TIES too: the Limit then returns the
+ * rows tied with the N-th on every sort key, a subset of those kept).  And only where the node's
  * projection (computed by PostgreSQL for each row the node returns, before the Sort) cannot fail on a
  * row's values: PostgreSQL computes it for every row, so a row that raises an error (d + 30 past the
  * last date) must not be dropped by the cut (local fuzz s39-q201); leakproof functions and operators
@@ -51,7 +52,8 @@ topn_candidate(Limit *limit, int64 *n)
 	int64		total;
 	ListCell   *lc;
 
-	if (limit->limitOption != LIMIT_OPTION_COUNT || cnt == NULL || !IsA(cnt, Const) ||
+	if ((limit->limitOption != LIMIT_OPTION_COUNT && limit->limitOption != LIMIT_OPTION_WITH_TIES) ||
+		cnt == NULL || !IsA(cnt, Const) ||
 		cnt->constisnull || cnt->consttype != INT8OID)
 		return NULL;
 	if (off != NULL && (!IsA(off, Const) || off->consttype != INT8OID))
