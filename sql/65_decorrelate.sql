@@ -209,6 +209,29 @@ SELECT * FROM tt.check($$WITH v AS (SELECT g, sum(q) AS s, count(*) AS n FROM dc
                          SELECT v.g, v.n FROM v WHERE v.s = (SELECT max(s) FROM v) AND v.n > 20$$);
 SELECT dc_ties($$WITH v AS (SELECT g, sum(q) AS s, count(*) AS n FROM dc_t GROUP BY g)
                  SELECT v.g, v.n FROM v WHERE v.s = (SELECT max(s) FROM v) AND v.n > 20$$) AS plan;
+-- the view under inner joins (JOIN ... ON, USING), or on the preserved side of outer joins
+SELECT * FROM tt.check($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                         SELECT o.id, v.s FROM dc_i i JOIN (dc_o o JOIN v ON o.k = v.g) ON i.k = o.k
+                         WHERE v.s = (SELECT max(s) FROM v) AND i.n = 3$$);
+SELECT dc_ties($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                 SELECT o.id, v.s FROM dc_i i JOIN (dc_o o JOIN v ON o.k = v.g) ON i.k = o.k
+                 WHERE v.s = (SELECT max(s) FROM v) AND i.n = 3$$) AS plan;
+SELECT * FROM tt.check($$WITH v AS (SELECT g AS k, sum(q) AS s FROM dc_t GROUP BY g)
+                         SELECT k, o.id, v.s FROM dc_o o JOIN v USING (k) WHERE v.s = (SELECT min(s) FROM v)$$);
+SELECT * FROM tt.check($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                         SELECT o.id, v.s, i.n FROM (dc_o o JOIN v ON o.k = v.g) LEFT JOIN dc_i i ON i.k = o.k AND i.n = 3
+                         WHERE v.s = (SELECT max(s) FROM v)$$);
+SELECT dc_ties($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                 SELECT o.id, v.s, i.n FROM dc_i i RIGHT JOIN (dc_o o JOIN v ON o.k = v.g) ON i.k = o.k AND i.n = 3
+                 WHERE v.s = (SELECT max(s) FROM v)$$) AS plan;
+SELECT * FROM tt.check($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                         SELECT o.id, v.s, i.n FROM dc_i i RIGHT JOIN (dc_o o JOIN v ON o.k = v.g) ON i.k = o.k AND i.n = 3
+                         WHERE v.s = (SELECT max(s) FROM v)$$);
+-- (the nullable side of a RIGHT and a FULL join: left alone)
+SELECT dc_ties($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                 SELECT o.id, v.s FROM v RIGHT JOIN dc_o o ON o.k = v.g WHERE v.s = (SELECT max(s) FROM v)$$) AS plan;
+SELECT * FROM tt.check($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)
+                         SELECT o.id, v.s FROM v FULL JOIN dc_o o ON o.k = v.g WHERE v.s = (SELECT max(s) FROM v)$$);
 -- left to the other paths: a third reference, the view under an outer join, OR, >=, a subquery with
 -- a WHERE, FILTER, another column, MATERIALIZED, and themis.view_max_ties = off (same answers)
 SELECT dc_ties($$WITH v AS (SELECT g, sum(q) AS s FROM dc_t GROUP BY g)

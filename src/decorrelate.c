@@ -1012,9 +1012,9 @@ inline_view_ctes(Query *q)
  * plan): the Themis node under the Sort returns only the rows that can be first (topn.c), the largest
  * and its ties, and only those are stored.
  *
- * Only where v is a plain item of q's top-level FROM list (no outer join around it) and the condition
- * a top-level AND condition of q's WHERE: filtering v's rows before the join is then what the WHERE
- * did after it.  The other conditions on v's columns see only the rows with the largest s: they run
+ * Only where v is an item of q's FROM list, of inner joins in it or on the preserved side of outer joins
+ * (reached_unextended), and the condition a top-level AND condition of q's WHERE: filtering v's rows
+ * before the joins is then what the WHERE did after them.  The other conditions on v's columns see only the rows with the largest s: they run
  * on fewer rows than they may have, which can only spare an error PostgreSQL's qual order might raise.
  */
 typedef struct TiesCtx
@@ -1049,6 +1049,39 @@ count_cte_refs_walker(Node *node, TiesCtx *c)
 		return r;
 	}
 	return expression_tree_walker(node, count_cte_refs_walker, (void *) c);
+}
+
+/*
+ * Is rtindex an item of jt reached through inner joins and the preserved sides of outer joins only?
+ * Its rows are then never NULL-extended, and a WHERE condition on its columns alone drops the same
+ * rows whether it filters them before the joins or after.
+ */
+static bool
+reached_unextended(Node *jt, int rtindex)
+{
+	ListCell   *lc;
+
+	if (jt == NULL)
+		return false;
+	if (IsA(jt, RangeTblRef))
+		return ((RangeTblRef *) jt)->rtindex == rtindex;
+	if (IsA(jt, FromExpr))
+	{
+		foreach(lc, ((FromExpr *) jt)->fromlist)
+			if (reached_unextended((Node *) lfirst(lc), rtindex))
+				return true;
+		return false;
+	}
+	if (IsA(jt, JoinExpr))
+	{
+		JoinExpr   *j = (JoinExpr *) jt;
+
+		return ((j->jointype == JOIN_INNER || j->jointype == JOIN_LEFT) &&
+				reached_unextended(j->larg, rtindex)) ||
+			((j->jointype == JOIN_INNER || j->jointype == JOIN_RIGHT) &&
+			 reached_unextended(j->rarg, rtindex));
+	}
+	return false;
 }
 
 /* is sq  SELECT max(col) FROM <the CTE>  (or min), nothing else?  Its Aggref if so */
@@ -1146,11 +1179,8 @@ ties_conjunct(Query *q, Node *c)
 	eqop = get_equality_op_for_ordering_op(sortop, &reverse);
 	if (!OidIsValid(eqop) || eqop != op->opno)
 		return NULL;
-	/* v: a plain item of the top-level FROM list, read nowhere else */
-	foreach(lc, q->jointree->fromlist)
-		if (IsA(lfirst(lc), RangeTblRef) && ((RangeTblRef *) lfirst(lc))->rtindex == col->varno)
-			break;
-	if (lc == NULL)
+	/* v: never NULL-extended by a join, read nowhere else */
+	if (!reached_unextended((Node *) q->jointree, col->varno))
 		return NULL;
 	foreach(lc, q->cteList)
 		if (strcmp(lfirst_node(CommonTableExpr, lc)->ctename, rte->ctename) == 0)

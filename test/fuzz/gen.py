@@ -964,12 +964,16 @@ class Query:
         self.tiebreak = []      # indexes into select whose ::text is appended to ORDER BY
         self.limit = None
         self.offset = None
+        self.ctes = []          # (name, query): WITH name AS (query), ...
 
     def grouped(self):
         return bool(self.group) or any(x.has_agg() for x in self.select) or bool(self.having)
 
     def sql(self):
-        s = "SELECT " + ("DISTINCT " if self.distinct else "")
+        s = ""
+        if self.ctes:
+            s = "WITH " + ",\n  ".join("%s AS (%s)" % c for c in self.ctes) + "\n"
+        s += "SELECT " + ("DISTINCT " if self.distinct else "")
         s += ", ".join("%s AS c%d" % (x.sql(), i) for i, x in enumerate(self.select))
         s += "\nFROM "
         where = list(self.where)
@@ -1067,8 +1071,14 @@ class QueryGen:
         tw = [1.0 if t.rows else 0.25 for t in self.tables]
         for k in range(nt):
             t = rng.choices(self.tables, tw)[0]
+            view = None
             if rng.random() < 0.05:
                 t = self.derived()
+                if rng.random() < 0.5:
+                    # as a CTE, read again by a scalar subquery: the max-over-a-view pattern (TPC-H Q15)
+                    view = "v%d" % (len(qy.ctes) + 1)
+                    qy.ctes.append((view, t.name[1:-1]))
+                    t.name = view
             al = self.alias()
             if k == 0:
                 qy.froms.append(FromItem(t.name, al))
@@ -1102,6 +1112,12 @@ class QueryGen:
                     if not side.args:
                         qy.where.append(X("({0} IS NULL)", [copy.deepcopy(side)], BOOL))
             items += [(al, c) for c in t.cols]
+            if view is not None:
+                vc = rng.choice(t.cols)
+                agg = rng.choice(["max", "max", "min"])
+                op = rng.choice(["=", "=", "=", ">="])
+                qy.where.append(X("(%s.%s %s (SELECT %s(%s) FROM %s))" % (al, vc.name, op, agg, vc.name, view),
+                                  [], BOOL))
         scope = Scope(items)
         eg = ExprGen(rng, scope, self.tables)
         self.eg = eg
