@@ -4522,6 +4522,7 @@ struct TmGpuPool
 	int			l2_bytes;		/* the device's L2 cache */
 	int			join_algo;		/* TmGpuJoinAlgo */
 	bool		no_fast_paths;	/* tm_gpu_pool_set_fast_paths(pool, 0): no DFastQual, x_eval, nlead */
+	bool		private_global;	/* tm_gpu_pool_set_private_global: global AGGs block-private too */
 	/* tm_gpu_pool_set_topn: the cut of the output result before it leaves the device (n 0: none) */
 	int64_t		topn_n;
 	int			topn_col;
@@ -7663,7 +7664,8 @@ agg_fix_chunk(Ctx *c, const Src *S, const TmSink *sk, const DRun &R, TmValue *co
 /*
  * The block-private memo and states of a grouped aggregation (R->memo, R->priv_k: "Block-private
  * aggregation"): the memo where the keys are few, private states where every aggregate's update is an
- * atomic on its words (no DISTINCT, no lock)
+ * atomic on its words (no DISTINCT, no lock).  A global aggregate (no keys,
+ * tm_gpu_pool_set_private_global): no memo, the private states of its one group.
  */
 static void
 agg_private(const TmSink *sk, const int *modes, bool thread_sums, DRun *R)
@@ -7671,7 +7673,7 @@ agg_private(const TmSink *sk, const int *modes, bool thread_sums, DRun *R)
 	int			na = sk->naggs;
 	bool		atomics = na > 0;
 
-	R->memo = sk->nkeys <= MEMO_MAX_KEYS ? 1 : 0;
+	R->memo = (sk->nkeys > 0 && sk->nkeys <= MEMO_MAX_KEYS) ? 1 : 0;
 	for (int a = 0; a < na; a++)
 		if (modes[a] == AM_LOCKED || agg_is_distinct(&sk->aggs[a]))
 			atomics = false;
@@ -7681,6 +7683,8 @@ agg_private(const TmSink *sk, const int *modes, bool thread_sums, DRun *R)
 		R->priv_k = PRIV_STATE_BYTES / (na * (3 * 8 + 4));
 		if (R->priv_k > PRIV_MAX_GROUPS)
 			R->priv_k = PRIV_MAX_GROUPS;
+		if (sk->nkeys == 0 && R->priv_k > 1)
+			R->priv_k = 1;
 		if (R->priv_k < 1)
 			R->priv_na = R->priv_k = 0;
 	}
@@ -7834,7 +7838,7 @@ sink_agg(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 		R.pass = PASS_RUN;
 		R.flags = c->dflags;
 		R.gcap = cap;
-		if (nk > 0 && !c->pool->no_fast_paths)
+		if ((nk > 0 || c->pool->private_global) && !c->pool->no_fast_paths)
 			agg_private(sk, modes, c->pool->thread_sums, &R);
 		if (nk > 0)
 		{
@@ -9654,6 +9658,13 @@ tm_gpu_pool_set_fast_paths(TmGpuPool *pool, int on)
 {
 	if (pool != NULL)
 		pool->no_fast_paths = !on;
+}
+
+extern "C" void
+tm_gpu_pool_set_private_global(TmGpuPool *pool, int on)
+{
+	if (pool != NULL)
+		pool->private_global = on != 0;
 }
 
 extern "C" void

@@ -241,6 +241,15 @@ extern int	tm_gpu_qual_is_fast(const TmExpr *e);
 extern int	tm_gpu_qual_fast_eval(const TmExpr *e, const TmValue *vals, const bool *nulls, bool *pass);
 extern void tm_gpu_pool_set_fast_paths(TmGpuPool *pool, int on);
 
+/*
+ * tm_gpu_pool_set_private_global(pool, 1) (themis.gpu_private_global_agg): a global aggregate (no group
+ * keys) of pipeline_kernel keeps its state block-private in shared memory too, with thread-private
+ * partial sums, as a grouped one does for its first groups ("Block-private aggregation" in
+ * tm_gpu_exec.cu), instead of one atomic per warp of sink rows on the same words; 0 (the default): it
+ * does not.  Under the fast paths only.  Results are the same either way.
+ */
+extern void tm_gpu_pool_set_private_global(TmGpuPool *pool, int on);
+
 /* Bytes of the pool, and the most that the last tm_gpu_execute used. */
 extern size_t tm_gpu_pool_size(const TmGpuPool *pool);
 extern size_t tm_gpu_pool_peak(const TmGpuPool *pool);

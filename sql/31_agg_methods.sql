@@ -54,3 +54,22 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
+
+-- global aggregates with block-private states on the GPU (themis.gpu_private_global_agg; the CPU
+-- executor has nothing of the kind): counts, integer and numeric sums, integer min / max, FILTER, a
+-- probe into one group (TPC-H Q14), a join that fans out, no rows
+SET themis.gpu_private_global_agg = on;
+SELECT * FROM tt.check($$SELECT count(*) AS n, count(i4) AS c, sum(i2) AS s2, sum(i4) AS s4, sum(i8) AS s8,
+                                sum(n2) AS sn2, sum(n4) AS sn4, min(i4) AS mi, max(i8) AS ma,
+                                count(*) FILTER (WHERE b) AS nb, sum(n4) FILTER (WHERE i4 > 0) AS sp FROM types$$);
+SELECT * FROM tt.check($$SELECT sum(l_extendedprice * l_discount) AS revenue FROM lineitem
+                         WHERE l_shipdate >= date '1994-01-01' AND l_shipdate < date '1994-01-01' + interval '1 year'
+                           AND l_discount BETWEEN 0.06 - 0.01 AND 0.06 + 0.01 AND l_quantity < 24$$);
+SELECT * FROM tt.check($$SELECT 100.00 * sum(CASE WHEN p_type LIKE 'PROMO%' THEN l_extendedprice * (1 - l_discount) ELSE 0 END)
+                                / sum(l_extendedprice * (1 - l_discount)) AS promo_revenue
+                         FROM lineitem, part
+                         WHERE l_partkey = p_partkey AND l_shipdate >= date '1995-09-01'
+                           AND l_shipdate < date '1995-09-01' + interval '1 month'$$);
+SELECT * FROM tt.check($$SELECT count(*) AS n, sum(jr.w) AS s, min(jl.k2) AS mi FROM jl JOIN jr ON jl.k1 = jr.k1$$);
+SELECT * FROM tt.check($$SELECT count(*) AS n, sum(l_quantity) AS q, max(l_linenumber) AS m FROM lineitem WHERE l_quantity > 1000$$);
+RESET themis.gpu_private_global_agg;

@@ -20,6 +20,7 @@ int			themis_stream_lookup_side = THEMIS_TRI_AUTO;
 int			themis_inline_view_ctes = THEMIS_TRI_AUTO;
 bool		themis_view_max_ties = true;
 bool		themis_gpu_fast_paths = true;
+bool		themis_gpu_private_global_agg = false;
 int			themis_device = THEMIS_DEVICE_AUTO;
 int			themis_min_rows = 100000;
 double		themis_startup_cost = 10000.0;
@@ -144,6 +145,17 @@ _PG_init(void)
 							 "off turns these paths off (for measuring the difference, or ruling them out when looking into a suspected bug).",
 							 &themis_gpu_fast_paths,
 							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("themis.gpu_private_global_agg",
+							 "GPU: a global aggregate (no GROUP BY) keeps block-private states and thread-private partial sums, as a grouped one does for its first groups.",
+							 "Instead of one atomic per warp of rows on the aggregate's words (TPC-H Q14 on skewed data: 4.2 M rows into "
+							 "one group). Off by default until measured on a GPU; results are the same either way. Under "
+							 "themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, tm_gpu_pool_set_private_global).",
+							 &themis_gpu_private_global_agg,
+							 false,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

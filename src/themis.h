@@ -53,6 +53,7 @@ extern int	themis_stream_lookup_side;	/* themis.stream_lookup_side: THEMIS_TRI_*
 extern int	themis_inline_view_ctes;	/* themis.inline_view_ctes: THEMIS_TRI_* (auto: GPU usable) */
 extern bool themis_view_max_ties;	/* themis.view_max_ties */
 extern bool themis_gpu_fast_paths;	/* themis.gpu_fast_paths */
+extern bool themis_gpu_private_global_agg;	/* themis.gpu_private_global_agg */
 
 /* decorrelate.c */
 extern bool themis_decorrelate_candidate(Query *parse);

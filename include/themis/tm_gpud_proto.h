@@ -144,6 +144,8 @@ typedef struct TmxStatus
 #define TMX_FLAG_JOIN_PIPELINED		0x200	/* every probe in the pipeline's kernel */
 /* TmxExec.flags: themis.gpu_fast_paths = off: the kernels' fast paths off (every expression interpreted) */
 #define TMX_FLAG_NO_FAST_PATHS		0x400
+/* TmxExec.flags: themis.gpu_private_global_agg = on: global aggregates keep block-private states too */
+#define TMX_FLAG_PRIVATE_GLOBAL		0x800
 
 typedef struct TmxExec
 {

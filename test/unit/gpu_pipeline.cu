@@ -1775,7 +1775,8 @@ test_group_agg(void)
  * and a memo of the groups they found): T -> [FILTER v > -40] -> AGG by keys, against the reference:
  * by bp (4 groups with NULL: all private), by (g, bp) (about 80 groups: some private, the others in the
  * table), by (g, bp, id % 3, g, bp) (5 keys: no memo), by id % 40000 (more groups than private states, the
- * memo full); with and without the leading filter (pipeline_kernel's two row loops); on a full grid and
+ * memo full), without keys (one group: private where tm_gpu_pool_set_private_global is on, else one atomic
+ * per warp); with and without the leading filter (pipeline_kernel's two row loops); on a full grid and
  * on a grid of 2 blocks (tm_gpu_set_max_blocks), where each thread adds hundreds of rows into its
  * thread-private sums (the first groups' sums)
  */
@@ -1784,7 +1785,7 @@ test_private_agg(void)
 {
 	HTable		T = make_T(200000, 300);
 
-	for (int variant = 0; variant < 8; variant++)
+	for (int variant = 0; variant < 10; variant++)
 	{
 		for (int filtered = 0; filtered < 2; filtered++)
 		{
@@ -1793,8 +1794,8 @@ test_private_agg(void)
 			int			s_g = p.slot(ty(TM_K_INT4), 0, T_G);
 			int			s_bp = p.slot(ty(TM_K_BPCHAR), 0, T_BP);
 			int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
-			int			cap = variant >= 4 ? 2 : 0;	/* blocks: 0 = a full grid */
-			int			kv = variant % 4;	/* the keys */
+			int			cap = variant >= 5 ? 2 : 0;	/* blocks: 0 = a full grid */
+			int			kv = variant % 5;	/* the keys */
 			std::vector<TmExpr *> keys;
 			std::vector<TmType> rt;
 			std::vector<TmType> at = t_agg_types_atomic();
@@ -1818,7 +1819,7 @@ test_private_agg(void)
 					x_slot(s_g, ty(TM_K_INT4)), x_slot(s_bp, ty(TM_K_BPCHAR))};
 				rt = {ty(TM_K_INT4), ty(TM_K_BPCHAR), ty(TM_K_INT8), ty(TM_K_INT4), ty(TM_K_BPCHAR)};
 			}
-			else
+			else if (kv == 3)
 			{
 				keys = {x_mod(s_id, 40000, TM_K_INT8)};
 				rt = {ty(TM_K_INT8)};
@@ -1848,7 +1849,7 @@ test_private_agg(void)
 				else if (kv == 2)
 					k = cell(T.cols[T_G], i) + cell(T.cols[T_BP], i) + cI(i % 3) + cell(T.cols[T_G], i) +
 						cell(T.cols[T_BP], i);
-				else
+				else if (kv == 3)
 					k = cI(i % 40000);
 				groups[k].add(T, i);
 			}
@@ -1962,6 +1963,21 @@ test_private_agg_empty(void)
 	}
 }
 
+/* a second pool with the fast paths off (no private states: every row on the groups' words), or NULL */
+static TmGpuPool *
+plain_pool(void)
+{
+	TmGpuPool  *pool = NULL;
+	char		err[256];
+	int			rc = tm_gpu_pool_create(0, (size_t) 64 << 20, &pool, err, sizeof(err));
+
+	TM_CHECK_MSG(rc == TM_GPU_OK, "%s", err);
+	if (rc != TM_GPU_OK)
+		return NULL;
+	tm_gpu_pool_set_fast_paths(pool, 0);
+	return pool;
+}
+
 /*
  * Numeric sums at and beyond 128 bits, grouped: H (g, n numeric(0)) -> AGG by g: count(*), count(n),
  * sum(n).  With few groups the blocks add into private states (192-bit sums in shared memory, flushed
@@ -1981,14 +1997,11 @@ test_private_agg_overflow(void)
 		"partial sums past 128 bits, total 5", "thread-private sums past 2^63 (one block)",
 		"thread-private sums of small values (one block)"};
 	const tm_int128 p126 = (tm_int128) 1 << 126;
-	TmGpuPool  *plain = NULL;
+	TmGpuPool  *plain = plain_pool();
 	char		err[256];
-	int			rc = tm_gpu_pool_create(0, (size_t) 64 << 20, &plain, err, sizeof(err));
 
-	TM_CHECK_MSG(rc == TM_GPU_OK, "%s", err);
-	if (rc != TM_GPU_OK)
+	if (plain == NULL)
 		return;
-	tm_gpu_pool_set_fast_paths(plain, 0);
 	for (int cs = 0; cs < 8; cs++)
 	{
 		HTable		H;
@@ -2132,6 +2145,150 @@ test_private_agg_overflow(void)
 		snprintf(what, sizeof(what), "numeric sums, %s", names[cs]);
 		check_rows(what, out_rows(r.out), exp, false);
 		snprintf(what, sizeof(what), "numeric sums, %s, fast paths off", names[cs]);
+		check_rows(what, out_rows(rp.out), exp, false);
+		tm_gpu_table_free(&r.out);
+		tm_gpu_table_free(&rp.out);
+	}
+	TM_CHECK(tm_gpu_pool_destroy(plain, err, sizeof(err)) == TM_GPU_OK);
+}
+
+/*
+ * Global aggregates of atomics (no group keys): H (i int4, n numeric(0)) -> AGG: count(*), count(n),
+ * sum(n), sum(i), min(i), max(i), one row, against a reference computed here with the overflow of the
+ * numeric sum checked (past 128 bits: the execution fails with TM_ERR_FALLBACK, the CPU runs it).  On
+ * g_pool (where tm_gpu_pool_set_private_global is on and the scheduler NONE: the block-private state
+ * of the one group and the threads' 64-bit partial sums; otherwise one atomic per warp) and on a pool
+ * with the fast paths off (every row on the group's words), which must agree.  Cases: many blocks of
+ * small values and NULLs; one block whose threads' partials pass 2^63 every few rows; runs of +-2^126
+ * whose block sums pass 128 bits and cancel; a total past 2^127; only NULLs (sum NULL, counts)
+ */
+static void
+test_private_global_sums(void)
+{
+	static const char *const names[] = {"small values, many blocks", "partials past 2^63 (one block)",
+		"runs of +-2^126 (block sums past 128 bits)", "a total past 2^127", "only NULLs"};
+	const tm_int128 p126 = (tm_int128) 1 << 126;
+	TmGpuPool  *plain = plain_pool();
+	char		err[256];
+
+	if (plain == NULL)
+		return;
+	for (int cs = 0; cs < 5; cs++)
+	{
+		HTable		H;
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_i = p.slot(ty(TM_K_INT4), 0, 0);
+		int			s_n = p.slot(ty(TM_K_NUMERIC, 0), 0, 1);
+		int64_t		cstar = 0,
+					cn = 0,
+					ci = 0,
+					isum = 0,
+					imin = INT64_MAX,
+					imax = INT64_MIN;
+		tm_int128	sum = 0;
+		bool		overflow = false;
+		char		what[160];
+
+		H.cols.push_back(col_new(TM_K_INT4));
+		H.cols.push_back(col_new(TM_K_NUMERIC));
+		switch (cs)
+		{
+			case 0:
+				for (int64_t i = 0; i < 300000; i++)
+				{
+					push_i(H.cols[0], rnd_range(-1000000, 1000000), chance(0.05));
+					push_n(H.cols[1], (tm_int128) rnd_range(-1000000000, 1000000000), chance(0.1));
+				}
+				break;
+			case 1:
+				for (int64_t i = 0; i < 8192; i++)
+				{
+					tm_int128	v = ((tm_int128) 1 << 62) + (i % 1000);
+
+					push_i(H.cols[0], (int64_t) (i % 7) - 3);
+					push_n(H.cols[1], i % 3 == 0 ? -v : v);
+				}
+				break;
+			case 2:
+				for (int64_t i = 0; i < 8192; i++)
+				{
+					push_i(H.cols[0], i);
+					push_n(H.cols[1], (i / 256) % 2 == 0 ? p126 : -p126);
+				}
+				push_i(H.cols[0], 5);
+				push_n(H.cols[1], 5);
+				break;
+			case 3:
+				for (int64_t i = 0; i < 4000; i++)
+				{
+					push_i(H.cols[0], i);
+					push_n(H.cols[1], p126);
+				}
+				break;
+			default:
+				for (int64_t i = 0; i < 5000; i++)
+				{
+					push_i(H.cols[0], 0, true);
+					push_n(H.cols[1], 0, true);
+				}
+				break;
+		}
+		H.nrows = (int64_t) H.cols[0].i.size();
+		for (int64_t i = 0; i < H.nrows; i++)
+		{
+			cstar++;
+			if (!isnull(H, 0, i))
+			{
+				int64_t		v = ival(H, 0, i);
+
+				ci++;
+				isum += v;
+				imin = v < imin ? v : imin;
+				imax = v > imax ? v : imax;
+			}
+			if (!isnull(H, 1, i))
+			{
+				cn++;
+				if (__builtin_add_overflow(sum, H.cols[1].n[i], &sum))
+					overflow = true;
+			}
+		}
+		/* a partial overflow that comes back (case 2) is not one: only the total counts */
+		if (cs == 2)
+			overflow = false;
+		TmPlan		pl = plan({p.agg(0, {},
+								 {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+								  agg(TM_AGG_COUNT, x_slot(s_n, ty(TM_K_NUMERIC, 0)), ty(TM_K_INT8)),
+								  agg(TM_AGG_SUM, x_slot(s_n, ty(TM_K_NUMERIC, 0)), ty(TM_K_NUMERIC, 0)),
+								  agg(TM_AGG_SUM, x_slot(s_i, ty(TM_K_INT4)), ty(TM_K_INT8)),
+								  agg(TM_AGG_MIN, x_slot(s_i, ty(TM_K_INT4)), ty(TM_K_INT4)),
+								  agg(TM_AGG_MAX, x_slot(s_i, ty(TM_K_INT4)), ty(TM_K_INT4))})},
+							  {}, {result({ty(TM_K_INT8), ty(TM_K_INT8), ty(TM_K_NUMERIC, 0), ty(TM_K_INT8),
+										   ty(TM_K_INT4), ty(TM_K_INT4)})}, 0);
+		tm_gpu_set_max_blocks(cs == 1 ? 1 : 0);
+		Run			r = run_plan(pl, {&H});
+		Run			rp = run_plan(pl, {&H}, NULL, NULL, plain);
+
+		tm_gpu_set_max_blocks(0);
+		if (overflow)
+		{
+			TM_CHECK_MSG(r.rc == TM_GPU_ERR_EXPR && r.fail.status == TM_ERR_FALLBACK,
+						 "global sums, %s: rc %d status %d: %s", names[cs], r.rc, r.fail.status, r.err);
+			TM_CHECK_MSG(rp.rc == TM_GPU_ERR_EXPR && rp.fail.status == TM_ERR_FALLBACK,
+						 "global sums, %s, fast paths off: rc %d status %d: %s", names[cs], rp.rc,
+						 rp.fail.status, rp.err);
+			TM_CHECK(r.out.cols == NULL);
+			TM_CHECK(rp.out.cols == NULL);
+			continue;
+		}
+		std::vector<std::string> exp = {cI(cstar) + cI(cn) + (cn > 0 ? cN(sum) : cNULL) +
+			(ci > 0 ? cI(isum) + cI(imin) + cI(imax) : cNULL + cNULL + cNULL)};
+
+		CHECK_OK(r);
+		CHECK_OK(rp);
+		snprintf(what, sizeof(what), "global sums, %s", names[cs]);
+		check_rows(what, out_rows(r.out), exp, false);
+		snprintf(what, sizeof(what), "global sums, %s, fast paths off", names[cs]);
 		check_rows(what, out_rows(rp.out), exp, false);
 		tm_gpu_table_free(&r.out);
 		tm_gpu_table_free(&rp.out);
@@ -5864,6 +6021,7 @@ main(void)
 		TM_RUN(test_fast_arith_aggs);
 		TM_RUN(test_global_agg);
 		TM_RUN(test_global_agg_fanout);
+		TM_RUN(test_private_global_sums);
 		TM_RUN(test_join_agg_result);
 		TM_RUN(test_many_groups);
 		TM_RUN(test_unique_join_agg);
@@ -5916,6 +6074,35 @@ main(void)
 	TM_RUN(test_chunk_errors);
 	tm_gpu_pool_set_fast_paths(g_pool, 1);
 	g_fast_paths = true;
+
+	/*
+	 * global aggregates with block-private states (themis.gpu_private_global_agg), on the plain
+	 * executor and with the partitioned join forced: the aggregations of the list that have no keys
+	 */
+	tm_gpu_pool_set_private_global(g_pool, 1);
+	for (int jm : {TM_GPU_JOIN_AUTO, TM_GPU_JOIN_PARTITIONED})
+	{
+		printf("== scheduler: none, join algorithm: %s, global aggregates block-private\n",
+			   jm == TM_GPU_JOIN_AUTO ? "auto" : "partitioned");
+		fflush(stdout);
+		g_join_mode = jm;
+		TM_RUN(test_private_global_sums);
+		TM_RUN(test_private_agg);
+		TM_RUN(test_private_agg_empty);
+		TM_RUN(test_fast_arith_aggs);
+		TM_RUN(test_global_agg);
+		TM_RUN(test_global_agg_fanout);
+		TM_RUN(test_join_agg_result);
+		TM_RUN(test_unique_join_agg);
+		TM_RUN(test_agg_count_pass);
+		TM_RUN(test_errors);
+		TM_RUN(test_empty_build);
+		TM_RUN(test_chunk_agg);
+		TM_RUN(test_chunk_errors);
+		TM_RUN(test_chunk_overflow);
+	}
+	g_join_mode = TM_GPU_JOIN_AUTO;
+	tm_gpu_pool_set_private_global(g_pool, 0);
 	printf("device memory used at most: %zu bytes of %zu\n", tm_gpu_pool_peak(g_pool), tm_gpu_pool_size(g_pool));
 
 	TM_CHECK(tm_gpu_pool_destroy(g_pool, err, sizeof(err)) == TM_GPU_OK);
