@@ -24,6 +24,12 @@ SELECT * FROM tt.check_ordered($$SELECT id, i8 FROM types ORDER BY i8, id LIMIT 
 SELECT * FROM tt.check_ordered($$SELECT g, count(*) AS n FROM types GROUP BY g ORDER BY n, g LIMIT 100$$);
 SELECT * FROM tt.check_ordered($$SELECT id FROM types ORDER BY id LIMIT 0$$);
 SELECT * FROM tt.check_ordered($$SELECT g, count(*) AS n FROM types GROUP BY g ORDER BY n DESC, g LIMIT ALL$$);
+-- FETCH FIRST ... WITH TIES: the Limit returns the rows tied with the last one on every key, a subset of
+-- those kept (their order among themselves is PostgreSQL's choice: compared as sets)
+SELECT * FROM tt.check($$SELECT id, g FROM types ORDER BY g FETCH FIRST 3 ROWS WITH TIES$$);
+SELECT * FROM tt.check($$SELECT g, count(*) AS n FROM types GROUP BY g ORDER BY n DESC FETCH FIRST 2 ROWS WITH TIES$$);
+SELECT * FROM tt.check($$SELECT id, g, i4 FROM types ORDER BY g DESC NULLS LAST, i4 FETCH FIRST 5 ROWS WITH TIES$$);
+SELECT * FROM tt.check_ordered($$SELECT id, g FROM types ORDER BY g NULLS FIRST, id OFFSET 10 ROWS FETCH FIRST 3 ROWS WITH TIES$$);
 -- an aggregate over a join (TPC-H Q10's shape)
 SELECT * FROM tt.check_ordered($$SELECT o_custkey, sum(l_extendedprice * (1 - l_discount)) AS revenue
                                  FROM orders JOIN lineitem ON l_orderkey = o_orderkey
