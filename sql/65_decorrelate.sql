@@ -166,7 +166,7 @@ RESET themis.view_max_ties;
 -- v.s IS NOT NULL; no InitPlan, and the Themis node under the Sort keeps only the top rows (Top-N Rows)
 CREATE FUNCTION dc_ties(q text) RETURNS text LANGUAGE sql AS $f$
   SELECT CASE WHEN dc_explain_has(q, '%InitPlan%') OR dc_explain_has(q, '%SubPlan%') THEN
-                CASE WHEN dc_explain_has(q, '%CTE Scan%') THEN 'initplan, cte scan' ELSE 'initplan, inlined' END
+                'initplan'
               WHEN dc_explain_has(q, '%Top-N Rows: 1 %') THEN 'ties, top-n' ELSE 'ties' END $f$;
 CREATE TABLE dc_t (k int, g int, q numeric(10,2), r numeric, t text, z int);
 -- groups 0..19; sums of q: group 3 and 11 tie for the largest, group 5 the smallest with group 9;

@@ -47,9 +47,10 @@ asuser() {
 }
 sql() { asuser "$PGBIN/psql" -X -q -At -h "$WORK" -p "$PORT" -d postgres -v ON_ERROR_STOP=1 "$@"; }
 daemon_pid() { sql -c "SELECT daemon_pid FROM themis.gpu_status()" 2>/dev/null; }
-wait_daemon() {   # wait until a daemon other than $1 answers
-    local old="$1" d
-    for _ in $(seq 1 150); do
+wait_daemon() {   # wait until a daemon other than $1 answers: at most 90 s, for the supervisor restarts
+                  # with a backoff that doubles per crash within a minute (the fifth here waits 32 s)
+    local old="$1" d end=$((SECONDS + 90))
+    while [ "$SECONDS" -lt "$end" ]; do
         d="$(daemon_pid)"
         [ -n "$d" ] && [ "$d" != "$old" ] && { echo "$d"; return 0; }
         sleep 0.2
