@@ -146,6 +146,8 @@ typedef struct TState
 	const char *why;
 	bool		merge_swap;		/* an inner Merge Join may hash its outer side (translate_join) */
 	int			merge_swaps;	/* ... and this many did */
+	double		gather_divisor; /* under a Gather: its parallel divisor (a partial plan's rows are
+								 * per participant); 0 elsewhere */
 } TState;
 
 static Stream *translate_node(TState *ts, Plan *plan);
@@ -1279,6 +1281,60 @@ payload_expr_mutator(Node *node, PayloadCtx *c)
 
 #define MERGE_SWAP_FACTOR	2.0
 
+/*
+ * PostgreSQL's parallel divisor for a Gather of nworkers (costsize.c's get_parallel_divisor): the
+ * leader counts for what it has left beside collecting the workers' rows.
+ */
+static double
+parallel_divisor(int nworkers)
+{
+	double		divisor = nworkers;
+
+	if (parallel_leader_participation && 1.0 - 0.3 * nworkers > 0.0)
+		divisor += 1.0 - 0.3 * nworkers;
+	return Max(divisor, 1.0);
+}
+
+/*
+ * Is plan partial: does each participant of a Gather run it over its own share of the rows (so that
+ * plan_rows is one participant's)?  A parallel-aware node is; a join is when its outer side is (its
+ * inner side is then either partial too or read whole by each); other nodes are when their input is.
+ */
+static bool
+plan_is_partial(Plan *plan)
+{
+	if (plan == NULL || IsA(plan, Gather) || IsA(plan, GatherMerge))
+		return false;
+	if (plan->parallel_aware)
+		return true;
+	if (IsA(plan, Append))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((Append *) plan)->appendplans)
+			if (plan_is_partial(lfirst(lc)))
+				return true;
+		return false;
+	}
+	if (IsA(plan, SubqueryScan))
+		return plan_is_partial(((SubqueryScan *) plan)->subplan);
+	return plan_is_partial(outerPlan(plan));
+}
+
+/*
+ * The rows plan returns in all: its estimate times the Gather's divisor where it is partial.  A
+ * Parallel Seq Scan of lineitem under a Gather of 4 estimates a quarter of the rows it reads in all.
+ */
+static double
+total_rows(TState *ts, Plan *plan)
+{
+	double		rows = plan->plan_rows;
+
+	if (ts->gather_divisor > 0.0 && plan_is_partial(plan))
+		rows *= ts->gather_divisor;
+	return Max(rows, 1.0);
+}
+
 static Stream *
 translate_join(TState *ts, Join *join, List *keyclauses, List *residual, Stream *inner_stream,
 			   Stream *outer_stream)
@@ -1345,7 +1401,7 @@ translate_join(TState *ts, Join *join, List *keyclauses, List *residual, Stream 
 	 */
 	if (ts->merge_swap && IsA(join, MergeJoin) && tk == TM_JOIN_INNER && inner_stream == NULL &&
 		outer_stream == NULL && innerp != NULL && outerp != NULL &&
-		innerp->plan_rows > MERGE_SWAP_FACTOR * Max(outerp->plan_rows, 1.0))
+		total_rows(ts, innerp) > MERGE_SWAP_FACTOR * total_rows(ts, outerp))
 	{
 		swap = true;
 		ts->merge_swaps++;
@@ -1650,7 +1706,7 @@ translate_nestloop(TState *ts, NestLoop *nl)
 				lq = list_concat(list_copy(((BitmapHeapScan *) inner)->bitmapqualorig), lq);
 			if (rte->rtekind == RTE_RELATION && !IsA(inner, IndexOnlyScan) &&
 				lookup_keys_plain(lq, nl->nestParams) &&
-				stream_lookup_pays(rel_tuples(rte->relid, 0), Max(outerPlan(nl)->plan_rows, 1.0)))
+				stream_lookup_pays(rel_tuples(rte->relid, 0), total_rows(ts, outerPlan(nl))))
 			{
 				outer_stream = translate_node(ts, outerPlan(nl));
 				if (outer_stream == NULL || !settle(ts, outer_stream))
@@ -2663,8 +2719,18 @@ translate_node_nowrap(TState *ts, Plan *plan)
 			return translate_agg(ts, (Agg *) plan);
 		case T_Hash:
 		case T_Material:
+			return translate_passthrough(ts, plan, outerPlan(plan), true);
 		case T_Gather:
-			return translate_passthrough(ts, plan, outerPlan(plan), !IsA(plan, Gather));
+			{
+				double		saved = ts->gather_divisor;
+				Stream	   *s;
+
+				ts->gather_divisor = ((Gather *) plan)->single_copy ? 0.0 :
+					parallel_divisor(((Gather *) plan)->num_workers);
+				s = translate_passthrough(ts, plan, outerPlan(plan), false);
+				ts->gather_divisor = saved;
+				return s;
+			}
 		case T_Sort:
 			return translate_sort(ts, plan, (Sort *) plan);
 		case T_IncrementalSort:
@@ -2672,7 +2738,12 @@ translate_node_nowrap(TState *ts, Plan *plan)
 		case T_GatherMerge:
 			{
 				GatherMerge *gm = (GatherMerge *) plan;
-				Stream	   *s = translate_passthrough(ts, plan, outerPlan(plan), false);
+				double		saved = ts->gather_divisor;
+				Stream	   *s;
+
+				ts->gather_divisor = parallel_divisor(gm->num_workers);
+				s = translate_passthrough(ts, plan, outerPlan(plan), false);
+				ts->gather_divisor = saved;
 
 				if (s)
 					s->order = sort_order(s->out, gm->numCols, gm->sortColIdx, gm->sortOperators,
