@@ -36,7 +36,10 @@
 #      device call: "bench_bg" starts it detached (from a copy of bench/ and scripts/; BENCH_OUT default
 #      /tmp/themis-bench-out) and returns, "bench_wait" in a later call waits at most BENCH_WAIT_S (560);
 #      BENCH_SKEW_TOO=1: the detached job then runs the skewed data too, into $BENCH_OUT-skew; BENCH_TRACE=1
-#      there too (each run's trace.log)
+#      there too (each run's trace.log); BENCH_TGZ=$OUT/bench.tgz: after "bench" or "bench_wait", BENCH_OUT,
+#      its -skew twin and its log in one archive (a device call brings back a limited number of files).
+#      A machine is held at most 30 minutes from its start: tests, the 22 queries uniform and skewed with
+#      DuckDB take about 25 of them, so the calls after bench_bg should be bench_wait and nothing else
 #
 #   (regress_nifs, regress_nifs_aws) the regression tests on the GPU with themis.load_balance = nifs / nifs_aws
 #   (regress_extra) the regression tests on the GPU with the settings of REGRESS_SETTINGS ("a = 1; b = on")
@@ -392,6 +395,16 @@ PY
             --queries "${BENCH_QUERIES:-1,3,6,12,14}" --runs "${BENCH_RUNS:-2}" --duckdb "${BENCH_DUCKDB:-off}" \
             --threads "$(nproc)" --out "$2" --timeout "${BENCH_TIMEOUT:-300}" ${BENCH_ARGS:-}
     }
+    # BENCH_TGZ=PATH (e.g. $OUT/bench.tgz): after "bench" or "bench_wait", the results (BENCH_OUT, its -skew
+    # twin and its .log, where they exist) in one archive: a device call brings back a limited number of
+    # files, and a benchmark's raw/ directory holds hundreds
+    bench_pack() {
+        [ -n "${BENCH_TGZ:-}" ] || return 0
+        local d b items=()
+        d="$(dirname "$BENCH_OUT")"; b="$(basename "$BENCH_OUT")"
+        for x in "$b" "$b-skew" "$b.log"; do [ -e "$d/$x" ] && items+=("$x"); done
+        [ "${#items[@]}" -gt 0 ] && tar -C "$d" -czf "$BENCH_TGZ" "${items[@]}" && log "results packed into $BENCH_TGZ"
+    }
     if want bench; then
         BENCH_OUT="${BENCH_OUT:-$WORK/bench}"
         log "bench/run.sh --sf ${BENCH_SF:-10} --queries ${BENCH_QUERIES:-1,3,6,12,14} -> $BENCH_OUT"
@@ -408,6 +421,7 @@ PY
         fi
         bench_state="$(grep -E '^Summary' "$BENCH_OUT/results.md" 2>/dev/null | tail -n 1)"
         bench_state="${bench_state:-did not finish (see $WORK/bench.log)}"
+        bench_pack
     fi
     # a benchmark longer than one device call (all 22 queries at SF 10 with DuckDB): bench_bg starts it
     # detached from a copy of bench/ and scripts/ (the tree is copied afresh each call), bench_wait (a later
@@ -453,6 +467,7 @@ PY
         bench_state="$(grep -E '^Summary' "$BENCH_OUT/results.md" 2>/dev/null | tail -n 1)"
         kill -0 "$(cat "$BENCH_OUT.pid" 2>/dev/null)" 2>/dev/null && bench_state="still running (see $BENCH_OUT.log)"
         bench_state="${bench_state:-did not finish (see $BENCH_OUT.log)}"
+        bench_pack
     fi
 
     # ---- profile: ncu on the daemon's kernels during a small benchmark run ----
