@@ -329,6 +329,7 @@ themis_compute(ThemisScanState *ts)
 					ts->gpu_wait_ms += info.wait_ms;
 					ts->gpu_convert_ms += info.convert_ms;
 					ts->gpu_bytes_sent += info.bytes_sent;
+					ts->loads_streamed += info.loads_streamed;
 					for (int p = 0; p < ts->plan->npipelines; p++)
 					{
 						if (info.use[p] == TMX_USE_CACHE_HIT)

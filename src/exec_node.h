@@ -85,6 +85,7 @@ typedef struct ThemisScanState
 	int			cache_hits;		/* sources served from the GPU column cache */
 	int			cache_loads;	/* sources read here and kept in the cache */
 	int			inline_sources;	/* sources read here and not kept */
+	int			loads_streamed;	/* of cache_loads, those sent in LOADs of their own (stream_loads) */
 } ThemisScanState;
 
 /* topn.c */

@@ -8,7 +8,9 @@
  *            is read; otherwise INLINE: read here with the query's snapshot and sent;
  *   SUBPLAN  INLINE: the PostgreSQL subplan runs here and its rows are sent.
  * If the daemon lacks a CACHED source (NEED), that table is read now and sent INLINE with `store`, under
- * the stamp taken before reading, so that the daemon keeps it for later queries.
+ * the stamp taken before reading, so that the daemon keeps it for later queries.  With themis.stream_loads
+ * those tables are read largest first and each but the last read goes at once in a LOAD of its own, which
+ * the daemon uploads while the others are read; the request then names it as CACHED.
  *
  * Outcome: a result set; or NULL with *error set (an expression raised an error PostgreSQL raises too:
  * handled like the CPU executor's); or NULL with *reason (the GPU path is not available or failed:
@@ -25,6 +27,7 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
+#include "storage/bufmgr.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -44,7 +47,11 @@ typedef struct SrcState
 	TmType	   *types;			/* per source column (kind 0: not read) */
 	bool	   *present;
 	int			slot;			/* > 0: sent in its own memfd, the request's descriptor of that number */
+	bool		streamed;		/* loaded into the cache by a LOAD of its own (themis.stream_loads) */
 } SrcState;
+
+/* themis.stream_loads: a source to keep in the cache gets a LOAD of its own from this size on */
+#define TM_STREAM_MIN_BYTES		((int64) 32 * 1024 * 1024)
 
 /* the source columns of pipeline pl that level-0 slots read, with their types */
 static void
@@ -100,6 +107,108 @@ read_source(const TmPipeline *pl, SrcState *s, EState *estate, PlanState **input
 	return ok;
 }
 
+/* the blocks of a table source's relation (0 for other sources): the reading order of stream_loads */
+static BlockNumber
+source_blocks(const TmPipeline *pl)
+{
+	Relation	rel;
+	BlockNumber n;
+
+	if (pl->srckind != TM_SRC_TABLE)
+		return 0;
+	rel = table_open(pl->relid, AccessShareLock);
+	n = RelationGetNumberOfBlocks(rel);
+	table_close(rel, NoLock);
+	return n;
+}
+
+/*
+ * The order in which order[0 .. n) are read with themis.stream_loads: the sources to keep in the cache
+ * (store) first, largest first, so that the largest one's upload overlaps the reading of the others;
+ * the others after them, in their own order.
+ */
+static void
+stream_order(const TmPlan *plan, const SrcState *srcs, int *order, int n)
+{
+	BlockNumber *blocks = palloc(sizeof(BlockNumber) * Max(n, 1));
+
+	for (int k = 0; k < n; k++)
+		blocks[k] = srcs[order[k]].hdr.store ? source_blocks(&plan->pipelines[order[k]]) : 0;
+	/* insertion sort, stable: store before the rest, then blocks descending */
+	for (int k = 1; k < n; k++)
+	{
+		int			p = order[k];
+		BlockNumber b = blocks[k];
+		bool		st = srcs[p].hdr.store != 0;
+		int			j = k;
+
+		while (j > 0)
+		{
+			bool		st_prev = srcs[order[j - 1]].hdr.store != 0;
+
+			if (!(st && (!st_prev || b > blocks[j - 1])))
+				break;
+			order[j] = order[j - 1];
+			blocks[j] = blocks[j - 1];
+			j--;
+		}
+		order[j] = p;
+		blocks[j] = b;
+	}
+	pfree(blocks);
+}
+
+/*
+ * Send source s, just read in parallel and to be kept in the cache, to the daemon in a LOAD of its own
+ * (as themis.cache_table() does, with the query's columns and its stamp); its reply is read after the
+ * other sources are (tm_gpud_recv).  False where it was not sent: it then goes with the query's request.
+ */
+static bool
+send_load(SrcState *s)
+{
+	StringInfoData buf;
+	TmxExec		x;
+	TmxSource	src = s->hdr;
+	TmxCol	   *cols = palloc0(sizeof(TmxCol) * Max(s->hdr.ncols, 1));
+	int			fd;
+	int64		len;
+	const char *why = NULL;
+
+	if (!tm_colset_packed_fd(&s->set, &fd, &len, cols))
+		return false;
+	src.mode = TMX_SRC_INLINE;
+	src.store = 1;
+	src.fd_slot = 0;
+	src.slot_len = 0;
+	memset(&x, 0, sizeof(x));
+	x.npipes = 1;
+	x.fd_len = Max(len, 8);
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, (char *) &x, sizeof(x));
+	appendBinaryStringInfo(&buf, (char *) &src, sizeof(src));
+	appendBinaryStringInfo(&buf, (char *) cols, sizeof(TmxCol) * s->hdr.ncols);
+	if (tm_gpud_send(TM_MSG_LOAD, buf.data, buf.len, fd, &why) < 0)
+	{
+		if (tm_trace_wanted())
+			elog(LOG, "themis trace: \"%s\" not streamed: %s", s->hdr.relname, why);
+		return false;
+	}
+	pfree(buf.data);
+	pfree(cols);
+	return true;
+}
+
+/*
+ * At the end of the run, errors included: LOADs still waiting for their replies (an ERROR while the other
+ * sources were read) drop the connection, which tells the daemon to stop them, as for any request.
+ */
+static void
+drop_pending_loads(void *arg)
+{
+	if (tm_gpud_pending() > 0)
+		tm_gpud_disconnect();
+}
+
 /* close a descriptor at the end of the run, errors included */
 typedef struct FdRelease
 {
@@ -151,6 +260,11 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 	SrcState   *srcs;
 	int			np = plan->npipelines;
 	int			attempt;
+	int		   *order = palloc(sizeof(int) * Max(np, 1));	/* the sources to read, in reading order */
+	int		   *loading = palloc(sizeof(int) * Max(np, 1));	/* those sent in LOADs of their own */
+	int			nread;
+	int			nloading;
+	MemoryContextCallback *pending_cb = NULL;
 
 	memset(info, 0, sizeof(TmGpuRunInfo));
 	info->topn_rows_in = -1;
@@ -231,20 +345,74 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		double		read_ms,
 					pack_ms;
 
-		/* read what must go inline (first attempt: INLINE sources; after NEED: those too) */
+		/*
+		 * Read what must go inline (first attempt: INLINE sources; after NEED: those too).  With
+		 * themis.stream_loads, the sources to keep in the cache (store, after a NEED) are read first,
+		 * largest first, and each one but the last of the reads goes to the daemon in a LOAD of its own
+		 * as soon as it is read: the daemon uploads it while this backend reads the others.  Their
+		 * replies are read after the last read; a loaded one is then named as cached in the request.
+		 */
 		INSTR_TIME_SET_CURRENT(tr0);
+		nread = 0;
+		nloading = 0;
 		for (int p = 0; p < np; p++)
 			if (srcs[p].hdr.mode == TMX_SRC_INLINE && !srcs[p].have_data)
-			{
-				if (!read_source(&plan->pipelines[p], &srcs[p], estate, inputs, ninputs, reason))
-					return NULL;
-				total += tm_colset_bytes(&srcs[p].set);
-			}
-			else if (srcs[p].hdr.mode == TMX_SRC_INLINE)
-				total += tm_colset_bytes(&srcs[p].set);
+				order[nread++] = p;
+		if (themis_stream_loads && nread > 1)
+			stream_order(plan, srcs, order, nread);
+		for (int k = 0; k < nread; k++)
+		{
+			int			p = order[k];
 
+			if (!read_source(&plan->pipelines[p], &srcs[p], estate, inputs, ninputs, reason))
+			{
+				if (nloading > 0)
+					tm_gpud_disconnect();	/* the daemon stops the loads */
+				return NULL;
+			}
+			if (themis_stream_loads && k < nread - 1 && srcs[p].hdr.store && srcs[p].set.packed &&
+				tm_colset_bytes(&srcs[p].set) >= TM_STREAM_MIN_BYTES && send_load(&srcs[p]))
+			{
+				if (pending_cb == NULL)
+				{
+					pending_cb = palloc0(sizeof(MemoryContextCallback));
+					pending_cb->func = drop_pending_loads;
+					MemoryContextRegisterResetCallback(CurrentMemoryContext, pending_cb);
+				}
+				loading[nloading++] = p;
+			}
+		}
 		read_ms = ms_since(tr0);
 		info->read_ms += read_ms;
+		INSTR_TIME_SET_CURRENT(tr0);
+		for (int k = 0; k < nloading; k++)
+		{
+			int			p = loading[k];
+
+			t = tm_gpud_recv(&reply, &rlen, reason);
+			if (t < 0)
+				return NULL;
+			if (t == TM_MSG_LOAD_OK && rlen == sizeof(TmxLoadReply) &&
+				((TmxLoadReply *) reply)->entries_stored > 0)
+			{
+				srcs[p].hdr.mode = TMX_SRC_CACHED;
+				srcs[p].streamed = true;
+				info->loads_streamed++;
+			}
+			else if (tm_trace_wanted())
+			{
+				TmxError	e;
+
+				elog(LOG, "themis trace: the LOAD of \"%s\" answered %d%s%s: sent with the request", srcs[p].hdr.relname,
+					 t, t == TM_MSG_ERROR ? ": " : "", t == TM_MSG_ERROR ? tm_gpud_error_text(reply, rlen, &e) : "");
+			}
+			if (reply != NULL)
+				pfree(reply);
+		}
+		info->wait_ms += ms_since(tr0);
+		for (int p = 0; p < np; p++)
+			if (srcs[p].hdr.mode == TMX_SRC_INLINE)
+				total += tm_colset_bytes(&srcs[p].set);
 		INSTR_TIME_SET_CURRENT(tr0);
 
 		/*
@@ -525,6 +693,9 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				stats[p].join_rows = ps[p].join_rows;
 				stats[p].join_ms = ps[p].join_ms;
 				info->use[p] = ps[p].use;
+				/* a source loaded by its own LOAD is a hit of this request, and was loaded by this query */
+				if (srcs[p].streamed && info->use[p] == TMX_USE_CACHE_HIT)
+					info->use[p] = TMX_USE_CACHE_LOADED;
 			}
 			info->gpu_ms = res->gpu_ms;
 			info->topn_rows_in = res->topn_rows_in;

@@ -20,6 +20,7 @@ typedef struct TmGpuRunInfo
 	int64		bytes_uploaded;
 	int64		bytes_sent;		/* bytes of inline sources written to shared memory */
 	int64		topn_rows_in;	/* rows before the daemon's top-N cut; -1: it made none */
+	int			loads_streamed; /* sources loaded into the cache by LOADs of their own (stream_loads) */
 } TmGpuRunInfo;
 
 /* a top-N cut the daemon makes on the output result (topn.c: themis_topn_device) */

@@ -8,6 +8,8 @@
  * is how the daemon learns that the query was canceled, and it stops the request's GPU work
  * (src/gpud/cancel.c); the next request connects again.  A daemon that dies (or is killed) shows up as a
  * failed request with a clear reason; the supervisor starts a new one and the next request connects to it.
+ * With themis.stream_loads a query may send LOADs without waiting (tm_gpud_send) and read their replies
+ * later, in order (tm_gpud_recv); any other request, or an ERROR in between, drops the connection first.
  */
 #include "postgres.h"
 
@@ -26,6 +28,7 @@
 
 static int	gpud_sock = -1;
 static bool gpud_busy = false;		/* a request is in flight (or was interrupted) */
+static int	gpud_npending = 0;	/* requests sent by tm_gpud_send whose replies are not read yet */
 static TmxStatus gpud_hello;
 static TimestampTz gpud_retry_at = 0;	/* device = auto: don't try before this */
 static char gpud_why[512];
@@ -43,6 +46,7 @@ tm_gpud_disconnect(void)
 		close(gpud_sock);
 	gpud_sock = -1;
 	gpud_busy = false;
+	gpud_npending = 0;
 }
 
 /* receive one reply; payload copied into palloc'd memory */
@@ -206,6 +210,8 @@ tm_gpud_request_fds(int type, const void *payload, Size len, const int *sfds, in
 	*rlen = 0;
 	if (rfd)
 		*rfd = -1;
+	if (gpud_npending > 0)
+		tm_gpud_disconnect();	/* replies not read: they would be taken for this one's */
 	if (gpud_sock < 0 && !tm_gpud_ready(true, why))
 		return -1;
 	gpud_busy = true;
@@ -250,6 +256,86 @@ tm_gpud_request_fds(int type, const void *payload, Size len, const int *sfds, in
 	}
 	*rlen = h.len;
 	return h.type;
+}
+
+int
+tm_gpud_send(int type, const void *payload, Size len, int fd, const char **why)
+{
+	volatile bool failed;
+
+	if (gpud_busy && gpud_npending == 0)
+		tm_gpud_disconnect();	/* an interrupted request's connection */
+	if (gpud_sock < 0 && !tm_gpud_ready(true, why))
+		return -1;
+	gpud_busy = true;
+	PG_TRY();
+	{
+		failed = tm_msg_send(gpud_sock, type, payload, len, fd >= 0 ? &fd : NULL, fd >= 0 ? 1 : 0,
+							 io_tick, NULL) < 0;
+	}
+	PG_CATCH();
+	{
+		tm_gpud_disconnect();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (failed)
+	{
+		snprintf(gpud_why, sizeof(gpud_why), "request to themis-gpud failed: %m");
+		tm_gpud_disconnect();
+		*why = gpud_why;
+		return -1;
+	}
+	gpud_npending++;
+	return 0;
+}
+
+int
+tm_gpud_recv(void **reply, Size *rlen, const char **why)
+{
+	TmMsgHdr	h;
+	int			fds[TM_GPUD_MAX_FDS];
+	int			nfds = 0;
+	volatile bool failed;
+
+	*reply = NULL;
+	*rlen = 0;
+	if (gpud_sock < 0 || gpud_npending <= 0)
+	{
+		*why = "no request to themis-gpud is waiting for its reply";
+		return -1;
+	}
+	PG_TRY();
+	{
+		failed = recv_reply(&h, reply, fds, &nfds) < 0;
+	}
+	PG_CATCH();
+	{
+		tm_gpud_disconnect();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (failed || h.version != TM_GPUD_PROTO_VERSION)
+	{
+		snprintf(gpud_why, sizeof(gpud_why), failed ?
+				 "themis-gpud closed the connection during the request (it may have died; it is restarted automatically)" :
+				 "themis-gpud answered with another protocol version");
+		tm_gpud_disconnect();
+		*why = gpud_why;
+		return -1;
+	}
+	for (int i = 0; i < nfds; i++)
+		close(fds[i]);
+	if (--gpud_npending == 0)
+		gpud_busy = false;
+	*rlen = h.len;
+	return h.type;
+}
+
+int
+tm_gpud_pending(void)
+{
+	return gpud_npending;
 }
 
 char *

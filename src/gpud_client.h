@@ -27,6 +27,16 @@ extern int	tm_gpud_request_fds(int type, const void *payload, Size len, const in
 								void **reply, Size *rlen, int *rfd, const char **why);
 extern char *tm_gpud_error_text(const void *payload, Size len, TmxError *e);
 
+/*
+ * A request whose reply is read later (themis.stream_loads: a LOAD sent while the backend goes on
+ * reading): tm_gpud_send sends it (0, or -1 with *why), tm_gpud_recv reads the reply of the oldest one
+ * not yet read (as tm_gpud_request's).  Until every reply is read the connection is busy: an ERROR in
+ * between, or any other request, drops the connection first (the daemon stops the pending work).
+ */
+extern int	tm_gpud_send(int type, const void *payload, Size len, int fd, const char **why);
+extern int	tm_gpud_recv(void **reply, Size *rlen, const char **why);
+extern int	tm_gpud_pending(void);
+
 /* the daemon's STATUS (connecting if needed); false with *why if it cannot be reached */
 extern bool tm_gpud_status(TmxStatus *st, const char **why);
 

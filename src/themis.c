@@ -21,6 +21,7 @@ int			themis_inline_view_ctes = THEMIS_TRI_AUTO;
 bool		themis_view_max_ties = true;
 bool		themis_gpu_fast_paths = true;
 bool		themis_gpu_private_global_agg = false;
+bool		themis_stream_loads = false;
 int			themis_device = THEMIS_DEVICE_AUTO;
 int			themis_min_rows = 100000;
 double		themis_startup_cost = 10000.0;
@@ -155,6 +156,18 @@ _PG_init(void)
 							 "one group). Off by default until measured on a GPU; results are the same either way. Under "
 							 "themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, tm_gpu_pool_set_private_global).",
 							 &themis_gpu_private_global_agg,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("themis.stream_loads",
+							 "GPU: a query that loads tables into the column cache sends each large one to the daemon as soon as it is read, so that its upload overlaps the reading of the others.",
+							 "The tables are then read largest first; each one but the last read goes to the daemon in a LOAD request of its own "
+							 "on the backend's connection, whose reply is awaited only after the last read; the query's request then names it as "
+							 "cached. A load that fails is sent with the query's request, as without this setting. Off by default until measured "
+							 "on a GPU (src/gpu_run.c).",
+							 &themis_stream_loads,
 							 false,
 							 PGC_USERSET,
 							 0,

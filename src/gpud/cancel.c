@@ -4,8 +4,8 @@
  * A backend whose query is canceled while it waits for the daemon (statement_timeout, pg_cancel_backend,
  * any ERROR or exit) closes its connection at once (src/gpud_client.c).  While a request holds the GPU
  * (from taking gpud_lock to its reply), a watcher thread polls that connection for the peer's close
- * (POLLRDHUP / POLLHUP / POLLERR: the protocol has the client send nothing while it waits for a reply, so
- * nothing else can arrive).  When it sees one it sets the executor pool's cancel word
+ * (POLLRDHUP / POLLHUP / POLLERR; data is not looked at: with themis.stream_loads a backend may send a
+ * LOAD behind the one running, src/gpu_run.c).  When it sees one it sets the executor pool's cancel word
  * (tm_gpu_pool_cancel): the running kernels leave within tens of milliseconds and tm_gpu_execute returns
  * TM_GPU_ERR_CANCELED; and the request's own loops (uploads) stop at their next check of
  * gpud_watch_canceled.  The request then frees what it holds as after any failure, and the next request

@@ -241,6 +241,23 @@ SQL
     out="$(plan)"
     check "and the query after reloads nothing (served from the new entry)" bash -c "grep -q 'GPU Sources: 1 cached' <<<\"\$0\"" "$out"
 
+    # themis.stream_loads: a cold query over two tables sends the larger (skew_r's two columns, 64 MB) to
+    # the daemon in a LOAD of its own while it reads the other (f); the same result; the next run hits
+    QJ="SELECT count(*), sum(r.v), sum(r.k), sum(f.b) FROM skew_r r JOIN f ON f.a = r.v"
+    EXPECTJ="$(sql -c "SET themis.enabled = off" -c "$QJ" | md5sum | cut -d' ' -f1)"
+    sql -c "SELECT themis.cache_drop()" >/dev/null
+    out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.fallback = off" \
+               -c "SET themis.stream_loads = on" -c "$QJ" 2>&1 | md5sum | cut -d' ' -f1)"
+    check "stream_loads: a cold query's result is identical to PostgreSQL's" test "$out" = "$EXPECTJ"
+    sql -c "SELECT themis.cache_drop()" >/dev/null
+    out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.fallback = off" \
+               -c "SET themis.stream_loads = on" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $QJ" 2>&1)"
+    check "stream_loads: the larger table went in a LOAD of its own while the other was read" \
+        bash -c "grep -q 'GPU Loads Streamed: 1' <<<\"\$0\" && grep -q 'GPU Sources: 0 cached, 2 loaded into the cache' <<<\"\$0\"" "$out"
+    out="$(sql -c "SET themis.min_rows = 0" -c "SET themis.device = gpu" -c "SET themis.fallback = off" \
+               -c "SET themis.stream_loads = on" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $QJ" 2>&1)"
+    check "stream_loads: the next run is served from the cache" bash -c "grep -q 'GPU Sources: 2 cached' <<<\"\$0\"" "$out"
+
     # small device memory: a source bigger than the cache arena and the work pool runs in chunks;
     # a GROUP BY whose groups do not fit the pool falls back (on) or raises a clear ERROR (off)
     stop_server
@@ -264,6 +281,7 @@ else
              "injected CUDA error (gpu / auto)" "statement_timeout while the daemon holds a request" \
              "statement_timeout stops a long GPU join (none / nifs / nifs_aws, a hot group's lock), the daemon is ready at once" \
              "column cache: cache_table, view, hit, stale after UPDATE" \
+             "stream_loads: result, a LOAD of its own, the next run served from the cache" \
              "chunked source larger than device memory" "out of device memory (fallback on / off)"; do
         skip "$t (no usable GPU)"
     done

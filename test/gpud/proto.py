@@ -6,8 +6,9 @@ HELLO is answered with the daemon's status; a peer speaking another protocol ver
 ERROR and is disconnected; a message with a bad magic number is dropped; a malformed EXECUTE gets a
 protocol ERROR; a LOAD whose source names a descriptor that was not sent, one too short for it, or one
 another source has, gets a protocol ERROR, and a well-formed one with three descriptors passes those
-checks (LOAD_OK, or without a GPU the no-device ERROR); the daemon keeps serving other connections after
-all of these; removing its socket file makes it exit, and so does SIGTERM.  Layouts:
+checks (LOAD_OK, or without a GPU the no-device ERROR); two LOADs sent back to back on one connection
+are both answered in order (themis.stream_loads); the daemon keeps serving other connections after all
+of these; removing its socket file makes it exit, and so does SIGTERM.  Layouts:
 include/themis/tm_gpud_proto.h.
 Prints ok / not ok lines and "N passed, N failed"; exit status 1 on failure.
 """
@@ -156,6 +157,30 @@ def main():
     check("a well-formed LOAD with three descriptors passes the checks (LOAD_OK, or no device without a GPU)",
           typ == T_LOAD_OK if usable else (typ == T_ERROR and kind == ERR_NO_DEVICE),
           "usable %d, type %s kind %s %s" % (usable, typ, kind, msg))
+    # themis.stream_loads: a backend sends a LOAD behind another on one connection, each with its
+    # descriptor, and reads the replies afterwards: both answered, in order, and the connection still serves
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(path)
+    for fd in (f8, g8):
+        payload = EXEC.pack(0, 0, 1, 0, 0, 8, 0, 0, 0) + SOURCE.pack(SRC_INLINE, 0, 1, 2, 3, 1, 0, 0, 0, 0, 0, 0, b"t")
+        msg = HDR.pack(MAGIC, VERSION, T_LOAD, 1, 0, len(payload)) + payload
+        n = socket.send_fds(s, [msg], [fd])
+        s.sendall(msg[n:])
+    replies = []
+    for _ in range(3):
+        if len(replies) == 2:
+            s.sendall(HDR.pack(MAGIC, VERSION, T_STATUS, 0, 0, 0))
+        head = recv_exact(s, HDR.size)
+        if head is None:
+            break
+        _, _, typ, _, _, length = HDR.unpack(head)
+        body = recv_exact(s, length) if length else b""
+        replies.append((typ, ERROR_HEAD.unpack_from(body)[0] if typ == T_ERROR else None))
+    s.close()
+    want = (T_LOAD_OK, None) if usable else (T_ERROR, ERR_NO_DEVICE)
+    check("two LOADs sent back to back on one connection are both answered, in order, and it still serves",
+          replies[:2] == [want, want] and len(replies) == 3 and replies[2][0] == T_STATUS_OK, "replies %s" % replies)
     for fd in (f8, g8, h8):
         os.close(fd)
 
