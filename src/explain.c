@@ -307,7 +307,7 @@ themis_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyText("GPU Sources",
 								psprintf("%d cached, %d loaded into the cache, %d sent", ts->cache_hits,
 										 ts->cache_loads, ts->inline_sources), es);
-			if (ts->loads_streamed > 0)
+			if (ts->loads_streamed > 0 || es->format != EXPLAIN_FORMAT_TEXT)
 				ExplainPropertyInteger("GPU Loads Streamed", NULL, ts->loads_streamed, es);
 			if (es->timing)
 			{

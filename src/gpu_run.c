@@ -161,9 +161,10 @@ stream_order(const TmPlan *plan, const SrcState *srcs, int *order, int n)
 /*
  * Send source s, just read in parallel and to be kept in the cache, to the daemon in a LOAD of its own
  * (as themis.cache_table() does, with the query's columns and its stamp); its reply is read after the
- * other sources are (tm_gpud_recv).  False where it was not sent: it then goes with the query's request.
+ * other sources are (tm_gpud_recv).  1: sent; 0: not sent (it then goes with the query's request); -1:
+ * the send failed and the connection was dropped, with the LOADs sent before it.
  */
-static bool
+static int
 send_load(SrcState *s)
 {
 	StringInfoData buf;
@@ -173,9 +174,10 @@ send_load(SrcState *s)
 	int			fd;
 	int64		len;
 	const char *why = NULL;
+	int			r;
 
 	if (!tm_colset_packed_fd(&s->set, &fd, &len, cols))
-		return false;
+		return 0;
 	src.mode = TMX_SRC_INLINE;
 	src.store = 1;
 	src.fd_slot = 0;
@@ -187,15 +189,12 @@ send_load(SrcState *s)
 	appendBinaryStringInfo(&buf, (char *) &x, sizeof(x));
 	appendBinaryStringInfo(&buf, (char *) &src, sizeof(src));
 	appendBinaryStringInfo(&buf, (char *) cols, sizeof(TmxCol) * s->hdr.ncols);
-	if (tm_gpud_send(TM_MSG_LOAD, buf.data, buf.len, fd, &why) < 0)
-	{
-		if (tm_trace_wanted())
-			elog(LOG, "themis trace: \"%s\" not streamed: %s", s->hdr.relname, why);
-		return false;
-	}
+	r = tm_gpud_send(TM_MSG_LOAD, buf.data, buf.len, fd, &why) < 0 ? -1 : 1;
+	if (r < 0 && tm_trace_wanted())
+		elog(LOG, "themis trace: \"%s\" not streamed: %s", s->hdr.relname, why);
 	pfree(buf.data);
 	pfree(cols);
-	return true;
+	return r;
 }
 
 /*
@@ -265,6 +264,8 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 	int			nread;
 	int			nloading;
 	MemoryContextCallback *pending_cb = NULL;
+	bool		may_stream = themis_stream_loads;
+	int			extra = 0;		/* attempts allowed past the three (a NEED after streamed loads) */
 
 	memset(info, 0, sizeof(TmGpuRunInfo));
 	info->topn_rows_in = -1;
@@ -323,7 +324,7 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 	 * Attempt 1 sends cached sources by reference; a NEED turns the missing ones into inline sources.
 	 * Another backend's load may evict an entry between two attempts, hence a third one.
 	 */
-	for (attempt = 0; attempt < 3; attempt++)
+	for (attempt = 0; attempt < 3 + extra; attempt++)
 	{
 		StringInfoData buf;
 		TmxExec		x;
@@ -358,11 +359,12 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		for (int p = 0; p < np; p++)
 			if (srcs[p].hdr.mode == TMX_SRC_INLINE && !srcs[p].have_data)
 				order[nread++] = p;
-		if (themis_stream_loads && nread > 1)
+		if (may_stream && nread > 1)
 			stream_order(plan, srcs, order, nread);
 		for (int k = 0; k < nread; k++)
 		{
 			int			p = order[k];
+			int			sent;
 
 			if (!read_source(&plan->pipelines[p], &srcs[p], estate, inputs, ninputs, reason))
 			{
@@ -370,16 +372,23 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 					tm_gpud_disconnect();	/* the daemon stops the loads */
 				return NULL;
 			}
-			if (themis_stream_loads && k < nread - 1 && srcs[p].hdr.store && srcs[p].set.packed &&
-				tm_colset_bytes(&srcs[p].set) >= TM_STREAM_MIN_BYTES && send_load(&srcs[p]))
+			if (!may_stream || k == nread - 1 || !srcs[p].hdr.store || !srcs[p].set.packed ||
+				tm_colset_bytes(&srcs[p].set) < TM_STREAM_MIN_BYTES)
+				continue;
+			if (pending_cb == NULL)
 			{
-				if (pending_cb == NULL)
-				{
-					pending_cb = palloc0(sizeof(MemoryContextCallback));
-					pending_cb->func = drop_pending_loads;
-					MemoryContextRegisterResetCallback(CurrentMemoryContext, pending_cb);
-				}
+				pending_cb = palloc0(sizeof(MemoryContextCallback));
+				pending_cb->func = drop_pending_loads;
+				MemoryContextRegisterResetCallback(CurrentMemoryContext, pending_cb);
+			}
+			sent = send_load(&srcs[p]);
+			if (sent > 0)
 				loading[nloading++] = p;
+			else if (sent < 0)
+			{
+				/* the connection is gone, and the earlier LOADs with it: everything goes with the request */
+				nloading = 0;
+				may_stream = false;
 			}
 		}
 		read_ms = ms_since(tr0);
@@ -398,6 +407,7 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				srcs[p].hdr.mode = TMX_SRC_CACHED;
 				srcs[p].streamed = true;
 				info->loads_streamed++;
+				info->bytes_sent += tm_colset_bytes(&srcs[p].set);
 			}
 			else if (tm_trace_wanted())
 			{
@@ -620,7 +630,17 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		{
 			const int32 *need = (const int32 *) reply;
 
-			if (attempt >= 2 || rlen != sizeof(int32) * np)
+			/*
+			 * A NEED after streamed loads: a LOAD's uploads may have evicted what the query had in the
+			 * cache (an EXECUTE holds its cached sources before it uploads; separate LOADs cannot).  Once,
+			 * the query gets an attempt more, without streaming: one request, as with stream_loads off.
+			 */
+			if (nloading > 0 && may_stream)
+			{
+				may_stream = false;
+				extra = 1;
+			}
+			if (attempt >= 2 + extra || rlen != sizeof(int32) * np)
 			{
 				*reason = "themis-gpud asked again for sources that were sent";
 				tm_gpud_disconnect();

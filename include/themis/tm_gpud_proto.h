@@ -251,8 +251,8 @@ typedef struct TmxPipeStats
 /* LOAD_OK payload */
 typedef struct TmxLoadReply
 {
-	int64_t		entries_stored;
-	int64_t		bytes_stored;
+	int64_t		entries_stored;	/* sources whose every column sent is now in the cache */
+	int64_t		bytes_stored;	/* bytes of those sources' cache entries (all their columns) */
 } TmxLoadReply;
 
 /* CACHE_ROWS payload: int64 n, then n of these (one per cached column) */

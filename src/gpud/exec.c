@@ -764,7 +764,16 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 		for (int i = 0; i < x->npipes; i++)
 			if (srcs[i].entry != NULL)
 			{
-				r.entries_stored++;
+				/* stored: every column sent is in the entry now (none went to transient or host memory) */
+				bool		all = srcs[i].use == TMX_USE_CACHE_LOADED;
+
+				for (int c = 0; all && c < srcs[i].hdr.ncols; c++)
+					if (srcs[i].cols[c].present && srcs[i].cols[c].attno != 0 &&
+						cache_find_col(srcs[i].entry, srcs[i].cols[c].attno, srcs[i].cols[c].kind,
+									   srcs[i].cols[c].scale) == NULL)
+						all = false;
+				if (all)
+					r.entries_stored++;
 				for (int c = 0; c < srcs[i].entry->ncols; c++)
 					r.bytes_stored += srcs[i].entry->cols[c].bytes;
 			}
