@@ -55,7 +55,9 @@
 # Defaults: themis.min_rows = 0 (every eligible subtree is offloaded; --set themis.min_rows=100000
 # for the extension's default), themis.device = auto where a GPU is usable, else cpu (the CPU executor:
 # auto would leave the queries to PostgreSQL's plan); PostgreSQL settings from bench/lib/cluster.sh
-# (memory from RAM, jit off) plus max_parallel_workers_per_gather = min(8, cores / 2).
+# (memory from RAM, jit off) plus max_parallel_workers_per_gather = min(8, cores / 2) and
+# max_parallel_workers = cores (the baseline: 16 parallel workers on a 16-core host; a cold
+# query's column load takes every core, PostgreSQL's plans at most 8 workers per Gather).
 # As root, the server runs as $THEMIS_RUN_USER (see scripts/common.sh).  Environment: PGBIN (the
 # PostgreSQL 15 bin directory), THEMIS_COMMIT (the commit to report; else the tree's git HEAD),
 # KEEP_TMP=1, BENCH_BEFORE_QUERIES (a shell command run once the data are loaded, before the first query:
@@ -204,7 +206,7 @@ if [ -n "$EXT_HOST" ]; then
 	log "using the server at $EXT_HOST:${EXT_PORT:-5432}"
 	CONF_DESC="existing server"
 else
-	mapfile -t CONF < <(cluster_conf_default; echo "max_parallel_workers_per_gather = $PAR"; echo "max_worker_processes = $((PAR + 8))"; echo "max_parallel_workers = $((PAR + 4))"; printf '%s\n' "${PGCONF[@]}")
+	mapfile -t CONF < <(cluster_conf_default; echo "max_parallel_workers_per_gather = $PAR"; echo "max_worker_processes = $((CORES + 8))"; echo "max_parallel_workers = $CORES"; printf '%s\n' "${PGCONF[@]}")
 	ensure_run_user
 	log "starting a throw-away cluster in $TMP/cluster"
 	cluster_start "$TMP/cluster" "${CONF[@]}"

@@ -9,19 +9,24 @@
 CALL tt.device_on();
 SET max_parallel_workers_per_gather = 2;
 
--- serial and parallel read of rel: rows, whether workers ran, whether the columns are the same
+-- serial and parallel read of rel, and the serial read through PostgreSQL's table scan
+-- (themis.load_page_reader off): rows, whether workers ran, whether the columns are the same
 CREATE FUNCTION tt.cb_compare(rel regclass)
 RETURNS TABLE(rows int8, parallel boolean, same boolean)
 LANGUAGE plpgsql AS $f$
 DECLARE
     s record;
     p record;
+    o record;
 BEGIN
     SELECT * INTO s FROM themis.debug_colset_checksum(rel, false);
     SELECT * INTO p FROM themis.debug_colset_checksum(rel, true);
+    PERFORM set_config('themis.load_page_reader', 'off', true);
+    SELECT * INTO o FROM themis.debug_colset_checksum(rel, false);
+    PERFORM set_config('themis.load_page_reader', 'on', true);
     rows := p.rows;
     parallel := p.workers > 0;
-    same := s.rows = p.rows AND s.checksum = p.checksum;
+    same := s.rows = p.rows AND s.checksum = p.checksum AND s.rows = o.rows AND s.checksum = o.checksum;
     RETURN NEXT;
 END
 $f$;
@@ -126,6 +131,29 @@ SET themis.load_workers = 2;
 SELECT rows > 0 AS some_rows, workers FROM themis.debug_colset_checksum('cb_big', true);
 RESET themis.load_workers;
 SET max_parallel_workers_per_gather = 2;
+
+-- rows of every shape the page reader deforms, against the table scan's: NULLs before and after
+-- variable-width values, a varlena after an odd offset, short and long (compressed inline, TOASTed)
+-- text, columns added with defaults after rows were written (those rows lack them), a dropped column
+-- in the middle, a row updated in place (HOT) and one deleted
+CREATE TABLE cb_shapes (a int2, t text, b int8, n numeric(10,2), c char(3), d date, g bool, v varchar(30))
+    WITH (autovacuum_enabled = off);
+INSERT INTO cb_shapes
+SELECT g % 300, CASE g % 7 WHEN 0 THEN NULL WHEN 1 THEN repeat('ab', 3000) WHEN 2 THEN
+           (SELECT string_agg(md5((i * g)::text), '') FROM generate_series(1, 80) i) ELSE 'r' || g END,
+       CASE WHEN g % 5 = 0 THEN NULL ELSE g::int8 * 1000003 END, CASE WHEN g % 3 = 0 THEN NULL ELSE g / 8.0 END,
+       CASE WHEN g % 11 = 0 THEN NULL ELSE chr(97 + g % 26) END, date '2000-01-01' + g,
+       CASE WHEN g % 4 = 0 THEN NULL ELSE g % 2 = 0 END, 'v' || g
+FROM generate_series(1, 3000) g;
+ALTER TABLE cb_shapes ADD COLUMN e int4 DEFAULT 7, ADD COLUMN f text DEFAULT 'dflt', ADD COLUMN h int8;
+INSERT INTO cb_shapes (a, t, e, f, h) SELECT g, 'late ' || g, CASE WHEN g % 2 = 0 THEN NULL ELSE g END,
+       'f' || g, g FROM generate_series(1, 500) g;
+ALTER TABLE cb_shapes DROP COLUMN n;
+UPDATE cb_shapes SET b = -b WHERE a = 17;
+DELETE FROM cb_shapes WHERE a = 18;
+SELECT * FROM tt.cb_compare('cb_shapes');
+SELECT count(*) FILTER (WHERE e = 7) AS with_default, count(*) FILTER (WHERE f = 'dflt') AS f_default
+FROM cb_shapes;
 
 -- read serially: a small table, an empty one, a big table emptied by deletes (read in parallel,
 -- no rows), a temporary table (workers cannot read it)

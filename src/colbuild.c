@@ -19,14 +19,18 @@
 #include <unistd.h>
 
 #include "access/heapam.h"
+#include "access/htup_details.h"
 #include "access/relscan.h"
 #include "access/tableam.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/bufmgr.h"
+#include "storage/predicate.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "themis.h"
 #include "themis/tm_gpud_io.h"
@@ -314,15 +318,15 @@ typedef struct ReadCol
 } ReadCol;
 
 /*
- * put_row for a table's rows: the common kinds stored straight from the Datum (no TmValue, no memory
- * context switch), the rest (and toasted text) through put_row's conversion.  Same bytes as put_row.
+ * put_row for a table's rows (values and isnull by attno - 1): the common kinds stored straight from the
+ * Datum (no TmValue, no memory context switch), the rest (and toasted text) through put_row's conversion.
+ * Same bytes as put_row.
  */
 static bool
-put_table_row(TmColSet *set, const ReadCol *rc, int nrc, TupleTableSlot *slot, MemoryContext rowcxt)
+put_table_row(TmColSet *set, const ReadCol *rc, int nrc, const Datum *values, const bool *isnull,
+			  MemoryContext rowcxt)
 {
 	int64		r = set->nrows;
-	const Datum *values = slot->tts_values;
-	const bool *isnull = slot->tts_isnull;
 	bool		used_cxt = false;
 	bool		ok = true;
 
@@ -397,6 +401,195 @@ put_table_row(TmColSet *set, const ReadCol *rc, int nrc, TupleTableSlot *slot, M
 	return ok;
 }
 
+/* the page reader fetches the row this many rows ahead into the cache */
+#define TM_PREFETCH_ROWS 2
+
+/* the page reader's view of an attribute up to the last one read */
+typedef struct PageAtt
+{
+	int16		len;
+	bool		byval;
+	char		align;
+	int32		cacheoff;		/* its offset in a row with no NULL before it; -1: found by walking */
+} PageAtt;
+
+/*
+ * values / isnull of attributes 1 .. natts of tup, as heap_deform_tuple gives them (stopping at natts):
+ * offsets from cacheoff while no NULL came before, else walked; attributes the row lacks (added to the
+ * table after it was written) take their missing value.
+ */
+static inline void
+page_deform(HeapTupleHeader tup, TupleDesc desc, const PageAtt *atts, int natts, Datum *values,
+			bool *isnull)
+{
+	int			have = Min((int) HeapTupleHeaderGetNatts(tup), natts);
+	bool		hasnulls = (tup->t_infomask & HEAP_HASNULL) != 0;
+	bits8	   *bp = tup->t_bits;
+	char	   *tp = (char *) tup + tup->t_hoff;
+	uint32		off = 0;
+	bool		slow = false;
+	int			a;
+
+	for (a = 0; a < have; a++)
+	{
+		const PageAtt *att = &atts[a];
+
+		if (hasnulls && att_isnull(a, bp))
+		{
+			values[a] = (Datum) 0;
+			isnull[a] = true;
+			slow = true;
+			continue;
+		}
+		isnull[a] = false;
+		if (!slow && att->cacheoff >= 0)
+			off = att->cacheoff;
+		else if (att->len == -1)
+			off = att_align_pointer(off, att->align, -1, tp + off);
+		else
+			off = att_align_nominal(off, att->align);
+		values[a] = fetch_att(tp + off, att->byval, att->len);
+		off = att_addlength_pointer(off, att->len, tp + off);
+		if (att->len <= 0)
+			slow = true;
+	}
+	for (; a < natts; a++)
+		values[a] = getmissingattr(desc, a + 1, &isnull[a]);
+}
+
+/*
+ * tm_colset_read_blocks for a heap table and an MVCC snapshot, without a table scan: each page's visible
+ * rows are found as heapam's page-at-a-time scan finds them (all of an all-visible page, else
+ * HeapTupleSatisfiesVisibility under the share lock, with the same checks for serializable transactions
+ * and old snapshots), then read with the pin alone, deformed only up to the last attribute wanted.  The
+ * same rows in the same order as the scan; about a fifth less CPU per row than a slot per row.
+ */
+static TmReadResult
+read_pages(TmColSet *set, Relation rel, Snapshot snap, BlockNumber start, BlockNumber nblocks,
+		   pg_atomic_uint32 *stop, const ReadCol *rc, int nrc, int maxattno, MemoryContext rowcxt)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	BlockNumber relblocks = RelationGetNumberOfBlocks(rel);
+	BlockNumber end;
+	BufferAccessStrategy strategy = NULL;
+	PageAtt    *atts = palloc(sizeof(PageAtt) * Max(maxattno, 1));
+	Datum	   *values = palloc(sizeof(Datum) * Max(maxattno, 1));
+	bool	   *isnull = palloc(sizeof(bool) * Max(maxattno, 1));
+	OffsetNumber vis[MaxHeapTuplesPerPage];
+	TmReadResult result = TM_READ_OK;
+	int32		off = 0;
+
+	for (int a = 0; a < maxattno; a++)
+	{
+		Form_pg_attribute fa = TupleDescAttr(desc, a);
+
+		atts[a].len = fa->attlen;
+		atts[a].byval = fa->attbyval;
+		atts[a].align = fa->attalign;
+		atts[a].cacheoff = -1;
+		if (off < 0)
+			continue;
+		if (fa->attlen > 0)
+		{
+			off = att_align_nominal(off, fa->attalign);
+			atts[a].cacheoff = off;
+			off += fa->attlen;
+		}
+		else
+		{
+			/* a varlena starts here unpadded only where the offset is already aligned */
+			if (fa->attlen == -1 && off == att_align_nominal(off, fa->attalign))
+				atts[a].cacheoff = off;
+			off = -1;
+		}
+	}
+	if (nblocks == InvalidBlockNumber)
+	{
+		start = 0;
+		end = relblocks;
+	}
+	else
+		end = start < relblocks ? start + Min(nblocks, relblocks - start) : start;
+	/* as heap_beginscan: a ring of buffers for tables over a quarter of shared_buffers */
+	if (!RelationUsesLocalBuffers(rel) && relblocks > (BlockNumber) (NBuffers / 4))
+		strategy = GetAccessStrategy(BAS_BULKREAD);
+	PredicateLockRelation(rel, snap);
+	pgstat_count_heap_scan(rel);
+
+	for (BlockNumber blk = start; blk < end && result == TM_READ_OK; blk++)
+	{
+		Buffer		buf;
+		Page		page;
+		OffsetNumber lines;
+		bool		all_visible;
+		bool		ssi;
+		int			nvis = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		if (stop != NULL && pg_atomic_read_u32(stop) != 0)
+		{
+			result = TM_READ_STOPPED;
+			break;
+		}
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
+		heap_page_prune_opt(rel, buf);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		TestForOldSnapshot(snap, rel, page);
+		lines = PageGetMaxOffsetNumber(page);
+		all_visible = PageIsAllVisible(page) && !snap->takenDuringRecovery;
+		/* what HeapCheckForSerializableConflictOut asks first, once a page */
+		ssi = CheckForSerializableConflictOutNeeded(rel, snap);
+		for (OffsetNumber o = FirstOffsetNumber; o <= lines; o++)
+		{
+			ItemId		lp = PageGetItemId(page, o);
+			HeapTupleData tuple;
+			bool		valid;
+
+			if (!ItemIdIsNormal(lp))
+				continue;
+			tuple.t_tableOid = RelationGetRelid(rel);
+			tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+			tuple.t_len = ItemIdGetLength(lp);
+			ItemPointerSet(&tuple.t_self, blk, o);
+			valid = all_visible || HeapTupleSatisfiesVisibility(&tuple, snap, buf);
+			if (ssi)
+				HeapCheckForSerializableConflictOut(valid, rel, &tuple, buf, snap);
+			if (valid)
+				vis[nvis++] = o;
+		}
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		/* the pin keeps the rows where they are (pruning moves them only under a cleanup lock) */
+		for (int i = 0; i < nvis; i++)
+		{
+			HeapTupleHeader tup = (HeapTupleHeader) PageGetItem(page, PageGetItemId(page, vis[i]));
+
+			/* the rows are where the reads wait: fetch a few ahead (header and the next cache line) */
+			if (i + TM_PREFETCH_ROWS < nvis)
+			{
+				char	   *ahead = PageGetItem(page, PageGetItemId(page, vis[i + TM_PREFETCH_ROWS]));
+
+				__builtin_prefetch(ahead);
+				__builtin_prefetch(ahead + 64);
+			}
+			page_deform(tup, desc, atts, maxattno, values, isnull);
+			pgstat_count_heap_getnext(rel);
+			if (!put_table_row(set, rc, nrc, values, isnull, rowcxt))
+			{
+				result = TM_READ_UNREPRESENTABLE;
+				break;
+			}
+		}
+		ReleaseBuffer(buf);
+	}
+	if (strategy != NULL)
+		FreeAccessStrategy(strategy);
+	pfree(atts);
+	pfree(values);
+	pfree(isnull);
+	return result;
+}
+
 TmReadResult
 tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot snap, BlockNumber start, BlockNumber nblocks,
 					  pg_atomic_uint32 *stop)
@@ -429,6 +622,13 @@ tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot snap, BlockNumber st
 		return TM_READ_OK;
 	reserve_for_blocks(set, rel, nblocks != InvalidBlockNumber ? nblocks : RelationGetNumberOfBlocks(rel));
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "themis column row", ALLOCSET_SMALL_SIZES);
+	if (themis_load_page_reader && rel->rd_tableam == GetHeapamTableAmRoutine() && IsMVCCSnapshot(snap))
+	{
+		result = read_pages(set, rel, snap, start, nblocks, stop, rc, nrc, maxattno, rowcxt);
+		MemoryContextDelete(rowcxt);
+		pfree(rc);
+		return result;
+	}
 	/* no synchronized scan: a given snapshot must always see the rows in the same order */
 	scan = table_beginscan_strat(rel, snap, 0, NULL, true, false);
 	if (nblocks != InvalidBlockNumber)
@@ -444,7 +644,7 @@ tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot snap, BlockNumber st
 		}
 		if (maxattno > 0)
 			slot_getsomeattrs(slot, maxattno);
-		if (!put_table_row(set, rc, nrc, slot, rowcxt))
+		if (!put_table_row(set, rc, nrc, slot->tts_values, slot->tts_isnull, rowcxt))
 		{
 			result = TM_READ_UNREPRESENTABLE;
 			break;

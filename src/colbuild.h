@@ -83,7 +83,8 @@ typedef enum TmReadResult
 /*
  * Append the present columns (by attno) of the rows snap sees in blocks [start, start + nblocks) of rel,
  * in the order of a sequential scan (no synchronized scan).  nblocks = InvalidBlockNumber: the whole
- * table (any table AM); otherwise rel must be a heap table.  stop (may be NULL) is polled per row.
+ * table (any table AM); otherwise rel must be a heap table.  stop (may be NULL) is polled per row (per page
+ * where the page reader reads, themis.load_page_reader).
  */
 extern TmReadResult tm_colset_read_blocks(TmColSet *set, Relation rel, Snapshot snap, BlockNumber start,
 										  BlockNumber nblocks, pg_atomic_uint32 *stop);

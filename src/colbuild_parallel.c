@@ -36,7 +36,8 @@
  * parallel worker (no nested parallelism), single-user mode, temporary tables (workers cannot see the
  * leader's local buffers), table AMs other than heap, non-MVCC snapshots, no interrupts allowed, no
  * workers allowed (max_parallel_workers_per_gather = 0, themis.load_workers = 0, the table's parallel_workers
- * option) and small tables.  Otherwise it asks for themis.load_workers (default: max_parallel_workers).
+ * option) and small tables.  Otherwise it asks for themis.load_workers (default: max_parallel_workers, at
+ * most one less than the online CPUs: the leader reads too).
  * The columns never go through /dev/shm (DSM): only the chunks' sizes do.
  */
 #include "postgres.h"
@@ -584,8 +585,20 @@ plan_workers(Relation rel, Snapshot snap, const TmColSet *set, BlockNumber *nblo
 	n = RelationGetParallelWorkers(rel, -1);
 	if (n < 0)
 		n = (int) Min(*nblocks / TM_PAR_BLOCKS_PER_WORKER, (BlockNumber) 1024);
-	/* a load is a one-off read of the whole table: every worker PostgreSQL allows, not a Gather's share */
-	n = Min(n, themis_load_workers >= 0 ? themis_load_workers : max_parallel_workers);
+	/*
+	 * a load is a one-off read of the whole table: every worker PostgreSQL allows, not a Gather's share,
+	 * but by default no more than the leader and they can run at once (one per online CPU)
+	 */
+	if (themis_load_workers >= 0)
+		n = Min(n, themis_load_workers);
+	else
+	{
+		long		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+		n = Min(n, max_parallel_workers);
+		if (ncpu > 1)
+			n = Min(n, (int) Min(ncpu - 1, (long) INT_MAX));
+	}
 	if (n <= 0)
 		return 0;
 	return n;

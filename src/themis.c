@@ -22,6 +22,7 @@ bool		themis_view_max_ties = true;
 bool		themis_gpu_fast_paths = true;
 bool		themis_gpu_private_global_agg = false;
 bool		themis_stream_loads = false;
+bool		themis_load_page_reader = true;
 int			themis_device = THEMIS_DEVICE_AUTO;
 int			themis_min_rows = 100000;
 double		themis_startup_cost = 10000.0;
@@ -173,6 +174,16 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("themis.load_page_reader",
+							 "Column loads read a heap table's pages directly rather than through a table scan.",
+							 "The same rows in the same order, with the scan's visibility, serializable and old-snapshot checks; "
+							 "off: through PostgreSQL's table scan, a slot per row (for tests comparing the two, src/colbuild.c).",
+							 &themis_load_page_reader,
+							 true,
+							 PGC_USERSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("themis.enabled",
 							 "Runs eligible parts of query plans with themis.",
 							 NULL,
@@ -252,7 +263,7 @@ _PG_init(void)
 
 	DefineCustomIntVariable("themis.load_workers",
 							"Parallel workers that read a table's columns for the GPU (a cold query's load, themis.cache_table()).",
-							"-1: max_parallel_workers (every worker PostgreSQL allows; fewer if fewer are free); 0: read in this backend alone.  max_parallel_workers_per_gather = 0 or the table's parallel_workers option also bound it.",
+							"-1: max_parallel_workers (every worker PostgreSQL allows; fewer if fewer are free), at most one less than the online CPUs (the backend reads too); 0: read in this backend alone.  max_parallel_workers_per_gather = 0 or the table's parallel_workers option also bound it.",
 							&themis_load_workers,
 							-1, -1, 1024,
 							PGC_USERSET,

@@ -55,6 +55,7 @@ extern bool themis_view_max_ties;	/* themis.view_max_ties */
 extern bool themis_gpu_fast_paths;	/* themis.gpu_fast_paths */
 extern bool themis_gpu_private_global_agg;	/* themis.gpu_private_global_agg */
 extern bool themis_stream_loads;	/* themis.stream_loads */
+extern bool themis_load_page_reader;	/* themis.load_page_reader */
 
 /* decorrelate.c */
 extern bool themis_decorrelate_candidate(Query *parse);
