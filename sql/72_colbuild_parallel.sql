@@ -133,11 +133,11 @@ RESET themis.load_workers;
 SET max_parallel_workers_per_gather = 2;
 
 -- rows of every shape the page reader deforms, against the table scan's: NULLs before and after
--- variable-width values, a varlena after an odd offset, short and long (compressed inline, TOASTed)
--- text, columns added with defaults after rows were written (those rows lack them), a dropped column
--- in the middle, a row updated in place (HOT) and one deleted
+-- variable-width values, short and long (compressed inline, TOASTed) text, columns added with defaults
+-- after rows were written (those rows lack them), a dropped column in the middle, rows updated in place
+-- (HOT: fillfactor 50) and deleted, all-visible pages (VACUUM) mixed with pages changed after it
 CREATE TABLE cb_shapes (a int2, t text, b int8, n numeric(10,2), c char(3), d date, g bool, v varchar(30))
-    WITH (autovacuum_enabled = off);
+    WITH (autovacuum_enabled = off, fillfactor = 50);
 INSERT INTO cb_shapes
 SELECT g % 300, CASE g % 7 WHEN 0 THEN NULL WHEN 1 THEN repeat('ab', 3000) WHEN 2 THEN
            (SELECT string_agg(md5((i * g)::text), '') FROM generate_series(1, 80) i) ELSE 'r' || g END,
@@ -149,11 +149,26 @@ ALTER TABLE cb_shapes ADD COLUMN e int4 DEFAULT 7, ADD COLUMN f text DEFAULT 'df
 INSERT INTO cb_shapes (a, t, e, f, h) SELECT g, 'late ' || g, CASE WHEN g % 2 = 0 THEN NULL ELSE g END,
        'f' || g, g FROM generate_series(1, 500) g;
 ALTER TABLE cb_shapes DROP COLUMN n;
+VACUUM cb_shapes;
+CREATE TEMP TABLE cb_before AS SELECT v, ctid AS old FROM cb_shapes WHERE a = 17 AND v IS NOT NULL;
 UPDATE cb_shapes SET b = -b WHERE a = 17;
 DELETE FROM cb_shapes WHERE a = 18;
 SELECT * FROM tt.cb_compare('cb_shapes');
 SELECT count(*) FILTER (WHERE e = 7) AS with_default, count(*) FILTER (WHERE f = 'dflt') AS f_default
 FROM cb_shapes;
+-- the updated rows stayed on their pages (no index: updated in place, HOT)
+SELECT count(*) AS updated, bool_and((s.ctid::text::point)[0] = (b.old::text::point)[0]) AS same_pages
+FROM cb_shapes s JOIN cb_before b USING (v);
+
+-- NULLs among the fixed-width columns before a text column (whose offset is then walked, not cached),
+-- and a text column after a one-byte "char" (an odd offset), then a fixed-width one after the text
+CREATE TABLE cb_nulls (a int4, b int8, c int2, k "char", t text, d int8) WITH (autovacuum_enabled = off);
+INSERT INTO cb_nulls
+SELECT CASE WHEN g % 3 = 0 THEN NULL ELSE g END, CASE WHEN g % 5 = 0 THEN NULL ELSE -g END,
+       CASE WHEN g % 7 = 0 THEN NULL ELSE (g % 1000)::int2 END, CASE WHEN g % 2 = 0 THEN 'x' END,
+       CASE WHEN g % 11 = 0 THEN NULL ELSE 't' || g END, g::int8 * 3
+FROM generate_series(1, 5000) g;
+SELECT * FROM tt.cb_compare('cb_nulls');
 
 -- read serially: a small table, an empty one, a big table emptied by deletes (read in parallel,
 -- no rows), a temporary table (workers cannot read it)
@@ -209,6 +224,7 @@ RESET themis.min_rows;
 -- (cb_temp: the copy made above, before the deletes)
 SELECT pg_relation_size('cb_temp') > 64 * 1024 * 1024 AS over_64mb;
 SELECT rows > 0 AS some_rows, workers FROM themis.debug_colset_checksum('cb_temp', true);
+SELECT * FROM tt.cb_compare('cb_temp');
 
 -- the function is for superusers (EXECUTE revoked from PUBLIC)
 CREATE ROLE regress_themis_cb;
@@ -217,6 +233,6 @@ SELECT rows FROM themis.debug_colset_checksum('cb_small', true);
 RESET ROLE;
 DROP ROLE regress_themis_cb;
 
-DROP TABLE cb_big, cb_small, cb_empty, cb_temp;
+DROP TABLE cb_big, cb_small, cb_empty, cb_temp, cb_shapes, cb_nulls;
 DROP FUNCTION tt.cb_compare(regclass);
 RESET max_parallel_workers_per_gather;

@@ -567,10 +567,12 @@ read_pages(TmColSet *set, Relation rel, Snapshot snap, BlockNumber start, BlockN
 			/* the rows are where the reads wait: fetch a few ahead (header and the next cache line) */
 			if (i + TM_PREFETCH_ROWS < nvis)
 			{
-				char	   *ahead = PageGetItem(page, PageGetItemId(page, vis[i + TM_PREFETCH_ROWS]));
+				ItemId		lpa = PageGetItemId(page, vis[i + TM_PREFETCH_ROWS]);
+				char	   *ahead = PageGetItem(page, lpa);
 
 				__builtin_prefetch(ahead);
-				__builtin_prefetch(ahead + 64);
+				if (ItemIdGetLength(lpa) > 64)
+					__builtin_prefetch(ahead + 64);
 			}
 			page_deform(tup, desc, atts, maxattno, values, isnull);
 			pgstat_count_heap_getnext(rel);

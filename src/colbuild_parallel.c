@@ -37,12 +37,13 @@
  * leader's local buffers), table AMs other than heap, non-MVCC snapshots, no interrupts allowed, no
  * workers allowed (max_parallel_workers_per_gather = 0, themis.load_workers = 0, the table's parallel_workers
  * option) and small tables.  Otherwise it asks for themis.load_workers (default: max_parallel_workers, at
- * most one less than the online CPUs: the leader reads too).
+ * most one less than the CPUs this process may run on: the leader reads too; none on one CPU).
  * The columns never go through /dev/shm (DSM): only the chunks' sizes do.
  */
 #include "postgres.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -562,6 +563,23 @@ themis_colbuild_parallel_main(dsm_segment *seg, shm_toc *toc)
 
 /* ---------------------------------------------------------------- the leader */
 
+/* the CPUs this process may run on (its affinity mask: cpusets and containers), else online; 0: unknown */
+static int
+usable_cpus(void)
+{
+#ifdef CPU_COUNT
+	cpu_set_t	set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+#endif
+	{
+		long		n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		return n > 0 ? (int) Min(n, (long) INT_MAX) : 0;
+	}
+}
+
 /* workers to ask for (0: read serially); *nblocks: the table's size now */
 static int
 plan_workers(Relation rel, Snapshot snap, const TmColSet *set, BlockNumber *nblocks)
@@ -593,11 +611,11 @@ plan_workers(Relation rel, Snapshot snap, const TmColSet *set, BlockNumber *nblo
 		n = Min(n, themis_load_workers);
 	else
 	{
-		long		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		int			ncpu = usable_cpus();
 
 		n = Min(n, max_parallel_workers);
-		if (ncpu > 1)
-			n = Min(n, (int) Min(ncpu - 1, (long) INT_MAX));
+		if (ncpu > 0)
+			n = Min(n, ncpu - 1);
 	}
 	if (n <= 0)
 		return 0;

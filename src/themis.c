@@ -263,7 +263,7 @@ _PG_init(void)
 
 	DefineCustomIntVariable("themis.load_workers",
 							"Parallel workers that read a table's columns for the GPU (a cold query's load, themis.cache_table()).",
-							"-1: max_parallel_workers (every worker PostgreSQL allows; fewer if fewer are free), at most one less than the online CPUs (the backend reads too); 0: read in this backend alone.  max_parallel_workers_per_gather = 0 or the table's parallel_workers option also bound it.",
+							"-1: max_parallel_workers (every worker PostgreSQL allows; fewer if fewer are free), at most one less than the CPUs the server may run on (the backend reads too); 0: read in this backend alone.  max_parallel_workers_per_gather = 0 or the table's parallel_workers option also bound it.",
 							&themis_load_workers,
 							-1, -1, 1024,
 							PGC_USERSET,
