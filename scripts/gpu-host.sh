@@ -13,7 +13,7 @@
 #   3. pg_regress on a temporary instance with shared_preload_libraries = 'themis' (test/themis.conf),
 #      twice: themis.device = auto and themis.device = gpu, against the same expected files
 #   4. test/gpud/faults.sh: kill -9 of the daemon during queries, injected faults, out of device memory,
-#      the column cache
+#      the column cache (FAULTS_SETTINGS="a = 1; b = on": with those server settings)
 #   5. test/isolation/run.sh with themis.device = gpu: concurrent writers against cached reads
 #   6. themis.gpu_status() from a running server: the GPU must be usable from a backend (one check)
 #   7. a short table, then the closing line "N passed, N failed[, N skipped]"; exit 1 on failure
@@ -264,7 +264,7 @@ if [ "$build_state" != FAILED ]; then
     PGBIN_P="$(dirname "$PG_CONFIG")"
     if want faults; then
         log "test/gpud/faults.sh"
-        PGBIN="$PGBIN_P" THEMIS_RUN_USER=pgrun bash test/gpud/faults.sh 2>&1 | tee "$WORK/faults.log"
+        PGBIN="$PGBIN_P" THEMIS_RUN_USER=pgrun FAULTS_SETTINGS="${FAULTS_SETTINGS:-}" bash test/gpud/faults.sh 2>&1 | tee "$WORK/faults.log"
         fl="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/faults.log" | tail -n 1)"
         fp="$(sed -nE 's/^([0-9]+) passed.*/\1/p' <<<"$fl")"; ff="$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$fl")"
         fs="$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$fl")"

@@ -16,7 +16,8 @@
 #   - stopping the cluster stops the daemon.
 #
 # Usage: test/gpud/faults.sh      (PGBIN: directory of postgres/initdb/pg_ctl/psql, default from pg_config;
-#                                  as root the server runs as $THEMIS_RUN_USER, default themisrun)
+#                                  as root the server runs as $THEMIS_RUN_USER, default themisrun;
+#                                  FAULTS_SETTINGS="a = 1; b = on": more server settings)
 # Prints "ok - ...", "not ok - ...", "skip - ..." lines and "N passed, N failed, N skipped"; exit 1 on failure.
 set -uo pipefail
 
@@ -65,6 +66,12 @@ stop_server() { asuser "$PGBIN/pg_ctl" -D "$WORK/data" -m fast -w stop >/dev/nul
 trap 'stop_server; [ "$failed" -gt 0 ] && echo "(files kept in $WORK)" >&2 || rm -rf "$WORK"' EXIT
 
 asuser "$PGBIN/initdb" -D "$WORK/data" -A trust >/dev/null || { bad "initdb"; exit 1; }
+# FAULTS_SETTINGS="name = value; name = value": more server settings for every check (e.g. a themis
+# setting before it becomes a default)
+if [ -n "${FAULTS_SETTINGS:-}" ]; then
+    tr ';' '\n' <<<"$FAULTS_SETTINGS" | sed 's/^ *//' >>"$WORK/data/postgresql.conf"
+    echo "# with $FAULTS_SETTINGS"
+fi
 start_server || { bad "server start"; cat "$WORK/server.log"; exit 1; }
 PM="$(head -n 1 "$WORK/data/postmaster.pid")"
 
