@@ -605,7 +605,7 @@ plan_workers(Relation rel, Snapshot snap, const TmColSet *set, BlockNumber *nblo
 		n = (int) Min(*nblocks / TM_PAR_BLOCKS_PER_WORKER, (BlockNumber) 1024);
 	/*
 	 * a load is a one-off read of the whole table: every worker PostgreSQL allows, not a Gather's share,
-	 * but by default no more than the leader and they can run at once (one per online CPU)
+	 * but by default no more than the leader and they can run at once (one per CPU it may run on)
 	 */
 	if (themis_load_workers >= 0)
 		n = Min(n, themis_load_workers);
