@@ -1299,6 +1299,8 @@ minmax_beaten(const DAgg *ag, const TmValue *v, volatile unsigned long long *vw,
 
 	if (s1 == 0 || (s1 & 1u) != 0)
 		return false;
+	if (ag->kind == TM_AGG_ANY)
+		return true;			/* the group's one value is there */
 	__threadfence();
 	words[0] = vw[0];
 	words[1] = vw[1];
@@ -1329,6 +1331,14 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 	int			st;
 	unsigned long long *w = &S->w[3 * g];
 
+	/*
+	 * any(x): every row of the group has the same x (TmAggKind), so once the group has a value (or a
+	 * writer is storing one: seen odd) the row has nothing to add, and its x is not even evaluated: a
+	 * hot group's rows read one word each (TPC-H Q10's customer columns, functionally dependent on
+	 * c_custkey, were group keys before, hashed and compared on every row)
+	 */
+	if (ag->kind == TM_AGG_ANY && *(volatile unsigned int *) &S->seen[g] != 0)
+		return TM_OK;
 	if (ag->filter != NULL)
 	{
 		/* FILTER is an expression, not a qual list: evaluate it whole */
@@ -1570,9 +1580,10 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 						}
 						else
 						{
-							int			cmp = curnull ? 0 : tm_values_cmp(&v, &cur, &ag->restype);
+							int			cmp = (curnull || ag->kind == TM_AGG_ANY) ? 0 :
+								tm_values_cmp(&v, &cur, &ag->restype);
 
-							if (curnull || (ag->kind == TM_AGG_MIN ? cmp < 0 : cmp > 0))
+							if (curnull || (ag->kind == TM_AGG_MIN ? cmp < 0 : ag->kind == TM_AGG_MAX && cmp > 0))
 							{
 								cur = v;
 								store = true;
@@ -1973,6 +1984,17 @@ agg_update_priv_warp(const DPipe *P, const DRun &R, long long g, const TmValue *
 		unsigned long long *w = priv_words(R, g, a);
 		bool		psum = R.priv_t > 0 && agg_is_priv_sum(ag);	/* the same for every lane */
 
+		if (ag->kind == TM_AGG_ANY)
+		{
+			/*
+			 * any(x) has no private state: once the group has its value a row adds nothing (agg_update
+			 * returns after one read), so it is set in the group's words directly (the same for every
+			 * lane of act: nothing collective is skipped)
+			 */
+			if (err == TM_OK)
+				err = agg_update(ag, &R.astate[a], g, vals, nulls, R.flags, R.cancel);
+			continue;
+		}
 		if (err == TM_OK)
 		{
 			int			st = priv_input(ag, vals, nulls, &has, x);
@@ -5035,6 +5057,7 @@ agg_mode(Ctx *c, const TmAgg *a, int idx)
 			return fail(c, TM_GPU_ERR_BAD_PLAN, "aggregate %d: sum of kind %d", idx, ak), 0;
 		case TM_AGG_MIN:
 		case TM_AGG_MAX:
+		case TM_AGG_ANY:
 			ak = a->arg->result.kind;
 			if (tm_gpu_kind_width(ak) < 0)
 				return fail(c, TM_GPU_ERR_BAD_PLAN, "aggregate %d: min/max of kind %d", idx, ak), 0;
@@ -7628,7 +7651,7 @@ agg_fix_chunk(Ctx *c, const Src *S, const TmSink *sk, const DRun &R, TmValue *co
 
 		if (ag->kind == TM_AGG_COUNT_STAR || !kind_is_text(ag->arg->result.kind))
 			continue;
-		if (ag->kind == TM_AGG_MIN || ag->kind == TM_AGG_MAX)
+		if (ag->kind == TM_AGG_MIN || ag->kind == TM_AGG_MAX || ag->kind == TM_AGG_ANY)
 		{
 			/* the state words of group g: a TmValue at w[3g], NULL while seen[g] == 0 */
 			memset(&fx[n], 0, sizeof(DFix));
@@ -7674,8 +7697,9 @@ agg_private(const TmSink *sk, const int *modes, bool thread_sums, DRun *R)
 	bool		atomics = na > 0;
 
 	R->memo = (sk->nkeys > 0 && sk->nkeys <= MEMO_MAX_KEYS) ? 1 : 0;
+	/* any(x) updates the group's own state, private group or not (agg_update_priv_warp) */
 	for (int a = 0; a < na; a++)
-		if (modes[a] == AM_LOCKED || agg_is_distinct(&sk->aggs[a]))
+		if ((modes[a] == AM_LOCKED && sk->aggs[a].kind != TM_AGG_ANY) || agg_is_distinct(&sk->aggs[a]))
 			atomics = false;
 	if (atomics)
 	{
@@ -7810,7 +7834,8 @@ sink_agg(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 			const TmAgg *ag = &sk->aggs[a];
 
 			if (ag->kind != TM_AGG_COUNT_STAR && kind_is_text(ag->arg->result.kind) &&
-				(ag->kind == TM_AGG_MIN || ag->kind == TM_AGG_MAX || agg_is_distinct(ag)))
+				(ag->kind == TM_AGG_MIN || ag->kind == TM_AGG_MAX || ag->kind == TM_AGG_ANY ||
+				 agg_is_distinct(ag)))
 				ntext++;
 		}
 		S->count_scratch = false;

@@ -103,6 +103,21 @@ SELECT * FROM tt.check($$SELECT count(*) AS n FROM jl WHERE NOT EXISTS (SELECT 1
 SELECT * FROM tt.check($$SELECT r.r_name, count(*) AS n, sum(s.s_acctbal) AS bal, avg(s.s_acctbal) AS av, min(s.s_name) AS first
                          FROM supplier s JOIN nation n ON s.s_nationkey = n.n_nationkey JOIN region r ON n.n_regionkey = r.r_regionkey
                          GROUP BY r.r_name$$);
+-- columns functionally dependent on the group keys (a primary key among them): carried by any(), not
+-- grouped by; every type, NULL values, many rows per group, NULL-extended groups, HAVING / ORDER BY on them
+SELECT * FROM tt.check($$SELECT t1.id, t1.g, t1.b, t1.i2, t1.i4, t1.i8, t1.f4, t1.f8, t1.n2, t1.n4, t1.d, t1.ts, t1.c10, t1.vc, t1.t,
+                                count(*) AS n, sum(jl.v) AS s
+                         FROM types t1 JOIN jl ON jl.k1 = t1.id % 50 GROUP BY t1.id$$);
+SELECT * FROM tt.check($$SELECT t1.id, jl.k2, t1.t, t1.f8, t1.c10, count(*) AS n FROM types t1 JOIN jl ON jl.k1 = t1.id % 50
+                         WHERE t1.id > 990 GROUP BY t1.id, jl.k2$$);
+SELECT * FROM tt.check($$SELECT t1.id, t1.t, t1.n2, t1.vc, count(*) AS n, sum(jl.v) AS s FROM jl LEFT JOIN types t1 ON t1.id = jl.k1 + 1000
+                         GROUP BY t1.id$$);                                                          -- the NULL group
+SELECT * FROM tt.check_ordered($$SELECT t1.id, t1.t || '!' AS x, upper(t1.vc) AS u, t1.n2 * 2 AS d, count(*) AS n
+                                 FROM types t1 JOIN jl ON jl.k1 = t1.id % 50 GROUP BY t1.id
+                                 HAVING t1.n2 > 0 OR t1.t IS NULL ORDER BY t1.c10, t1.id$$);
+SELECT * FROM tt.check($$SELECT c.c_custkey, c.c_name, c.c_acctbal, c.c_comment, n.n_name, count(*) AS n, sum(o.o_totalprice) AS s
+                         FROM customer c JOIN orders o ON o.o_custkey = c.c_custkey JOIN nation n ON n.n_nationkey = c.c_nationkey
+                         GROUP BY c.c_custkey, c.c_name, c.c_acctbal, c.c_comment, n.n_name$$);
 -- aggregates over lineitem
 SELECT * FROM tt.check($$SELECT l_returnflag, l_linestatus, count(*) AS n, sum(l_quantity) AS q, sum(l_extendedprice) AS p,
                                 sum(l_extendedprice * (1 - l_discount)) AS dp, sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS c,

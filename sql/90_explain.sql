@@ -26,6 +26,8 @@ EXPLAIN (COSTS OFF) SELECT g, count(*), sum(i4), min(t), avg(n2) FROM types GROU
 SET enable_hashagg = off;
 EXPLAIN (COSTS OFF) SELECT g, count(*), sum(i4), min(t), avg(n2) FROM types GROUP BY g;
 RESET enable_hashagg;
+-- columns functionally dependent on the group keys: carried by any()
+EXPLAIN (COSTS OFF) SELECT t1.id, t1.t, t1.n2, count(*) FROM types t1 JOIN jl ON jl.k1 = t1.id % 50 GROUP BY t1.id;
 -- aggregate with DISTINCT and FILTER, HAVING
 EXPLAIN (COSTS OFF) SELECT g, count(DISTINCT i4), count(*) FILTER (WHERE b) FROM types GROUP BY g HAVING count(*) > 10;
 -- not offloaded: a volatile function, a PL/pgSQL function

@@ -707,6 +707,8 @@ sink_row(TmPipeExec *pe)
 						out->vals[col][g].i++;
 						continue;
 					}
+					if (agg->kind == TM_AGG_ANY && !out->nulls[col][g])
+						continue;	/* the group has its value */
 					st = tm_eval(agg->arg, pe->vals, pe->nulls, &v, &isnull);
 					if (st != TM_OK)
 						return st;
@@ -737,6 +739,11 @@ sink_row(TmPipeExec *pe)
 								if (agg->kind == TM_AGG_MIN ? cmp < 0 : cmp > 0)
 									agg_set_extreme(out, col, g, &v);
 							}
+							break;
+						case TM_AGG_ANY:
+							/* every row of the group has this value: keep the first */
+							if (out->nulls[col][g])
+								agg_set_extreme(out, col, g, &v);
 							break;
 						default:
 							return TM_ERR_INTERNAL;

@@ -207,7 +207,7 @@ tm_plan_to_string(const TmPlan *plan)
 	static const char *const srcnames[] = {"?", "table", "result", "subplan"};
 	static const char *const sinknames[] = {"?", "hash build", "aggregate", "emit"};
 	static const char *const joinnames[] = {"?", "inner", "semi", "anti", "left"};
-	static const char *const aggnames[] = {"?", "count(*)", "count", "sum", "min", "max"};
+	static const char *const aggnames[] = {"?", "count(*)", "count", "sum", "min", "max", "any"};
 
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "themis plan: %d pipelines, %d hash tables, %d results, %d params, output result %d\n",

@@ -1828,28 +1828,38 @@ mentions_expr(Node *n, void *x)
 	return expression_tree_walker(n, mentions_expr, x);
 }
 
+/* placeholders of the aggregation's outputs: Var(varno, group / aggregate index + 1) */
+#define TM_AGGREF_VARNO (TM_BAD_VARNO - 1)
+#define TM_GROUP_VARNO (TM_BAD_VARNO - 2)
+
+static int	add_agg(AggCollect *ac, TmAggKind kind, Aggref *ref, Expr *arg, Expr *filter, bool distinct,
+					const TmType *restype, const TmType *coerce);
+
 /*
- * Index of the group for an output column of the aggregation that reads its input column attno
- * directly; -1 (ts->why set) where themis cannot produce it.
+ * An output column of the aggregation that reads its input column attno directly: a Var over the group
+ * it is (TM_GROUP_VARNO, group index + 1), or over the any() aggregate that carries it (TM_AGGREF_VARNO);
+ * NULL (ts->why set) where themis cannot produce it.  v: the output's Var (type, typmod, collation).
  */
-static int
-group_index_for_input(AggCollect *ac, int attno)
+static Expr *
+output_for_input(AggCollect *ac, int attno, Var *v)
 {
 	int			i = 0;
 	ListCell   *lc;
 	Expr	   *e;
 
+	TmType		t;
+
 	foreach(lc, ac->group_src)
 	{
 		if (lfirst_int(lc) == attno)
-			return i;
+			return (Expr *) makeVar(TM_GROUP_VARNO, i + 1, v->vartype, v->vartypmod, v->varcollid, 0);
 		i++;
 	}
 	e = input_col(ac, attno);
 	if (e == NULL)
 	{
 		fail(ac->ts, "unexpected aggregate input column");
-		return -1;
+		return NULL;
 	}
 	/*
 	 * A key that is the column under a coercion keeping its equality (varchar -> text): the column's
@@ -1861,7 +1871,7 @@ group_index_for_input(AggCollect *ac, int attno)
 		Node	   *k = (Node *) lfirst(lc);
 
 		if (equal(strip_same_equality(k), e) && exprType(k) == exprType((Node *) e))
-			return i;
+			return (Expr *) makeVar(TM_GROUP_VARNO, i + 1, v->vartype, v->vartypmod, v->varcollid, 0);
 		i++;
 	}
 
@@ -1877,13 +1887,21 @@ group_index_for_input(AggCollect *ac, int attno)
 		if (!equal(strip_same_equality(k), e) && mentions_expr(k, e))
 		{
 			fail(ac->ts, "an aggregate output column whose group key is an expression of it (any value of the group)");
-			return -1;
+			return NULL;
 		}
 	}
-	/* a column functionally dependent on the group keys (a primary key among them): group by it too */
-	ac->groups = lappend(ac->groups, e);
-	ac->group_src = lappend_int(ac->group_src, attno);
-	return list_length(ac->groups) - 1;
+
+	/*
+	 * A column functionally dependent on the group keys (the parser allows no other: a primary key of
+	 * its table is among them, and PostgreSQL's planner took the table's other columns out of the
+	 * keys): one value per group, carried by any(), not hashed and compared on every row as a key would
+	 * be.  (With keys, a group of TPC-H Q10 was 7 columns, 5 of them customer's text, on each of 7.8 M
+	 * rows of the skewed data.)
+	 */
+	if (!expr_type(ac->ts, ac->in->pl, e, NULL, &t))
+		return NULL;
+	i = add_agg(ac, TM_AGG_ANY, NULL, e, NULL, false, &t, NULL);
+	return (Expr *) makeVar(TM_AGGREF_VARNO, i + 1, v->vartype, v->vartypmod, v->varcollid, 0);
 }
 
 static bool
@@ -1970,8 +1988,6 @@ add_agg(AggCollect *ac, TmAggKind kind, Aggref *ref, Expr *arg, Expr *filter, bo
  * Analyze one Aggref of the top Agg.  Returns an expression over "agg placeholders":
  * Var(varno = TM_BAD_VARNO - 1, varattno = agg index + 1) that are later replaced by result slots.
  */
-#define TM_AGGREF_VARNO (TM_BAD_VARNO - 1)
-
 static Expr *
 agg_placeholder(int idx, Oid type, int32 typmod)
 {
@@ -2245,7 +2261,6 @@ analyze_aggref(AggCollect *ac, Aggref *ref)
 }
 
 /* Mutator over the top Agg's tlist / qual: group columns and Aggrefs -> placeholders. */
-#define TM_GROUP_VARNO (TM_BAD_VARNO - 2)
 
 static Node *
 agg_mutator(Node *node, AggCollect *ac)
@@ -2264,7 +2279,7 @@ agg_mutator(Node *node, AggCollect *ac)
 	{
 		Var		   *v = (Var *) node;
 		int			attno;
-		int			g;
+		Expr	   *out;
 
 		if (v->varno != OUTER_VAR)
 		{
@@ -2285,13 +2300,10 @@ agg_mutator(Node *node, AggCollect *ac)
 			}
 			attno = iv->varattno;
 		}
-		g = group_index_for_input(ac, attno);
-		if (g < 0)
-		{
+		out = output_for_input(ac, attno, v);
+		if (out == NULL)
 			ac->failed = true;
-			return NULL;
-		}
-		return (Node *) makeVar(TM_GROUP_VARNO, g + 1, v->vartype, v->vartypmod, v->varcollid, 0);
+		return (Node *) out;
 	}
 	if (IsA(node, Param))
 		return copyObject(node);	/* at the root, PostgreSQL's; below it, a parameter slot (settle) */
@@ -2426,7 +2438,7 @@ translate_agg(TState *ts, Agg *top)
 	{
 		BAgg	   *a = (BAgg *) lfirst(lc);
 		TmType	   *t = palloc(sizeof(TmType));
-		static const char *const names[] = {"?", "count(*)", "count", "sum", "min", "max"};
+		static const char *const names[] = {"?", "count(*)", "count", "sum", "min", "max", "any"};
 
 		*t = a->restype;
 		coltypes = lappend(coltypes, t);
@@ -2480,6 +2492,14 @@ translate_agg(TState *ts, Agg *top)
 		Aggref	   *o = makeNode(Aggref);
 		Oid			t = a->restype.pgtype;
 
+		if (a->kind == TM_AGG_ANY)
+		{
+			/* a column carried by any(): shown as the column */
+			fc.agg_slot[i] = add_slot(pl, 0, ng + i, exprType((Node *) a->arg), exprTypmod((Node *) a->arg),
+									  exprCollation((Node *) a->arg), &a->restype, origin_of(in, a->arg));
+			i++;
+			continue;
+		}
 		/* display form: the aggregate over its origin arguments */
 		*o = *a->origin;
 		o->aggsplit = AGGSPLIT_SIMPLE;

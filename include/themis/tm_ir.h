@@ -73,7 +73,11 @@ typedef enum TmAggKind
 	TM_AGG_COUNT,				/* count(arg): int8, non-NULL args */
 	TM_AGG_SUM,					/* sum(arg): result type in TmAgg.restype (see below); NULL if no input */
 	TM_AGG_MIN,					/* min(arg): same type as arg; NULL if no input */
-	TM_AGG_MAX					/* max(arg) */
+	TM_AGG_MAX,					/* max(arg) */
+	TM_AGG_ANY					/* any(arg): a non-NULL value of arg in the group, NULL if none; the same
+								 * type as arg.  The plan guarantees that arg has one value over each
+								 * group's rows (a column functionally dependent on the group keys), so
+								 * which row gives it does not matter: the executors may take any one */
 } TmAggKind;
 
 /*

@@ -1866,6 +1866,118 @@ test_private_agg(void)
 }
 
 /*
+ * any(x) (TM_AGG_ANY), where x has one value per group as the plan guarantees (here: x is a group key, so
+ * NULL in the NULL group): T -> [FILTER v > -40] -> AGG by keys: any() of the keys with the aggregates of
+ * test_private_agg, against the reference.  By g (int4: any() updates with atomics, private states and
+ * the memo), by (g, txt) (any(txt) and any(g): the text one takes the group's lock once, and no longer
+ * keeps the private states off), by num where id < 30000 (numeric, locked), by id % 40000 (more groups than private
+ * states); on a full grid and on a grid of 2 blocks (hundreds of rows per thread, most of them finding
+ * their group's value there), on g_pool and on a pool with the fast paths off (no peek, every row at the
+ * groups' states)
+ */
+static TmGpuPool *plain_pool(void);
+
+static void
+test_any_agg(void)
+{
+	HTable		T = make_T(200000, 300);
+	TmGpuPool  *plain = plain_pool();
+
+	for (int variant = 0; variant < 16; variant++)
+	{
+		AggSlots	s;
+		PipeB		p = t_agg_pipe(&s);
+		int			s_g = p.slot(ty(TM_K_INT4), 0, T_G);
+		int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+		int			kv = variant % 4;	/* the keys */
+		int			cap = (variant / 4) % 2 ? 2 : 0;	/* blocks: 0 = a full grid */
+		bool		use_plain = variant >= 8;
+		std::vector<TmExpr *> keys;
+		std::vector<TmAgg> aggs;
+		std::vector<TmType> rt;
+		std::vector<TmType> at = t_agg_types_atomic();
+		std::vector<TmAgg> atomic = t_aggs_atomic(s);
+		std::map<std::string, RefAgg> groups;
+		std::map<std::string, std::string> anys;
+		std::vector<std::string> exp;
+		char		what[80];
+
+		if (use_plain && plain == NULL)
+			break;
+		if (kv == 0)
+		{
+			keys = {x_slot(s_g, ty(TM_K_INT4))};
+			aggs = {agg(TM_AGG_ANY, x_slot(s_g, ty(TM_K_INT4)), ty(TM_K_INT4))};
+			rt = {ty(TM_K_INT4), ty(TM_K_INT4)};
+		}
+		else if (kv == 1)
+		{
+			keys = {x_slot(s_g, ty(TM_K_INT4)), x_slot(s.txt, ty(TM_K_TEXT))};
+			aggs = {agg(TM_AGG_ANY, x_slot(s.txt, ty(TM_K_TEXT)), ty(TM_K_TEXT)),
+				agg(TM_AGG_ANY, x_slot(s_g, ty(TM_K_INT4)), ty(TM_K_INT4))};
+			rt = {ty(TM_K_INT4), ty(TM_K_TEXT), ty(TM_K_TEXT), ty(TM_K_INT4)};
+		}
+		else if (kv == 2)
+		{
+			keys = {x_slot(s.num, ty(TM_K_NUMERIC, 2))};
+			aggs = {agg(TM_AGG_ANY, x_slot(s.num, ty(TM_K_NUMERIC, 2)), ty(TM_K_NUMERIC, 2))};
+			rt = {ty(TM_K_NUMERIC, 2), ty(TM_K_NUMERIC, 2)};
+		}
+		else
+		{
+			keys = {x_mod(s_id, 40000, TM_K_INT8)};
+			aggs = {agg(TM_AGG_ANY, x_mod(s_id, 40000, TM_K_INT8), ty(TM_K_INT8))};
+			rt = {ty(TM_K_INT8), ty(TM_K_INT8)};
+		}
+		aggs.insert(aggs.end(), atomic.begin(), atomic.end());
+		rt.insert(rt.end(), at.begin(), at.end());
+		p.filter(x_cmp_const(s.v, TM_PRED_GT, -40));
+		if (kv == 2)
+			p.filter(x_cmp_const(s_id, TM_PRED_LT, 30000));	/* num is unique: 30,000 groups */
+		TmPlan		pl = plan({p.agg(0, keys, aggs)}, {}, {result(rt)}, 0);
+		tm_gpu_set_max_blocks(cap);
+		Run			r = run_plan(pl, {&T}, NULL, NULL, use_plain ? plain : NULL);
+
+		tm_gpu_set_max_blocks(0);
+		CHECK_OK(r);
+		for (int64_t i = 0; i < T.nrows; i++)
+		{
+			std::string k;
+			std::string a;
+
+			if (isnull(T, T_V, i) || ival(T, T_V, i) <= -40 || (kv == 2 && ival(T, T_ID, i) >= 30000))
+				continue;
+			if (kv == 0)
+				k = a = cell(T.cols[T_G], i);
+			else if (kv == 1)
+			{
+				k = cell(T.cols[T_G], i) + cell(T.cols[T_TXT], i);
+				a = cell(T.cols[T_TXT], i) + cell(T.cols[T_G], i);
+			}
+			else if (kv == 2)
+				k = a = cell(T.cols[T_NUM], i);
+			else
+				k = a = cI(i % 40000);
+			groups[k].add(T, i);
+			anys[k] = a;
+		}
+		for (auto &g : groups)
+			exp.push_back(g.first + anys[g.first] + g.second.cells_atomic());
+		snprintf(what, sizeof(what), "any(), keys %d%s%s", kv, cap ? ", 2 blocks" : "",
+				 use_plain ? ", fast paths off" : "");
+		check_rows(what, out_rows(r.out), exp, false);
+		TM_CHECK_INT_EQ(r.stats[0].out_rows, (int64_t) groups.size());
+		tm_gpu_table_free(&r.out);
+	}
+	if (plain)
+	{
+		char		err[256];
+
+		TM_CHECK(tm_gpu_pool_destroy(plain, err, sizeof(err)) == TM_GPU_OK);
+	}
+}
+
+/*
  * The aggregations of test_private_agg with no row for them (the blocks' memo and private states start
  * and flush empty): AGG by keys over a source of 0 rows, with and without a filter; over 20000 rows that
  * a filter drops every one of (v > 1000: v is in [-50, 50] or NULL); and after a first filter that keeps
@@ -4217,9 +4329,10 @@ test_chunk_text(void)
 								  agg(TM_AGG_MAX, x_slot(s_txt, ty(TM_K_TEXT)), ty(TM_K_TEXT)),
 								  dagg(TM_AGG_COUNT, x_substr(s_txt, 3, 2), ty(TM_K_INT8)),
 								  agg(TM_AGG_MAX, x_slot(s_key, ty(TM_K_TEXT)), ty(TM_K_TEXT)),
-								  agg(TM_AGG_SUM, x_slot(s_v, ty(TM_K_INT4)), ty(TM_K_INT8))})},
+								  agg(TM_AGG_SUM, x_slot(s_v, ty(TM_K_INT4)), ty(TM_K_INT8)),
+								  agg(TM_AGG_ANY, x_slot(s_key, ty(TM_K_TEXT)), ty(TM_K_TEXT))})},
 						  {}, {result({ty(TM_K_TEXT), ty(TM_K_TEXT), ty(TM_K_INT8), ty(TM_K_TEXT), ty(TM_K_TEXT),
-									   ty(TM_K_INT8), ty(TM_K_TEXT), ty(TM_K_INT8)})}, 0);
+									   ty(TM_K_INT8), ty(TM_K_TEXT), ty(TM_K_INT8), ty(TM_K_TEXT)})}, 0);
 	TmPlan		pe = plan({q.emit(0, {x_slot(s_key, ty(TM_K_TEXT)), x_substr(s_txt, 100, 50),
 									   x_slot(s_txt, ty(TM_K_TEXT)), x_coalesce_text(s_key)})},
 						  {}, {result({ty(TM_K_TEXT), ty(TM_K_TEXT), ty(TM_K_TEXT), ty(TM_K_TEXT)})}, 0);
@@ -6017,6 +6130,7 @@ main(void)
 		TM_RUN(test_group_agg);
 		TM_RUN(test_private_agg);
 		TM_RUN(test_private_agg_empty);
+		TM_RUN(test_any_agg);
 		TM_RUN(test_private_agg_overflow);
 		TM_RUN(test_fast_arith_aggs);
 		TM_RUN(test_global_agg);
