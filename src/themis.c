@@ -21,7 +21,7 @@ int			themis_inline_view_ctes = THEMIS_TRI_AUTO;
 bool		themis_view_max_ties = true;
 bool		themis_gpu_fast_paths = true;
 bool		themis_gpu_private_global_agg = false;
-bool		themis_stream_loads = false;
+bool		themis_stream_loads = true;
 bool		themis_load_page_reader = true;
 int			themis_device = THEMIS_DEVICE_AUTO;
 int			themis_min_rows = 100000;
@@ -166,10 +166,9 @@ _PG_init(void)
 							 "GPU: a query that loads tables into the column cache sends each large one to the daemon as soon as it is read, so that its upload overlaps the reading of the others.",
 							 "The tables are then read largest first; each one but the last read goes to the daemon in a LOAD request of its own "
 							 "on the backend's connection, whose reply is awaited only after the last read; the query's request then names it as "
-							 "cached. A load that fails is sent with the query's request, as without this setting. Off by default until measured "
-							 "on a GPU (src/gpu_run.c).",
+							 "cached. A load that fails is sent with the query's request, as without this setting (src/gpu_run.c).",
 							 &themis_stream_loads,
-							 false,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
