@@ -1470,7 +1470,8 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 					{
 						unsigned int rank = peers.thread_rank();
 
-						for (unsigned int off = 1; off < n; off <<= 1)
+						/* any(): the peers hold the same value, the first one goes on */
+						for (unsigned int off = 1; off < n && ag->kind != TM_AGG_ANY; off <<= 1)
 						{
 							unsigned long long mine[2];
 							TmValue		x;

@@ -118,6 +118,11 @@ SELECT * FROM tt.check_ordered($$SELECT t1.id, t1.t || '!' AS x, upper(t1.vc) AS
 SELECT * FROM tt.check($$SELECT c.c_custkey, c.c_name, c.c_acctbal, c.c_comment, n.n_name, count(*) AS n, sum(o.o_totalprice) AS s
                          FROM customer c JOIN orders o ON o.o_custkey = c.c_custkey JOIN nation n ON n.n_nationkey = c.c_nationkey
                          GROUP BY c.c_custkey, c.c_name, c.c_acctbal, c.c_comment, n.n_name$$);
+-- output columns of PostgreSQL's own aggregations that are not keys: a DISTINCT over a grouping (its
+-- HashAggregate by g outputs i4 too: the grouping by (g, i4) made 823 rows of 11 when themis grouped by it),
+-- the unique-ification of an IN subquery's rows
+SELECT * FROM tt.check($$SELECT DISTINCT g FROM types GROUP BY g, i4$$);
+SELECT * FROM tt.check($$SELECT count(*) AS n, sum(a.v) AS s FROM jl a WHERE a.k1 IN (SELECT b.g FROM types b WHERE b.g = b.i4)$$);
 -- aggregates over lineitem
 SELECT * FROM tt.check($$SELECT l_returnflag, l_linestatus, count(*) AS n, sum(l_quantity) AS q, sum(l_extendedprice) AS p,
                                 sum(l_extendedprice * (1 - l_discount)) AS dp, sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS c,

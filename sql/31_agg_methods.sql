@@ -17,6 +17,8 @@ SELECT * FROM tt.check_agg_methods($$SELECT l_returnflag, l_linestatus, count(*)
 SELECT * FROM tt.check_agg_methods($$SELECT l_orderkey, sum(l_quantity) AS q FROM lineitem GROUP BY l_orderkey HAVING sum(l_quantity) > 250$$);
 SELECT * FROM tt.check_agg_methods($$SELECT jl.k2, count(*) AS n, sum(jr.w) AS s FROM jl JOIN jr ON jl.k1 = jr.k1 GROUP BY jl.k2$$);
 SELECT * FROM tt.check_agg_methods($$SELECT g, count(*) AS n FROM empty_types GROUP BY g$$);
+SELECT * FROM tt.check_agg_methods($$SELECT t1.id, t1.t, t1.n2, t1.c10, count(*) AS n, sum(jl.v) AS s
+                                     FROM types t1 JOIN jl ON jl.k1 = t1.id % 50 GROUP BY t1.id$$);   -- any() of columns the keys determine
 
 -- parallel plans
 SET parallel_setup_cost = 0;
@@ -50,6 +52,10 @@ SELECT * FROM tt.check_agg_methods($$SELECT l_linestatus, count(*) AS n, sum(l_q
                                      FROM lineitem GROUP BY l_linestatus$$);
 SELECT * FROM tt.check_join_methods($$SELECT count(*) AS n, sum(l_quantity) AS q FROM orders JOIN lineitem ON l_orderkey = o_orderkey
                                       WHERE o_orderstatus = 'F'$$);
+SELECT * FROM tt.check_agg_methods($$SELECT o_orderkey, o_orderdate, o_comment, count(*) AS n, sum(l_quantity) AS q
+                                     FROM orders JOIN lineitem ON l_orderkey = o_orderkey GROUP BY o_orderkey$$);
+SELECT * FROM tt.check_agg_methods($$SELECT n_nationkey, n_name, n_comment, count(*) AS n, sum(c_acctbal) AS s
+                                     FROM customer JOIN nation ON c_nationkey = n_nationkey GROUP BY n_nationkey$$);
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

@@ -15,7 +15,7 @@
 #include "themis/tm_ir.h"
 
 #define TM_BLOB_MAGIC	0x544d4952	/* "TMIR" */
-#define TM_BLOB_VERSION 3
+#define TM_BLOB_VERSION 4		/* 4: TM_AGG_ANY */
 
 typedef void *(*TmIrAlloc) (void *arg, size_t size);	/* zeroed memory, or NULL */
 

@@ -1876,6 +1876,7 @@ test_private_agg(void)
  * groups' states)
  */
 static TmGpuPool *plain_pool(void);
+static void plain_pool_destroy(TmGpuPool *pool);
 
 static void
 test_any_agg(void)
@@ -1969,12 +1970,96 @@ test_any_agg(void)
 		TM_CHECK_INT_EQ(r.stats[0].out_rows, (int64_t) groups.size());
 		tm_gpu_table_free(&r.out);
 	}
-	if (plain)
-	{
-		char		err[256];
+	plain_pool_destroy(plain);
+}
 
-		TM_CHECK(tm_gpu_pool_destroy(plain, err, sizeof(err)) == TM_GPU_OK);
+/*
+ * any() of columns that are not keys but have one value per key, as a primary key's table's columns do
+ * (TPC-H Q10's customer columns by c_custkey): F (k, t, n, i, v) -> AGG by k: any(t), any(n), any(i),
+ * count(*), sum(v), against the reference.  t (text), n (numeric), i (int8) are functions of k, NULL for
+ * every row of some keys (the group's any() is then NULL: its state is never set, every row of the group
+ * evaluates the column), and the hot keys hold most rows (Zipf).  On a full grid and on 2 blocks, on g_pool
+ * and with the fast paths off
+ */
+static void
+test_any_dependent(void)
+{
+	enum { F_K, F_T, F_N, F_I, F_V, F_NCOLS };
+	HTable		F;
+	Zipf		zk(3000, 1.2);
+	TmGpuPool  *plain = plain_pool();
+
+	F.nrows = 150000;
+	F.cols.push_back(col_new(TM_K_INT4));
+	F.cols.push_back(col_new(TM_K_TEXT));
+	F.cols.push_back(col_new(TM_K_NUMERIC));
+	F.cols.push_back(col_new(TM_K_INT8));
+	F.cols.push_back(col_new(TM_K_INT4));
+	for (int64_t r = 0; r < F.nrows; r++)
+	{
+		int64_t		k = zk.draw();
+		bool		knull = r % 97 == 0;
+
+		push_i(F.cols[F_K], k, knull);
+		push_s(F.cols[F_T], std::string(words[k % NWORDS]) + "#" + std::to_string(k), knull || k % 5 == 0);
+		push_n(F.cols[F_N], (tm_int128) k * 1000003 - 7, knull || k % 7 == 0);
+		push_i(F.cols[F_I], k * 3 - 1000, knull || k % 3 == 0);
+		push_i(F.cols[F_V], rnd_range(-50, 50), chance(0.10));
 	}
+	for (int variant = 0; variant < 4; variant++)
+	{
+		PipeB		p(TM_SRC_TABLE, 0);
+		int			s_k = p.slot(ty(TM_K_INT4), 0, F_K);
+		int			s_t = p.slot(ty(TM_K_TEXT), 0, F_T);
+		int			s_n = p.slot(ty(TM_K_NUMERIC, 2), 0, F_N);
+		int			s_i = p.slot(ty(TM_K_INT8), 0, F_I);
+		int			s_v = p.slot(ty(TM_K_INT4), 0, F_V);
+		int			cap = variant % 2 ? 2 : 0;
+		bool		use_plain = variant >= 2;
+		std::map<std::string, std::pair<int64_t, std::pair<int64_t, bool>>> cnt;	/* count, sum(v), has v */
+		std::map<std::string, std::string> dep;
+		std::vector<std::string> exp;
+		char		what[80];
+
+		if (use_plain && plain == NULL)
+			break;
+		TmPlan		pl = plan({p.agg(0, {x_slot(s_k, ty(TM_K_INT4))},
+									 {agg(TM_AGG_ANY, x_slot(s_t, ty(TM_K_TEXT)), ty(TM_K_TEXT)),
+									  agg(TM_AGG_ANY, x_slot(s_n, ty(TM_K_NUMERIC, 2)), ty(TM_K_NUMERIC, 2)),
+									  agg(TM_AGG_ANY, x_slot(s_i, ty(TM_K_INT8)), ty(TM_K_INT8)),
+									  agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+									  agg(TM_AGG_SUM, x_slot(s_v, ty(TM_K_INT4)), ty(TM_K_INT8))})},
+							  {}, {result({ty(TM_K_INT4), ty(TM_K_TEXT), ty(TM_K_NUMERIC, 2), ty(TM_K_INT8),
+										   ty(TM_K_INT8), ty(TM_K_INT8)})}, 0);
+
+		tm_gpu_set_max_blocks(cap);
+		Run			r = run_plan(pl, {&F}, NULL, NULL, use_plain ? plain : NULL);
+
+		tm_gpu_set_max_blocks(0);
+		CHECK_OK(r);
+		for (int64_t i = 0; i < F.nrows; i++)
+		{
+			std::string k = cell(F.cols[F_K], i);
+			auto	   &c = cnt[k];
+
+			dep[k] = cell(F.cols[F_T], i) + cell(F.cols[F_N], i) + cell(F.cols[F_I], i);
+			c.first++;
+			if (!isnull(F, F_V, i))
+			{
+				c.second.first += ival(F, F_V, i);
+				c.second.second = true;
+			}
+		}
+		for (auto &g : cnt)
+			exp.push_back(g.first + dep[g.first] + cI(g.second.first) +
+						  (g.second.second.second ? cI(g.second.second.first) : cNULL));
+		snprintf(what, sizeof(what), "any() of dependent columns%s%s", cap ? ", 2 blocks" : "",
+				 use_plain ? ", fast paths off" : "");
+		check_rows(what, out_rows(r.out), exp, false);
+		TM_CHECK_INT_EQ(r.stats[0].out_rows, (int64_t) cnt.size());
+		tm_gpu_table_free(&r.out);
+	}
+	plain_pool_destroy(plain);
 }
 
 /*
@@ -2088,6 +2173,16 @@ plain_pool(void)
 		return NULL;
 	tm_gpu_pool_set_fast_paths(pool, 0);
 	return pool;
+}
+
+/* destroy a pool of plain_pool() (NULL: nothing) */
+static void
+plain_pool_destroy(TmGpuPool *pool)
+{
+	char		err[256];
+
+	if (pool != NULL)
+		TM_CHECK_MSG(tm_gpu_pool_destroy(pool, err, sizeof(err)) == TM_GPU_OK, "%s", err);
 }
 
 /*
@@ -6131,6 +6226,7 @@ main(void)
 		TM_RUN(test_private_agg);
 		TM_RUN(test_private_agg_empty);
 		TM_RUN(test_any_agg);
+		TM_RUN(test_any_dependent);
 		TM_RUN(test_private_agg_overflow);
 		TM_RUN(test_fast_arith_aggs);
 		TM_RUN(test_global_agg);
