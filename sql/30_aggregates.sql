@@ -118,6 +118,7 @@ SELECT * FROM tt.check_ordered($$SELECT t1.id, t1.t || '!' AS x, upper(t1.vc) AS
 SELECT * FROM tt.check($$SELECT c.c_custkey, c.c_name, c.c_acctbal, c.c_comment, n.n_name, count(*) AS n, sum(o.o_totalprice) AS s
                          FROM customer c JOIN orders o ON o.o_custkey = c.c_custkey JOIN nation n ON n.n_nationkey = c.c_nationkey
                          GROUP BY c.c_custkey, c.c_name, c.c_acctbal, c.c_comment, n.n_name$$);
+SELECT * FROM tt.check($$SELECT t1.id, t1.t, t1.n2, count(*) AS n FROM empty_types t1 JOIN jl ON jl.k1 = t1.id % 50 GROUP BY t1.id$$);  -- no rows
 -- output columns of PostgreSQL's own aggregations that are not keys: a DISTINCT over a grouping (its
 -- HashAggregate by g outputs i4 too: the grouping by (g, i4) made 823 rows of 11 when themis grouped by it),
 -- the unique-ification of an IN subquery's rows

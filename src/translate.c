@@ -1846,7 +1846,6 @@ output_for_input(AggCollect *ac, int attno, Var *v)
 	int			i = 0;
 	ListCell   *lc;
 	Expr	   *e;
-
 	TmType		t;
 
 	foreach(lc, ac->group_src)
@@ -2261,7 +2260,6 @@ analyze_aggref(AggCollect *ac, Aggref *ref)
 }
 
 /* Mutator over the top Agg's tlist / qual: group columns and Aggrefs -> placeholders. */
-
 static Node *
 agg_mutator(Node *node, AggCollect *ac)
 {
