@@ -58,7 +58,8 @@
 #      (default $WORK/profile): the report (prof.ncu-rep), its details page (details.txt) and its source
 #      page per launch with SASS and CUDA lines (source-N.sass.csv, source-N.cuda-sass.csv; PROFILE_SOURCE:
 #      the views, default "sass cuda,sass"; build with NVCCFLAGS="-O3 -lineinfo"), and of the cuda,sass
-#      view the functions and lines with the most instructions (summary-N.md, bench/lib/ncu_source.py)
+#      view the functions and lines with the most instructions (summary-N.md, bench/lib/ncu_source.py);
+#      PROFILE_ARGS: more bench/run.sh options (e.g. "--skew" for the skewed data)
 #
 # Environment: CUDA_ARCHS (default 90), PGDEBS, PG_PORTABLE, KEEP_BUILD=1 (no make clean first); STEPS (default
 # "unit regress regress_gpu faults isolation status": the build always runs; one 10-minute device
@@ -497,7 +498,7 @@ WRAP
             PGBIN="$PGBIN_P" THEMIS_RUN_USER=pgrun bash bench/run.sh --sf "${PROFILE_SF:-1}" \
                 --queries "${PROFILE_QUERIES:-1}" --runs 1 --pg-runs skip --duckdb off --threads "$(nproc)" \
                 --out "$PROFILE_OUT/bench" --timeout 300 --pg-conf "themis.gpud_path = '$PROFILE_OUT/gpud-ncu.sh'" \
-                --pg-conf "themis.gpu_memory_limit = ${PROFILE_GPU_MB:-16384}" >"$PROFILE_OUT/bench.log" 2>&1
+                --pg-conf "themis.gpu_memory_limit = ${PROFILE_GPU_MB:-16384}" ${PROFILE_ARGS:-} >"$PROFILE_OUT/bench.log" 2>&1
             for _ in $(seq 1 30); do pgrep -f "$PROFILE_OUT/prof" >/dev/null || break; sleep 2; done
             tail -n 5 "$PROFILE_OUT/ncu.log"
             if [ -f "$PROFILE_OUT/prof.ncu-rep" ]; then
