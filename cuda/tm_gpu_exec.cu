@@ -593,8 +593,6 @@ struct DRun
 								 * their sum aggregates in shared memory (0: none; "Thread-private sums") */
 	int			priv_ns;		/* the sink's sum aggregates (AM_SUM_I64, AM_SUM_I192) where priv_t > 0 */
 	int			memo;			/* pipeline_kernel, grouped AGG: a block-private memo of groups found */
-	int			wcombine;		/* pipeline_kernel, grouped AGG: warps whose rows fall on few groups combine
-								 * their updates (agg_update_priv_warp, global) */
 	const uint32_t *prebits;	/* pipeline_kernel: prefilter_kernel's bits (bit l of word w: row 32 w + l
 								 * passes ops 0 .. npre - 1), or NULL */
 	DFlags	   *flags;
@@ -1966,20 +1964,15 @@ peers_combine(unsigned int act, unsigned int peers, int op, unsigned long long x
  * population; sums in 192 bits and integer min / max combine exactly (any order).  Every lane of act
  * takes part in every aggregate's combination, whatever its own row does: a lane whose expression fails
  * adds nothing from then on and returns the error (the pass then fails; its states are not used).
- * act: those lanes; peers: the lanes of act with this lane's group.
- *
- * global: the same combination into the group's own words (R.astate, g >= R.priv_k), for a warp whose
- * rows fall on few groups (R.wcombine; see the AGG sink in walk_ops): the rows of one order are adjacent
- * in lineitem, and on the skewed data of bench/ TPC-H Q3's 9.3 M sink rows fall 8.8 M on 5 orders, whose
- * words took 32 atomics in turn per warp step.  Without private states, no thread-private sums there.
  */
 __device__ int
-agg_update_priv_warp(const DPipe *P, const DRun &R, long long g, const TmValue *vals, const bool *nulls,
-					 unsigned int act, unsigned int peers, bool global)
+agg_update_priv_warp(const DPipe *P, const DRun &R, long long g, const TmValue *vals, const bool *nulls)
 {
+	unsigned int act = __activemask();
+	unsigned int peers = __match_any_sync(act, (unsigned int) g);
 	unsigned int lane = threadIdx.x & 31u;
 	bool		first = (peers & ((1u << lane) - 1u)) == 0;
-	bool		thr = !global && g < R.priv_t;	/* this lane's group has thread-private sums */
+	bool		thr = g < R.priv_t;	/* this lane's group has thread-private sums */
 	int			err = TM_OK;
 	int			j = 0;			/* sum aggregates before a */
 
@@ -1989,8 +1982,8 @@ agg_update_priv_warp(const DPipe *P, const DRun &R, long long g, const TmValue *
 		unsigned long long x[3] = {0, 0, 0};
 		bool		has = false;
 		unsigned int hmask;
-		unsigned long long *w = global ? &R.astate[a].w[3 * g] : priv_words(R, g, a);
-		bool		psum = !global && R.priv_t > 0 && agg_is_priv_sum(ag);	/* the same for every lane */
+		unsigned long long *w = priv_words(R, g, a);
+		bool		psum = R.priv_t > 0 && agg_is_priv_sum(ag);	/* the same for every lane */
 
 		if (ag->kind == TM_AGG_ANY)
 		{
@@ -2091,10 +2084,7 @@ agg_update_priv_warp(const DPipe *P, const DRun &R, long long g, const TmValue *
 					err = TM_ERR_INTERNAL;
 				break;
 		}
-		if (global)
-			mark_seen(&R.astate[a].seen[g]);
-		else
-			*priv_seen(R, g, a) = 1;
+		*priv_seen(R, g, a) = 1;
 	}
 	return err;
 }
@@ -2309,47 +2299,17 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 				}
 				if (g < R.priv_k)
 				{
-					unsigned int act = __activemask();
-
-					st = agg_update_priv_warp(P, R, g, vals, nulls, act,
-											  __match_any_sync(act, (unsigned int) g), false);
+					st = agg_update_priv_warp(P, R, g, vals, nulls);
 					if (st != TM_OK)
 						return st;
 				}
 				else
 				{
-					bool		combine = false;
-					unsigned int act = 0;
-					unsigned int peers = 0;
-
-					if (R.wcombine)
+					for (int a = 0; a < P->naggs; a++)
 					{
-						/*
-						 * Lanes on the same group combine what they add first where the warp's rows fall
-						 * on at most a quarter as many groups as there are rows (the same for every lane
-						 * of act); else each row adds its own, as without it
-						 */
-						unsigned int lane = threadIdx.x & 31u;
-
-						act = __activemask();
-						peers = __match_any_sync(act, (unsigned long long) g);
-						combine = 4 * __popc(__ballot_sync(act, (peers & ((1u << lane) - 1u)) == 0)) <=
-							__popc(act);
-					}
-					if (combine)
-					{
-						st = agg_update_priv_warp(P, R, g, vals, nulls, act, peers, true);
+						st = agg_update(&P->aggs[a], &R.astate[a], g, vals, nulls, R.flags, R.cancel);
 						if (st != TM_OK)
 							return st;
-					}
-					else
-					{
-						for (int a = 0; a < P->naggs; a++)
-						{
-							st = agg_update(&P->aggs[a], &R.astate[a], g, vals, nulls, R.flags, R.cancel);
-							if (st != TM_OK)
-								return st;
-						}
 					}
 				}
 				(*cnt)++;
@@ -4586,7 +4546,6 @@ struct TmGpuPool
 	int			join_algo;		/* TmGpuJoinAlgo */
 	bool		no_fast_paths;	/* tm_gpu_pool_set_fast_paths(pool, 0): no DFastQual, x_eval, nlead */
 	bool		private_global;	/* tm_gpu_pool_set_private_global: global AGGs block-private too */
-	bool		no_warp_combine;	/* tm_gpu_pool_set_warp_combine(pool, 0) */
 	/* tm_gpu_pool_set_topn: the cut of the output result before it leaves the device (n 0: none) */
 	int64_t		topn_n;
 	int			topn_col;
@@ -7733,7 +7692,7 @@ agg_fix_chunk(Ctx *c, const Src *S, const TmSink *sk, const DRun &R, TmValue *co
  * tm_gpu_pool_set_private_global): no memo, the private states of its one group.
  */
 static void
-agg_private(const TmSink *sk, const int *modes, bool thread_sums, bool wcombine, DRun *R)
+agg_private(const TmSink *sk, const int *modes, bool thread_sums, DRun *R)
 {
 	int			na = sk->naggs;
 	bool		atomics = na > 0;
@@ -7743,8 +7702,6 @@ agg_private(const TmSink *sk, const int *modes, bool thread_sums, bool wcombine,
 	for (int a = 0; a < na; a++)
 		if ((modes[a] == AM_LOCKED && sk->aggs[a].kind != TM_AGG_ANY) || agg_is_distinct(&sk->aggs[a]))
 			atomics = false;
-	if (atomics && sk->nkeys > 0 && wcombine)
-		R->wcombine = 1;
 	if (atomics)
 	{
 		R->priv_na = na;
@@ -7908,7 +7865,7 @@ sink_agg(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 		R.flags = c->dflags;
 		R.gcap = cap;
 		if ((nk > 0 || c->pool->private_global) && !c->pool->no_fast_paths)
-			agg_private(sk, modes, c->pool->thread_sums, !c->pool->no_warp_combine, &R);
+			agg_private(sk, modes, c->pool->thread_sums, &R);
 		if (nk > 0)
 		{
 			while (dirsize < (uint64_t) cap * 2)
@@ -9734,13 +9691,6 @@ tm_gpu_pool_set_private_global(TmGpuPool *pool, int on)
 {
 	if (pool != NULL)
 		pool->private_global = on != 0;
-}
-
-extern "C" void
-tm_gpu_pool_set_warp_combine(TmGpuPool *pool, int on)
-{
-	if (pool != NULL)
-		pool->no_warp_combine = on == 0;
 }
 
 extern "C" void

@@ -250,14 +250,6 @@ extern void tm_gpu_pool_set_fast_paths(TmGpuPool *pool, int on);
  */
 extern void tm_gpu_pool_set_private_global(TmGpuPool *pool, int on);
 
-/*
- * tm_gpu_pool_set_warp_combine(pool, 0) (themis.gpu_warp_combine = off): a grouped aggregate's rows past
- * its private groups each update their group's words, even where a warp's rows fall on few groups; 1
- * (the default): such a warp combines them first, one update per group (tm_gpu_exec.cu,
- * agg_update_priv_warp).  Under the fast paths only.  Results are the same either way.
- */
-extern void tm_gpu_pool_set_warp_combine(TmGpuPool *pool, int on);
-
 /* Bytes of the pool, and the most that the last tm_gpu_execute used. */
 extern size_t tm_gpu_pool_size(const TmGpuPool *pool);
 extern size_t tm_gpu_pool_peak(const TmGpuPool *pool);

@@ -79,25 +79,3 @@ SELECT * FROM tt.check($$SELECT 100.00 * sum(CASE WHEN p_type LIKE 'PROMO%' THEN
 SELECT * FROM tt.check($$SELECT count(*) AS n, sum(jr.w) AS s, min(jl.k2) AS mi FROM jl JOIN jr ON jl.k1 = jr.k1$$);
 SELECT * FROM tt.check($$SELECT count(*) AS n, sum(l_quantity) AS q, max(l_linenumber) AS m FROM lineitem WHERE l_quantity > 1000$$);
 RESET themis.gpu_private_global_agg;
-
--- grouped aggregates whose warps combine their updates on the GPU where their rows fall on few groups
--- (themis.gpu_warp_combine, on by default; the CPU executor has nothing of the kind): the rows of one
--- order are adjacent in lineitem; counts, integer and numeric sums, integer min / max, FILTER, NULL
--- groups, with the combination off and on
-SET themis.gpu_warp_combine = off;
-SELECT * FROM tt.check($$SELECT l_orderkey, count(*) AS n, count(l_comment) AS c, sum(l_linenumber) AS sl,
-                                sum(l_quantity) AS q, sum(l_extendedprice * (1 - l_discount)) AS rev,
-                                min(l_partkey) AS mi, max(l_suppkey) AS ma, count(*) FILTER (WHERE l_returnflag = 'R') AS r
-                         FROM lineitem GROUP BY l_orderkey$$);
-SELECT * FROM tt.check($$SELECT i4 % 7 AS g, count(*) AS n, sum(i8) AS s8, sum(n4) AS sn, min(i2) AS mi FROM types GROUP BY 1$$);
-RESET themis.gpu_warp_combine;
-SELECT * FROM tt.check($$SELECT l_orderkey, count(*) AS n, count(l_comment) AS c, sum(l_linenumber) AS sl,
-                                sum(l_quantity) AS q, sum(l_extendedprice * (1 - l_discount)) AS rev,
-                                min(l_partkey) AS mi, max(l_suppkey) AS ma, count(*) FILTER (WHERE l_returnflag = 'R') AS r
-                         FROM lineitem GROUP BY l_orderkey$$);
-SELECT * FROM tt.check($$SELECT i4 % 7 AS g, count(*) AS n, sum(i8) AS s8, sum(n4) AS sn, min(i2) AS mi FROM types GROUP BY 1$$);
-SELECT * FROM tt.check($$SELECT l_orderkey, o_orderdate, o_shippriority, sum(l_extendedprice * (1 - l_discount)) AS revenue
-                         FROM customer, orders, lineitem
-                         WHERE c_mktsegment = 'BUILDING' AND c_custkey = o_custkey AND l_orderkey = o_orderkey
-                           AND o_orderdate < date '1995-03-15' AND l_shipdate > date '1995-03-15'
-                         GROUP BY l_orderkey, o_orderdate, o_shippriority$$);

@@ -21,7 +21,6 @@ int			themis_inline_view_ctes = THEMIS_TRI_AUTO;
 bool		themis_view_max_ties = true;
 bool		themis_gpu_fast_paths = true;
 bool		themis_gpu_private_global_agg = false;
-bool		themis_gpu_warp_combine = true;
 bool		themis_stream_loads = true;
 bool		themis_load_page_reader = true;
 int			themis_device = THEMIS_DEVICE_AUTO;
@@ -161,19 +160,6 @@ _PG_init(void)
 							 "themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, tm_gpu_pool_set_private_global).",
 							 &themis_gpu_private_global_agg,
 							 false,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("themis.gpu_warp_combine",
-							 "GPU: where a warp's rows of a grouped aggregate fall on few groups, they are combined before their group is updated.",
-							 "Lanes whose rows have the same group add up their values with shuffles and one of them updates the group's "
-							 "words, where the warp's rows fall on at most a quarter as many groups as rows (the rows of one order are "
-							 "adjacent in a fact table; on skewed data a few groups take most rows); else each row updates its group. "
-							 "Counts, integer and numeric sums, integer min / max. Results are the same either way. Under "
-							 "themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, agg_update_priv_warp).",
-							 &themis_gpu_warp_combine,
-							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -146,8 +146,6 @@ typedef struct TmxStatus
 #define TMX_FLAG_NO_FAST_PATHS		0x400
 /* TmxExec.flags: themis.gpu_private_global_agg = on: global aggregates keep block-private states too */
 #define TMX_FLAG_PRIVATE_GLOBAL		0x800
-/* TmxExec.flags: themis.gpu_warp_combine = off: grouped aggregates' warps do not combine their updates */
-#define TMX_FLAG_NO_WARP_COMBINE	0x1000
 
 typedef struct TmxExec
 {

@@ -2063,81 +2063,6 @@ test_any_dependent(void)
 }
 
 /*
- * Warps whose rows fall on few groups combine their updates (agg_update_priv_warp, global;
- * tm_gpu_pool_set_warp_combine): T with a key column of adjacent runs, as the rows of one order in
- * lineitem: runs of 1,500 rows (about 80 hot groups, more than the blocks' private states, so most of
- * them are updated in the group table), a run of NULL keys, short runs (1 to 7 rows, some keys met again
- * further on), and scattered keys that repeat across the table (30 % of the rows: few warps with
- * repeated groups) -> [FILTER v > -40] -> AGG by
- * the key: the aggregates of test_private_agg (counts, int4 / int8 / numeric sums, integer min / max, a
- * FILTER), against the reference; with the combination on and off, with and without the leading filter
- * (compacted rows: the queue mixes runs), on a full grid and on 2 blocks
- */
-static void
-test_warp_combine(void)
-{
-	HTable		T = make_T(200000, 300);
-	int			T_RUN = (int) T.cols.size();
-	T.cols.push_back(col_new(TM_K_INT4));
-	for (int64_t r = 0; r < T.nrows; r++)
-	{
-		int64_t		m = r % 100000;
-
-		if (m < 60000)
-			push_i(T.cols[T_RUN], 1000000 + r / 1500, false);
-		else if (m < 62000)
-			push_i(T.cols[T_RUN], 0, true);
-		else if (m < 70000)
-			push_i(T.cols[T_RUN], 2000000 + r / (1 + (r / 64) % 7), false);
-		else
-			push_i(T.cols[T_RUN], (r * 7919) % 30011, false);
-	}
-	for (int variant = 0; variant < 8; variant++)
-	{
-		AggSlots	s;
-		PipeB		p = t_agg_pipe(&s);
-		int			s_k = p.slot(ty(TM_K_INT4), 0, T_RUN);
-		bool		combine = variant % 2 == 0;
-		bool		filtered = (variant / 2) % 2 == 1;
-		int			cap = variant >= 4 ? 2 : 0;
-		std::vector<TmType> rt = {ty(TM_K_INT4)};
-		std::vector<TmType> at = t_agg_types_atomic();
-		std::map<std::string, RefAgg> groups;
-		std::vector<std::string> exp;
-		int64_t		nsink = 0;
-		char		what[80];
-
-		rt.insert(rt.end(), at.begin(), at.end());
-		if (filtered)
-			p.filter(x_cmp_const(s.v, TM_PRED_GT, -40));
-		TmPlan		pl = plan({p.agg(0, {x_slot(s_k, ty(TM_K_INT4))}, t_aggs_atomic(s))}, {}, {result(rt)}, 0);
-
-		tm_gpu_pool_set_warp_combine(g_pool, combine ? 1 : 0);
-		tm_gpu_set_max_blocks(cap);
-		Run			r = run_plan(pl, {&T});
-
-		tm_gpu_set_max_blocks(0);
-		tm_gpu_pool_set_warp_combine(g_pool, 1);
-		CHECK_OK(r);
-		for (int64_t i = 0; i < T.nrows; i++)
-		{
-			if (filtered && (isnull(T, T_V, i) || ival(T, T_V, i) <= -40))
-				continue;
-			nsink++;
-			groups[cell(T.cols[T_RUN], i)].add(T, i);
-		}
-		for (auto &g : groups)
-			exp.push_back(g.first + g.second.cells_atomic());
-		snprintf(what, sizeof(what), "adjacent runs of keys, combination %s%s%s", combine ? "on" : "off",
-				 filtered ? ", filtered" : "", cap ? ", 2 blocks" : "");
-		check_rows(what, out_rows(r.out), exp, false);
-		TM_CHECK_INT_EQ(r.stats[0].sink_rows, nsink);
-		TM_CHECK_INT_EQ(r.stats[0].out_rows, (int64_t) groups.size());
-		tm_gpu_table_free(&r.out);
-	}
-}
-
-/*
  * The aggregations of test_private_agg with no row for them (the blocks' memo and private states start
  * and flush empty): AGG by keys over a source of 0 rows, with and without a filter; over 20000 rows that
  * a filter drops every one of (v > 1000: v is in [-50, 50] or NULL); and after a first filter that keeps
@@ -6302,7 +6227,6 @@ main(void)
 		TM_RUN(test_private_agg_empty);
 		TM_RUN(test_any_agg);
 		TM_RUN(test_any_dependent);
-		TM_RUN(test_warp_combine);
 		TM_RUN(test_private_agg_overflow);
 		TM_RUN(test_fast_arith_aggs);
 		TM_RUN(test_global_agg);
@@ -6353,7 +6277,6 @@ main(void)
 	TM_RUN(test_group_agg);
 	TM_RUN(test_private_agg);
 	TM_RUN(test_private_agg_empty);
-	TM_RUN(test_warp_combine);
 	TM_RUN(test_fast_arith_aggs);
 	TM_RUN(test_global_agg_fanout);
 	TM_RUN(test_errors);
