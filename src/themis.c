@@ -106,9 +106,7 @@ _PG_init(void)
 							 "on: where the table has more than 4 times the outer side's estimated rows, the outer side is hashed "
 							 "and the table streams through the probe instead; auto (default): the same where the table has more "
 							 "than 1000 times the outer side's estimated rows (TPC-H Q17: 2,000 parts against 60 M lineitem rows), "
-							 "or more than 4 times and at least 10 million rows (a fact table), unless a scan under the outer side "
-							 "is estimated to return at least the table's rows (the outer side is then a larger table reduced by "
-							 "a join, an estimate that can be far off) (src/translate.c).",
+							 "or more than 4 times and at least 10 million rows (a fact table) (src/translate.c).",
 							 &themis_stream_lookup_side,
 							 THEMIS_TRI_AUTO,
 							 tri_state_options,

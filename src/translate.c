@@ -148,10 +148,6 @@ typedef struct TState
 	int			merge_swaps;	/* ... and this many did */
 	double		gather_divisor; /* under a Gather: its parallel divisor (a partial plan's rows are
 								 * per participant); 0 elsewhere */
-	double		partial_divisor;	/* under a Partial Aggregate whose Finalize is above a Gather: that
-									 * divisor, for plan_max_scan_rows only (total_rows does not take it:
-									 * the factors of stream_lookup_pays and MERGE_SWAP_FACTOR were
-									 * measured with a participant's rows there); 0 elsewhere */
 } TState;
 
 static Stream *translate_node(TState *ts, Plan *plan);
@@ -1583,79 +1579,12 @@ translate_join(TState *ts, Join *join, List *keyclauses, List *residual, Stream 
  */
 #define STREAM_BIG_TABLE	1.0e7
 
-/* plan's estimated rows in all, with a Partial Aggregate's Gather too (ts->partial_divisor) */
-static double
-all_rows(TState *ts, Plan *plan)
-{
-	double		d = ts->gather_divisor > 0.0 ? ts->gather_divisor : ts->partial_divisor;
-
-	if (d > 0.0 && plan_is_partial(plan))
-		return Max(plan->plan_rows * d, 1.0);
-	return Max(plan->plan_rows, 1.0);
-}
-
-/*
- * The most rows that a scan under plan is estimated to return, counted through joins but not through
- * aggregations (an Agg: its groups).  A parameterized scan's estimate is per outer row: its nested loop's
- * rows count for it.
- */
-static double
-plan_max_scan_rows(TState *ts, Plan *plan)
-{
-	double		m = 0.0;
-	ListCell   *lc;
-
-	if (plan == NULL)
-		return 0.0;
-	switch (nodeTag(plan))
-	{
-		case T_Agg:
-		case T_Group:
-		case T_Unique:
-		case T_SetOp:
-		case T_WindowAgg:
-			return all_rows(ts, plan);
-		case T_SubqueryScan:
-			return plan_max_scan_rows(ts, ((SubqueryScan *) plan)->subplan);
-		case T_Append:
-			foreach(lc, ((Append *) plan)->appendplans)
-				m = Max(m, plan_max_scan_rows(ts, (Plan *) lfirst(lc)));
-			return m;
-		case T_MergeAppend:
-			foreach(lc, ((MergeAppend *) plan)->mergeplans)
-				m = Max(m, plan_max_scan_rows(ts, (Plan *) lfirst(lc)));
-			return m;
-		case T_NestLoop:
-			m = plan_max_scan_rows(ts, outerPlan(plan));
-			if (((NestLoop *) plan)->nestParams != NIL)
-				return Max(m, all_rows(ts, plan));
-			return Max(m, plan_max_scan_rows(ts, innerPlan(plan)));
-		default:
-			if (outerPlan(plan) == NULL && innerPlan(plan) == NULL)
-				return all_rows(ts, plan);
-			return Max(plan_max_scan_rows(ts, outerPlan(plan)), plan_max_scan_rows(ts, innerPlan(plan)));
-	}
-}
-
-/*
- * auto also wants a table of STREAM_BIG_TABLE rows or more to have more rows than any scan under the
- * outer side is estimated to return:
- * an outer side that is a larger table's rows reduced by a join (TPC-H Q8: lineitem's rows of some parts,
- * under orders) depends on a join estimate, which can be far off (on the skewed data of bench/, Q8's
- * outer side had 19.8 M rows where PostgreSQL estimated 57 K a worker), and hashing it then costs more
- * than hashing the table, whose size is known.  A scan's own filters (Q12's lineitem under orders) and
- * an aggregation's groups (Q17, Q18) are estimated well enough.
- */
 static bool
-stream_lookup_pays(TState *ts, double tuples, Plan *outer)
+stream_lookup_pays(double tuples, double outer)
 {
-	double		rows = total_rows(ts, outer);
-
 	if (themis_stream_lookup_side == THEMIS_TRI_ON)
-		return tuples > 4.0 * rows;
-	if (tuples <= plan_max_scan_rows(ts, outer) && tuples >= STREAM_BIG_TABLE)
-		return false;
-	return tuples > 1000.0 * rows || (tuples >= STREAM_BIG_TABLE && tuples > 4.0 * rows);
+		return tuples > 4.0 * outer;
+	return tuples > 1000.0 * outer || (tuples >= STREAM_BIG_TABLE && tuples > 4.0 * outer);
 }
 
 /* Context for turning a parameterized inner scan's quals into join clauses. */
@@ -1777,7 +1706,7 @@ translate_nestloop(TState *ts, NestLoop *nl)
 				lq = list_concat(list_copy(((BitmapHeapScan *) inner)->bitmapqualorig), lq);
 			if (rte->rtekind == RTE_RELATION && !IsA(inner, IndexOnlyScan) &&
 				lookup_keys_plain(lq, nl->nestParams) &&
-				stream_lookup_pays(ts, rel_tuples(rte->relid, 0), outerPlan(nl)))
+				stream_lookup_pays(rel_tuples(rte->relid, 0), total_rows(ts, outerPlan(nl))))
 			{
 				outer_stream = translate_node(ts, outerPlan(nl));
 				if (outer_stream == NULL || !settle(ts, outer_stream))
@@ -2427,8 +2356,6 @@ translate_agg(TState *ts, Agg *top)
 	ListCell   *lc;
 	Stream	   *s;
 	Plan	   *sorter = NULL;
-	double		divisor = -1.0;	/* a Gather's between Finalize and Partial, else -1 */
-	double		saved_divisor;
 	StringInfoData lb;
 
 	if (top->groupingSets != NIL || top->aggstrategy == AGG_MIXED)
@@ -2455,12 +2382,6 @@ translate_agg(TState *ts, Agg *top)
 			}
 			else if (!IsA(p, Gather) && !IsA(p, Material))
 				return fail(ts, "unexpected node between Finalize and Partial Aggregate");
-			/* plan_max_scan_rows: the partial plan's rows are a participant's */
-			if (IsA(p, GatherMerge))
-				divisor = parallel_divisor(((GatherMerge *) p)->num_workers);
-			else if (IsA(p, Gather))
-				divisor = ((Gather *) p)->single_copy ? 0.0 :
-					parallel_divisor(((Gather *) p)->num_workers);
 			p = outerPlan(p);
 		}
 		if (p == NULL || !is_partial((Agg *) p) || ((Agg *) p)->groupingSets != NIL)
@@ -2471,11 +2392,7 @@ translate_agg(TState *ts, Agg *top)
 	else if (below && (IsA(below, Sort) || IsA(below, IncrementalSort) || IsA(below, GatherMerge)))
 		sorter = below;
 
-	saved_divisor = ts->partial_divisor;
-	if (divisor >= 0.0)
-		ts->partial_divisor = divisor;
 	ac.in = translate_node(ts, below);
-	ts->partial_divisor = saved_divisor;
 	if (ac.in == NULL || !settle(ts, ac.in))
 		return NULL;
 
