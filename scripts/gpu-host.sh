@@ -39,7 +39,10 @@
 #      there too (each run's trace.log); BENCH_TGZ=$OUT/bench.tgz: after "bench" or "bench_wait", BENCH_OUT,
 #      its -skew twin and its log in one archive (a device call brings back a limited number of files).
 #      A machine is held at most 30 minutes from its start: tests, the 22 queries uniform and skewed with
-#      DuckDB take about 25 of them, so the calls after bench_bg should be bench_wait and nothing else
+#      DuckDB take about 25 of them, so the calls after bench_bg should be bench_wait and nothing else;
+#      a machine left 30 s without a call is handed back and the detached job dies with it, so follow
+#      bench_bg with bench_wait in the same call (STEPS=bench_bg ...; STEPS=bench_wait ... BENCH_WAIT_S=$((560 - SECONDS)))
+#      or at once in the next
 #
 #   (regress_nifs, regress_nifs_aws) the regression tests on the GPU with themis.load_balance = nifs / nifs_aws
 #   (regress_extra) the regression tests on the GPU with the settings of REGRESS_SETTINGS ("a = 1; b = on")
