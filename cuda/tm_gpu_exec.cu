@@ -551,6 +551,8 @@ struct DFlags
 	long long	errrow;			/* its source row (-1: none) */
 	unsigned long long errinv;	/* ~(((row + 1) << 8) | status): atomicMax keeps the lowest row's error */
 	unsigned long long sinkrows;
+	unsigned long long wgroups;	/* pipeline_kernel's compacted loop with DRun.dyn: groups of source rows
+								 * taken, past each warp's first (warp_take_group) */
 	/* NIFS / AWS (nifs_kernel) */
 	int			nidle;			/* AWS: warps registered idle (less those claimed by a donor) */
 	unsigned int wlmax;			/* AWS: largest workload posted (the busiest warp, roughly) */
@@ -595,6 +597,8 @@ struct DRun
 	int			memo;			/* pipeline_kernel, grouped AGG: a block-private memo of groups found */
 	const uint32_t *prebits;	/* pipeline_kernel: prefilter_kernel's bits (bit l of word w: row 32 w + l
 								 * passes ops 0 .. npre - 1), or NULL */
+	int			dyn;			/* pipeline_kernel's compacted loop: warps take groups of rows from
+								 * DFlags.wgroups as they finish (0: each its fixed share) */
 	DFlags	   *flags;
 	const volatile int *cancel;	/* the pool's cancel word (device view of host memory; set by run_pass) */
 };
@@ -2408,7 +2412,7 @@ rest_of_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *
 
 /*
  * pipeline_kernel with leading filters (nlead > 0) or a pre-check: warps, not threads, take the source
- * rows, 32 at a time; each lane runs the leading filters on its row, and the rows that pass are queued in
+ * rows, 32 at a time (with DRun.dyn from groups of 1,024 taken as the warps finish: warp_next_group); each lane runs the leading filters on its row, and the rows that pass are queued in
  * the warp's shared memory until 32 are there, which the 32 lanes then run one each (their slots loaded
  * again): the joins, residual quals and the sink after a selective filter run on full warps, instead of
  * on the few lanes of each warp whose row passed (TPC-H Q19: 3.5% of lineitem's rows pass its leading
@@ -2426,6 +2430,27 @@ rest_of_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *
  * are loaded for the rows that pass.  Where the probe's table is small and the order cannot show
  * (probe_goes_first), the lookup comes before the filters.
  */
+/*
+ * The group of source rows a warp of pipeline_rows_compacted runs after group cur (the same in every
+ * lane): with R.dyn the first one no warp has taken yet (each warp's first group is its own number, so
+ * DFlags.wgroups counts the groups from nwarps on), else cur + nwarps, the warp's fixed share.  The
+ * warps' rows differ in cost (how many pass the filters, how many probe rows they meet, how hot their
+ * groups are): in fixed shares a block's warps that end first wait at priv_flush's barrier for the
+ * slowest (TPC-H Q3 on skewed data at SF 1, Nsight Compute: 31% of the warps' cycles), taken as they
+ * finish they end together, within a group's time.
+ */
+__device__ __forceinline__ long long
+warp_next_group(const DRun &R, long long cur, long long nwarps, unsigned int lane)
+{
+	unsigned long long g = 0;
+
+	if (!R.dyn)
+		return cur + nwarps;
+	if (lane == 0)
+		g = atomicAdd(&R.flags->wgroups, 1ULL);
+	return nwarps + (long long) __shfl_sync(0xffffffffu, g, 0);
+}
+
 __device__ __forceinline__ void
 pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrows, TmValue *vals,
 						bool *nulls, OpState *os, DCancel *cp, unsigned long long *nsink)
@@ -2447,7 +2472,8 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 	const int	nloaded = lead ? P->nload_lead : 0;	/* the slots loaded before the queue */
 
 	long long	next = ((long long) blockIdx.x * blockDim.x + threadIdx.x) >> 5;	/* chunk, or group */
-	long long	gbase = 0;		/* with bits: the first chunk of the group in hand */
+	long long	gbase = -1;		/* with bits: the first chunk of the group in hand; without, R.dyn: the
+								 * next chunk of group next to run (-1: the warp's first not begun) */
 	unsigned int gword = 0;		/* with bits: this lane's word of that group */
 	unsigned int gnz = 0;		/* with bits: the group's words not yet taken that are not 0 */
 
@@ -2487,7 +2513,7 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 				}
 				gbase = next * 32;
 				gword = w < nchunks ? pb[w] : 0u;
-				next += nwarps;
+				next = warp_next_group(R, next, nwarps, lane);
 				if (cancel_poll(cp))	/* groups whose rows all fail still poll the cancel word */
 					atomicExch(&R.flags->stop, 1);
 			}
@@ -2527,7 +2553,7 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 				gbase = next * 32;
 				gword = w < nchunks ? pb[w] : 0u;
 				gnz = __ballot_sync(0xffffffffu, gword != 0);
-				next += nwarps;
+				next = warp_next_group(R, next, nwarps, lane);
 				if (gnz == 0 && cancel_poll(cp))	/* rows that all fail still poll the cancel word */
 					atomicExch(&R.flags->stop, 1);
 			}
@@ -2537,12 +2563,25 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 			bits = __shfl_sync(0xffffffffu, gword, __ffs(gnz) - 1);
 			gnz &= gnz - 1;
 		}
-		else
+		else if (!R.dyn)
 		{
 			if (next >= nchunks)
 				break;
 			ch = next;
 			next += nwarps;
+		}
+		else
+		{
+			/* groups of 32 chunks (1,024 rows), as with bits: one take of DFlags.wgroups per group */
+			if (gbase < 0 || gbase == next * 32 + 32 || gbase == nchunks)
+			{
+				if (gbase >= 0)
+					next = warp_next_group(R, next, nwarps, lane);
+				gbase = next * 32;
+				if (gbase >= nchunks)
+					break;
+			}
+			ch = gbase++;
 		}
 		row = ch * 32 + lane;
 		if (row < nrows && ((bits >> lane) & 1u) != 0 && !stopped_at(R.flags, row))
@@ -4546,6 +4585,7 @@ struct TmGpuPool
 	int			join_algo;		/* TmGpuJoinAlgo */
 	bool		no_fast_paths;	/* tm_gpu_pool_set_fast_paths(pool, 0): no DFastQual, x_eval, nlead */
 	bool		private_global;	/* tm_gpu_pool_set_private_global: global AGGs block-private too */
+	bool		static_rows;	/* tm_gpu_pool_set_dynamic_rows(pool, 0): DRun.dyn off */
 	/* tm_gpu_pool_set_topn: the cut of the output result before it leaves the device (n 0: none) */
 	int64_t		topn_n;
 	int			topn_col;
@@ -4605,6 +4645,7 @@ struct Ctx
 	double		lb_avg_sum;		/* sum over passes of the average warp's cycles */
 	const DPipe *pre_P;			/* the last pipeline uploaded, and its DPipe.npre (run_pass: the prefilter) */
 	int			pre_nops;
+	bool		pre_compact;	/* ... and whether pipeline_kernel runs it in pipeline_rows_compacted */
 	bool		pre_plain;		/* ... and whether its prefilter has the plain form (DPipe.npretest) */
 	int			pre_semi_ht;	/* ... or the join table whose keys make its semi-join prefilter (-1: none) */
 	int			pre_semi_col;	/* ... the source column of the probe's key, and its width */
@@ -6153,6 +6194,7 @@ upload_pipeline(Ctx *c, const TmPipeline *pl, const DCol *srccols, int ncols, in
 			*dsrccols = (DCol *) hp.srccols;
 		c->pre_P = (const DPipe *) (d + off);
 		c->pre_nops = hp.npre;
+		c->pre_compact = hp.nlead > 0 || hp.precheck >= 0;
 		c->pre_plain = hp.npretest > 0;
 		c->pre_semi_ht = -1;
 		c->pre_semi_col = -1;
@@ -6602,6 +6644,7 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 	if (check_canceled(c))
 		return false;
 	R.cancel = c->pool->cancel_dev;
+	R.dyn = c->pool->static_rows ? 0 : 1;
 	CK(cudaMemsetAsync(c->dflags, 0, sizeof(DFlags), c->stream));
 	if (lb)
 	{
@@ -6642,22 +6685,28 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 		}
 		if (bits != NULL)
 		{
-			int			per_sm = 0;
-
 			R.prebits = bits;
 			c->prefiltered++;
 			c->prefiltered_plain = c->pre_plain;
 			c->prefiltered_semi = semi;
+		}
 
-			/*
-			 * pipeline_kernel then runs on the rows that passed, read from the bits 1,024 at a time: two
-			 * waves of the blocks a multiprocessor holds at once, not nblocks' 16 a multiprocessor (8 waves
-			 * of pipeline_kernel), each block of which would set up and flush its private states for a few
-			 * rows (TPC-H Q6: 2% of 60 M rows)
-			 */
+		/*
+		 * pipeline_kernel then runs on the rows that passed, read from the bits 1,024 at a time: two waves
+		 * of the blocks a multiprocessor holds at once, not nblocks' 16 a multiprocessor (8 waves of
+		 * pipeline_kernel), each block of which would set up and flush its private states for a few rows
+		 * (TPC-H Q6: 2% of 60 M rows).  Where its warps take their groups of rows as they finish
+		 * (R.dyn: pipeline_rows_compacted, with bits or without), one wave: the first takes every row, a
+		 * second would only set up and flush.
+		 */
+		if (bits != NULL || (R.dyn && P == c->pre_P && c->pre_compact))
+		{
+			int			per_sm = 0;
+			int			waves = R.dyn ? 1 : 2;	/* bits: pipeline_rows_compacted runs */
+
 			CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pipeline_kernel, TPB, smem));
-			if (per_sm >= 1 && nb > 2 * per_sm * c->pool->nsm)
-				nb = 2 * per_sm * c->pool->nsm;
+			if (per_sm >= 1 && nb > waves * per_sm * c->pool->nsm)
+				nb = waves * per_sm * c->pool->nsm;
 		}
 		pipeline_kernel<<<nb, TPB, smem, c->stream>>>(P, R, nrows);
 		LAUNCH_CHECK("pipeline_kernel");
@@ -9691,6 +9740,13 @@ tm_gpu_pool_set_private_global(TmGpuPool *pool, int on)
 {
 	if (pool != NULL)
 		pool->private_global = on != 0;
+}
+
+extern "C" void
+tm_gpu_pool_set_dynamic_rows(TmGpuPool *pool, int on)
+{
+	if (pool != NULL)
+		pool->static_rows = !on;
 }
 
 extern "C" void

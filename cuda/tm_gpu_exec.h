@@ -250,6 +250,14 @@ extern void tm_gpu_pool_set_fast_paths(TmGpuPool *pool, int on);
  */
 extern void tm_gpu_pool_set_private_global(TmGpuPool *pool, int on);
 
+/*
+ * tm_gpu_pool_set_dynamic_rows(pool, 0) (themis.gpu_dynamic_rows = off): the warps of a pipeline with
+ * leading filters or a pre-check each run a fixed share of its source rows; 1 (the default): they take
+ * groups of 1,024 rows from a counter as they finish (tm_gpu_exec.cu, warp_next_group), and the kernel
+ * runs in one wave of blocks.  Results are the same either way.
+ */
+extern void tm_gpu_pool_set_dynamic_rows(TmGpuPool *pool, int on);
+
 /* Bytes of the pool, and the most that the last tm_gpu_execute used. */
 extern size_t tm_gpu_pool_size(const TmGpuPool *pool);
 extern size_t tm_gpu_pool_peak(const TmGpuPool *pool);

@@ -105,3 +105,8 @@ SELECT * FROM tt.check_error($$SELECT jl.id AS lid, jr.id AS rid FROM jl JOIN jr
 SELECT * FROM tt.check_error($$SELECT jl.id AS lid, jr.id AS rid, jl.v * 3000000 AS x FROM jl JOIN jr ON jl.k1 = jr.k1$$);
 SELECT * FROM tt.check_error($$SELECT count(*) AS n FROM jl WHERE EXISTS (SELECT 1 FROM jr WHERE jr.k1 = jl.k1 AND jr.w * 3000000 > 0)$$);
 SELECT * FROM tt.check_error($$SELECT jl.id AS lid, 100 / jr.k1 AS x FROM jl LEFT JOIN jr ON jl.k1 = jr.k1$$);   -- ok: jr.k1 >= 20
+-- the lowest row's error where the warps each run a fixed share of the rows (themis.gpu_dynamic_rows)
+SET themis.gpu_dynamic_rows = off;
+SELECT * FROM tt.check_error($$SELECT id FROM types WHERE i4 * 100000000 > 0$$);
+SELECT * FROM tt.check_error($$SELECT id FROM types WHERE 100 / i4 > 1$$);
+RESET themis.gpu_dynamic_rows;

@@ -364,3 +364,15 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
+-- the warps of a pipeline with leading filters or a pre-check each on a fixed share of its rows
+-- (themis.gpu_dynamic_rows = off; on, the default, above: they take groups of rows as they finish):
+-- a filter into a grouped aggregate, a filter and a pre-checked probe, a filter the prefilter cannot run
+SET themis.gpu_dynamic_rows = off;
+SELECT * FROM tt.check($$SELECT l_orderkey, count(*) AS n, sum(l_quantity) AS q FROM lineitem
+                         WHERE l_shipdate > date '1995-03-15' GROUP BY l_orderkey$$);
+SELECT * FROM tt.check($$SELECT o_orderpriority, count(*) AS n, sum(l_extendedprice * (1 - l_discount)) AS r
+                         FROM orders JOIN lineitem ON l_orderkey = o_orderkey
+                         WHERE l_commitdate < l_receiptdate GROUP BY o_orderpriority$$);
+SELECT * FROM tt.check($$SELECT l_orderkey, l_linenumber, l_extendedprice FROM lineitem
+                         WHERE l_quantity::int % 7 = 3$$);
+RESET themis.gpu_dynamic_rows;

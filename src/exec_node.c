@@ -314,6 +314,8 @@ themis_compute(ThemisScanState *ts)
 					flags |= TMX_FLAG_NO_FAST_PATHS;
 				if (themis_gpu_private_global_agg)
 					flags |= TMX_FLAG_PRIVATE_GLOBAL;
+				if (!themis_gpu_dynamic_rows)
+					flags |= TMX_FLAG_STATIC_ROWS;
 				themis_rescan_inputs(ts);
 				rs = tm_gpu_run(ts->plan, DatumGetByteaPP(blob->constvalue), estate, params, paramnulls,
 								ts->inputs, ts->ninputs, flags,

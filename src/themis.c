@@ -21,6 +21,7 @@ int			themis_inline_view_ctes = THEMIS_TRI_AUTO;
 bool		themis_view_max_ties = true;
 bool		themis_gpu_fast_paths = true;
 bool		themis_gpu_private_global_agg = false;
+bool		themis_gpu_dynamic_rows = true;
 bool		themis_stream_loads = true;
 bool		themis_load_page_reader = true;
 int			themis_device = THEMIS_DEVICE_AUTO;
@@ -158,6 +159,17 @@ _PG_init(void)
 							 "themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, tm_gpu_pool_set_private_global).",
 							 &themis_gpu_private_global_agg,
 							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("themis.gpu_dynamic_rows",
+							 "GPU: the warps of a pipeline with leading filters take its source rows 1,024 at a time as they finish, instead of each a fixed share.",
+							 "The rows of a pipeline differ in cost (how many pass the filters, how many build rows they meet, how hot their "
+							 "groups are); in fixed shares a block's warps that end first wait for its slowest. Results are the same either way. "
+							 "Under themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, warp_next_group).",
+							 &themis_gpu_dynamic_rows,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

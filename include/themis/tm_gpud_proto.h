@@ -146,6 +146,8 @@ typedef struct TmxStatus
 #define TMX_FLAG_NO_FAST_PATHS		0x400
 /* TmxExec.flags: themis.gpu_private_global_agg = on: global aggregates keep block-private states too */
 #define TMX_FLAG_PRIVATE_GLOBAL		0x800
+/* TmxExec.flags: themis.gpu_dynamic_rows = off: pipeline warps run fixed shares of the source rows */
+#define TMX_FLAG_STATIC_ROWS		0x1000
 
 typedef struct TmxExec
 {
