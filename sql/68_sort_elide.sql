@@ -88,6 +88,12 @@ SELECT pg_temp.elided(q), r.* FROM (VALUES
     ($$SELECT g, count(*) AS n, sum(i8) AS s, min(d) AS md, max(t) AS mt FROM types GROUP BY g ORDER BY s DESC, g$$),
     ($$SELECT c10, vc, min(id) AS m FROM types GROUP BY c10, vc ORDER BY c10 NULLS FIRST, vc DESC NULLS LAST$$),
     ($$SELECT id, n4, d, ts FROM types WHERE id % 4 = 0 ORDER BY n4 DESC, d, ts DESC, id$$),
+    -- keys past the sort records' 64-byte prefix: l_discount's last bytes (where its values differ) and
+    -- the keys after it are not in it, and about 7 rows tie on the keys before (presort_cmp decides)
+    ($$SELECT l_orderkey, l_linenumber, l_shipinstruct, l_shipmode, l_returnflag, l_linestatus, l_quantity, l_discount
+       FROM lineitem WHERE l_orderkey % 3 = 0
+       ORDER BY l_shipinstruct, l_shipmode, l_returnflag, l_linestatus DESC, l_quantity, l_discount DESC,
+                l_orderkey, l_linenumber$$),
     ($$SELECT o_orderkey, o_orderdate, sum(l_extendedprice * (1 - l_discount)) AS revenue
        FROM orders JOIN lineitem ON l_orderkey = o_orderkey WHERE o_orderdate < date '1995-03-15'
        GROUP BY o_orderkey, o_orderdate ORDER BY revenue DESC, o_orderdate, o_orderkey$$)
