@@ -552,7 +552,7 @@ struct DFlags
 	unsigned long long errinv;	/* ~(((row + 1) << 8) | status): atomicMax keeps the lowest row's error */
 	unsigned long long sinkrows;
 	unsigned long long wgroups;	/* pipeline_kernel's compacted loop with DRun.dyn: groups of source rows
-								 * taken, past each warp's first (warp_take_group) */
+								 * taken, past each warp's first (warp_next_group) */
 	/* NIFS / AWS (nifs_kernel) */
 	int			nidle;			/* AWS: warps registered idle (less those claimed by a donor) */
 	unsigned int wlmax;			/* AWS: largest workload posted (the busiest warp, roughly) */
@@ -2411,26 +2411,6 @@ rest_of_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *
 }
 
 /*
- * pipeline_kernel with leading filters (nlead > 0) or a pre-check: warps, not threads, take the source
- * rows, 32 at a time (with DRun.dyn from groups of 1,024 taken as the warps finish: warp_next_group); each lane runs the leading filters on its row, and the rows that pass are queued in
- * the warp's shared memory until 32 are there, which the 32 lanes then run one each (their slots loaded
- * again): the joins, residual quals and the sink after a selective filter run on full warps, instead of
- * on the few lanes of each warp whose row passed (TPC-H Q19: 3.5% of lineitem's rows pass its leading
- * filter, and each went down the probe and the interpreter with its warp's other 31 lanes idle).  A warp
- * whose 32 rows all pass while its queue is empty runs them in place.  Rows keep their own number (COUNT
- * pass: counts[row]; RUN pass: its offset), so the order in which they run does not matter; after an
- * error the rows above it stop (stopped_at), those below it still run, as in the thread-per-row loop.
- *
- * The pre-check (P->precheck = nlead: the op after the leading filters is an INNER or SEMI probe): the
- * lanes also look the probe's keys up, and a row without a build row of its keys is dropped there (it
- * has no child in the walk).  The lookup, [r, end), goes into the queue with the row and the walk starts
- * from it (walk_row's looked), so no key is looked up twice: TPC-H Q17's residual, a numeric division,
- * runs on the 3% of lineitem rows whose part is in the build, on full warps.  The first pass over a row
- * loads only the slots the leading filters and the pre-check read (P->load[0 .. nload_lead)); the others
- * are loaded for the rows that pass.  Where the probe's table is small and the order cannot show
- * (probe_goes_first), the lookup comes before the filters.
- */
-/*
  * The group of source rows a warp of pipeline_rows_compacted runs after group cur (the same in every
  * lane): with R.dyn the first one no warp has taken yet (each warp's first group is its own number, so
  * DFlags.wgroups counts the groups from nwarps on), else cur + nwarps, the warp's fixed share.  The
@@ -2451,6 +2431,27 @@ warp_next_group(const DRun &R, long long cur, long long nwarps, unsigned int lan
 	return nwarps + (long long) __shfl_sync(0xffffffffu, g, 0);
 }
 
+/*
+ * pipeline_kernel with leading filters (nlead > 0) or a pre-check: warps, not threads, take the source
+ * rows, 32 at a time (with DRun.dyn from groups of 1,024 taken as the warps finish: warp_next_group);
+ * each lane runs the leading filters on its row, and the rows that pass are queued in the warp's shared
+ * memory until 32 are there, which the 32 lanes then run one each (their slots loaded
+ * again): the joins, residual quals and the sink after a selective filter run on full warps, instead of
+ * on the few lanes of each warp whose row passed (TPC-H Q19: 3.5% of lineitem's rows pass its leading
+ * filter, and each went down the probe and the interpreter with its warp's other 31 lanes idle).  A warp
+ * whose 32 rows all pass while its queue is empty runs them in place.  Rows keep their own number (COUNT
+ * pass: counts[row]; RUN pass: its offset), so the order in which they run does not matter; after an
+ * error the rows above it stop (stopped_at), those below it still run, as in the thread-per-row loop.
+ *
+ * The pre-check (P->precheck = nlead: the op after the leading filters is an INNER or SEMI probe): the
+ * lanes also look the probe's keys up, and a row without a build row of its keys is dropped there (it
+ * has no child in the walk).  The lookup, [r, end), goes into the queue with the row and the walk starts
+ * from it (walk_row's looked), so no key is looked up twice: TPC-H Q17's residual, a numeric division,
+ * runs on the 3% of lineitem rows whose part is in the build, on full warps.  The first pass over a row
+ * loads only the slots the leading filters and the pre-check read (P->load[0 .. nload_lead)); the others
+ * are loaded for the rows that pass.  Where the probe's table is small and the order cannot show
+ * (probe_goes_first), the lookup comes before the filters.
+ */
 __device__ __forceinline__ void
 pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrows, TmValue *vals,
 						bool *nulls, OpState *os, DCancel *cp, unsigned long long *nsink)
