@@ -164,7 +164,7 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("themis.gpu_dynamic_rows",
-							 "GPU: the warps of a pipeline with leading filters take its source rows 1,024 at a time as they finish, instead of each a fixed share.",
+							 "GPU: the warps of a pipeline with leading filters or a pre-checked probe take its source rows 1,024 at a time as they finish, instead of each a fixed share.",
 							 "The rows of a pipeline differ in cost (how many pass the filters, how many build rows they meet, how hot their "
 							 "groups are); in fixed shares a block's warps that end first wait for its slowest. Results are the same either way. "
 							 "Under themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, warp_next_group).",
