@@ -58,11 +58,14 @@
 #      that starts themis-gpud under ncu (--clock-control none, the hardware counters of the first
 #      PROFILE_LAUNCHES (default 3) launches of kernels matching PROFILE_KERNEL (default pipeline_kernel),
 #      PROFILE_SET (default full), then the daemon is killed and restarted without ncu).  Into PROFILE_OUT
-#      (default $WORK/profile): the report (prof.ncu-rep), its details page (details.txt) and its source
-#      page per launch with SASS and CUDA lines (source-N.sass.csv, source-N.cuda-sass.csv; PROFILE_SOURCE:
+#      (default $WORK/profile): the report (prof.ncu-rep), its details page (details.txt) and the source
+#      page of its longest launches with SASS and CUDA lines (source-N.sass.csv, source-N.cuda-sass.csv; PROFILE_SOURCE:
 #      the views, default "sass cuda,sass"; build with NVCCFLAGS="-O3 -lineinfo"), and of the cuda,sass
 #      view the functions and lines with the most instructions (summary-N.md, bench/lib/ncu_source.py);
-#      PROFILE_ARGS: more bench/run.sh options (e.g. "--skew" for the skewed data)
+#      PROFILE_ARGS: more bench/run.sh options (e.g. "--skew" for the skewed data); PROFILE_SKIP: matching
+#      launches to let pass first (ncu --launch-skip: those of the cold run, say); the durations of the
+#      launches profiled in launches.tsv, and the source pages only for the PROFILE_SOURCE_TOP (default 2)
+#      longest (a launch's cuda,sass page is over 100 MB and takes minutes to write)
 #
 # Environment: CUDA_ARCHS (default 90), PGDEBS, PG_PORTABLE, KEEP_BUILD=1 (no make clean first); STEPS (default
 # "unit regress regress_gpu faults isolation status": the build always runs; one 10-minute device
@@ -489,7 +492,7 @@ PY
 #!/bin/bash
 if [ -f "$PROFILE_OUT/go" ] && mkdir "$PROFILE_OUT/started" 2>/dev/null; then
     exec "$NCU_BIN" --clock-control none --target-processes application-only -k "regex:${PROFILE_KERNEL:-pipeline_kernel}" \
-        --launch-count "${PROFILE_LAUNCHES:-3}" --kill yes --set "${PROFILE_SET:-full}" --import-source yes \
+        --launch-skip "${PROFILE_SKIP:-0}" --launch-count "${PROFILE_LAUNCHES:-3}" --kill yes --set "${PROFILE_SET:-full}" --import-source yes \
         -f -o "$PROFILE_OUT/prof" "$PGBIN_P/themis-gpud" "\$@" >>"$PROFILE_OUT/ncu.log" 2>&1
 fi
 exec "$PGBIN_P/themis-gpud" "\$@"
@@ -510,7 +513,18 @@ WRAP
                 "$NCU_BIN" -i "$PROFILE_OUT/prof.ncu-rep" --page details --print-details all \
                     --section WarpStateStats --section SourceCounters >"$PROFILE_OUT/stalls.txt" 2>&1
                 "$NCU_BIN" --help 2>&1 | grep -A6 -E 'print-source|--page ' >"$PROFILE_OUT/ncu-help.txt"
-                for ((k = 0; k < n; k++)); do
+                # the durations of the launches, in order (launches.tsv), and the source pages of the
+                # PROFILE_SOURCE_TOP longest only: a launch's cuda,sass page is over 100 MB and takes
+                # minutes (the last 5 minutes of a 600 s call went to them, 2026-11-28, and it was cut)
+                "$NCU_BIN" -i "$PROFILE_OUT/prof.ncu-rep" --page raw --csv --metrics gpu__time_duration.sum 2>/dev/null |
+                    python3 -c 'import csv, sys
+rows = list(csv.reader(sys.stdin))
+c = rows[0].index("gpu__time_duration.sum") if rows and "gpu__time_duration.sum" in rows[0] else -1
+for k, r in enumerate(rows[2:]):
+    print(k, r[c].replace(",", "") if c >= 0 else "", r[rows[0].index("Kernel Name")] if "Kernel Name" in rows[0] else "", sep="\t")' \
+                    >"$PROFILE_OUT/launches.tsv" 2>&1
+                top="$(sort -t "$(printf '\t')" -k2,2 -g -r "$PROFILE_OUT/launches.tsv" | head -n "${PROFILE_SOURCE_TOP:-2}" | cut -f1)"
+                for k in $top; do
                     for ps in ${PROFILE_SOURCE:-sass cuda,sass}; do
                         "$NCU_BIN" -i "$PROFILE_OUT/prof.ncu-rep" --page source --csv --print-source "$ps" \
                             --launch-skip "$k" --launch-count 1 >"$PROFILE_OUT/source-$k.${ps/,/-}.csv" 2>&1
