@@ -59,8 +59,8 @@
 #      PROFILE_LAUNCHES (default 3) launches of kernels matching PROFILE_KERNEL (default pipeline_kernel),
 #      PROFILE_SET (default full), then the daemon is killed and restarted without ncu).  Into PROFILE_OUT
 #      (default $WORK/profile): the report (prof.ncu-rep), its details page (details.txt) and the source
-#      page of its longest launches with SASS and CUDA lines (source-N.sass.csv, source-N.cuda-sass.csv; PROFILE_SOURCE:
-#      the views, default "sass cuda,sass"; build with NVCCFLAGS="-O3 -lineinfo"), and of the cuda,sass
+#      page of its longest launches with SASS and CUDA lines (source-N.sass.csv, source-N.cuda-sass.csv;
+#      PROFILE_SOURCE: the views, default "sass cuda,sass"; build with NVCCFLAGS="-O3 -lineinfo"), and of the cuda,sass
 #      view the functions and lines with the most instructions (summary-N.md, bench/lib/ncu_source.py);
 #      PROFILE_ARGS: more bench/run.sh options (e.g. "--skew" for the skewed data); PROFILE_SKIP: matching
 #      launches to let pass first (ncu --launch-skip: those of the cold run, say); the durations of the
