@@ -4693,6 +4693,7 @@ struct Ctx
 	bool		prefiltered_semi;	/* ... the current pipeline's prefilter was the semi-join one */
 	bool		prefiltered_plain;	/* ... the current pipeline's prefilter ran in the plain form */
 	int64_t		prefiltered;	/* the current pipeline's passes with the prefilter */
+	int64_t		dyn_groups;		/* ... groups of rows its warps took as they finished (DFlags.wgroups) */
 	bool		trace;			/* THEMIS_GPU_TRACE: time each step (trace_step) */
 	double		trace_t;		/* when the last traced step ended */
 };
@@ -6757,6 +6758,8 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 	if (check_canceled(c))
 		return false;
 	decode_error(f);
+	if (!lb)
+		c->dyn_groups += (int64_t) f->wgroups;
 
 	/*
 	 * The Themis scheduler stops every warp at the first error it meets, which need not be the one of the
@@ -9388,6 +9391,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		c->lb_nops = pl->nops;
 		c->lb_passes = 0;
 		c->prefiltered = 0;
+		c->dyn_groups = 0;
 		c->prefiltered_plain = false;
 		c->prefiltered_semi = false;
 		c->lb_iters = c->lb_idle = c->lb_handoffs = 0;
@@ -9440,6 +9444,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 				c->lb_nops = pl->nops;
 				c->lb_passes = 0;
 				c->prefiltered = 0;
+				c->dyn_groups = 0;
 				c->prefiltered_plain = false;
 				c->prefiltered_semi = false;
 				c->lb_iters = c->lb_idle = c->lb_handoffs = 0;
@@ -9476,6 +9481,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 			c->lb = TM_GPU_LB_NONE;
 			c->lb_passes = 0;
 			c->prefiltered = 0;
+			c->dyn_groups = 0;
 			c->prefiltered_plain = false;
 			c->prefiltered_semi = false;
 			if (!run_chunked(c, pl, input, params, paramnulls, &st))
@@ -9502,6 +9508,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		st.prefilter_passes = c->prefiltered;
 		st.prefilter_plain = c->prefiltered_plain ? 1 : 0;
 		st.prefilter_semi = c->prefiltered_semi ? 1 : 0;
+		st.dynamic_groups = c->dyn_groups;
 		if (stats != NULL)
 			stats[p] = st;
 	}

@@ -184,6 +184,10 @@ typedef struct TmGpuPipelineStats
 	int32_t		prefilter_plain;	/* 1: the filters in their plain form (column-against-constant tests) */
 	int32_t		prefilter_semi;	/* 1: the first probe's key was tested against a bitmap of the build's
 								 * keys (semi_prefilter_kernel), alone or after the filters */
+	int64_t		dynamic_groups;	/* groups of 1,024 source rows that pipeline_kernel's warps took from the
+								 * shared counter as they finished (tm_gpu_pool_set_dynamic_rows), each
+								 * warp's last, empty, take included; 0: none, fixed shares or another
+								 * loop */
 } TmGpuPipelineStats;
 
 /* where and why a tm_gpu_execute failed */

@@ -790,6 +790,7 @@ out_rows(const TmGpuTable &t)
 /* the scheduler and the join algorithm of the current pass over the tests (TmGpuLoadBalance, TmGpuJoinAlgo) */
 static int	g_lb_mode = TM_GPU_LB_NONE;
 static bool g_fast_paths = true;	/* g_pool's themis.gpu_fast_paths (main) */
+static bool g_dynamic_rows = true;	/* tm_gpu_pool_set_dynamic_rows of the pass */
 static int	g_join_mode = TM_GPU_JOIN_AUTO;
 
 /* the partitioned join of the pass's join algorithm runs wherever it applies: joins promise no order */
@@ -6157,6 +6158,10 @@ test_prefilter_sparse(void)
 								 what, (long long) run.stats[0].prefilter_passes);
 					TM_CHECK_MSG(run.stats[0].prefilter_plain == (g_fast_paths && plain ? 1 : 0),
 								 "%s: plain form %d", what, (int) run.stats[0].prefilter_plain);
+					/* the leading filters: pipeline_rows_compacted, whose warps take groups as they finish */
+					TM_CHECK_MSG((run.stats[0].dynamic_groups > 0) == (g_fast_paths && g_dynamic_rows),
+								 "%s: %lld groups of rows taken as the warps finished", what,
+								 (long long) run.stats[0].dynamic_groups);
 				}
 				tm_gpu_table_free(&run.out);
 			}
@@ -6300,6 +6305,7 @@ main(void)
 	printf("== scheduler: none, join algorithm: auto, fixed shares of rows\n");
 	fflush(stdout);
 	tm_gpu_pool_set_dynamic_rows(g_pool, 0);
+	g_dynamic_rows = false;
 	TM_RUN(test_filter_emit);
 	TM_RUN(test_fast_quals);
 	TM_RUN(test_prefilter_sparse);
@@ -6315,6 +6321,7 @@ main(void)
 	TM_RUN(test_chunk_filter);
 	TM_RUN(test_chunk_errors);
 	tm_gpu_pool_set_dynamic_rows(g_pool, 1);
+	g_dynamic_rows = true;
 
 	/*
 	 * global aggregates with block-private states (themis.gpu_private_global_agg), on the plain
