@@ -109,6 +109,7 @@
 #include "themis/tm_expr_eval.h"
 #include "themis/tm_hash.h"
 #include "themis/tm_hashtable.h"
+#include "themis/tm_probe_order.h"
 #include "tm_gpu_exec.h"
 #include "tm_pjoin.h"
 
@@ -4626,6 +4627,7 @@ struct TmGpuPool
 	bool		no_fast_paths;	/* tm_gpu_pool_set_fast_paths(pool, 0): no DFastQual, x_eval, nlead */
 	bool		private_global;	/* tm_gpu_pool_set_private_global: global AGGs block-private too */
 	bool		static_rows;	/* tm_gpu_pool_set_dynamic_rows(pool, 0): DRun.dyn off */
+	bool		plan_probe_order;	/* tm_gpu_pool_set_probe_order(pool, 0): the plan's probe order */
 	/* tm_gpu_pool_set_topn: the cut of the output result before it leaves the device (n 0: none) */
 	int64_t		topn_n;
 	int			topn_col;
@@ -4653,6 +4655,7 @@ struct HHash
 	bool		built;
 	bool		repeated;		/* some key has several build rows */
 	int64_t		nrows;
+	int64_t		src_rows;		/* source rows of the pipeline that built it (tm_probe_expansion) */
 	const DJoin *d;				/* device */
 	TmValue   **cols;			/* host array of its nkeys + npayload device columns (rows in d's order) */
 	uint8_t   **paynulls;		/* host array of the payload columns' NULL arrays (npayload) */
@@ -9353,6 +9356,33 @@ pipeline_has_empty_probe(const Ctx *c, const TmPipeline *pl)
 	return false;
 }
 
+static_assert(TM_GPU_PROBE_ORDER_OPS == TM_PROBE_ORDER_MAX_OPS, "TmGpuPipelineStats.probe_order");
+
+/*
+ * The order of pl's INNER probes for this run (themis/tm_probe_order.h), into perm: each probe's rows out
+ * per row in from its built table (its rows, its pipeline's source rows, repeated keys or not) and this
+ * pipeline's nrows source rows.  True where it differs from the plan's.
+ */
+static bool
+probe_order(const Ctx *c, const TmPipeline *pl, int64_t nrows, int *perm)
+{
+	double		e[TM_PROBE_ORDER_MAX_OPS];
+
+	if (c->pool->plan_probe_order || pl->nops < 2 || pl->nops > TM_PROBE_ORDER_MAX_OPS)
+		return false;
+	for (int k = 0; k < pl->nops; k++)
+	{
+		const TmOp *op = &pl->ops[k];
+
+		e[k] = -1;
+		if (op->kind == TM_OP_PROBE && op->jointype == TM_JOIN_INNER && op->ht >= 0 &&
+			op->ht < c->plan->nhashtables && c->hts[op->ht].built)
+			e[k] = tm_probe_expansion(c->hts[op->ht].nrows, c->hts[op->ht].src_rows, c->hts[op->ht].repeated,
+									  nrows);
+	}
+	return tm_probe_order(pl, e, perm);
+}
+
 static bool
 execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *params, const bool *paramnulls,
 			 TmGpuTable *out, TmGpuPipelineStats *stats)
@@ -9381,6 +9411,11 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 
 		size_t		used0 = c->pool->used;
 		HResult		res0;
+		int			perm[TM_PROBE_ORDER_MAX_OPS];
+		bool		reordered = false;
+		TmPipeline	plx;			/* pl in the order perm (where reordered) */
+		TmOp		xops[TM_PROBE_ORDER_MAX_OPS];
+		TmSlot		xslots[TM_GPU_MAX_SLOTS];
 
 		memset(&res0, 0, sizeof(res0));
 		c->pipeline = p;
@@ -9407,6 +9442,24 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 			nrows = 0;			/* run_whole over no row: the sink's target is made, empty */
 		if (nrows >= INT32_MAX)
 			return fail(c, TM_GPU_ERR_UNSUPPORTED, "source of %lld rows", (long long) nrows);
+
+		/* the probes in the order their built tables say is cheapest (the pipeline checked again) */
+		if (!c->empty_source && probe_order(c, pl, nrows, perm))
+		{
+			tm_pipeline_permute(pl, perm, xops, xslots, &plx);
+			if (!check_pipeline(c, &plx, input))
+				return false;
+			pl = &plx;
+			reordered = true;
+			c->lb = lb == TM_GPU_LB_AUTO ? auto_scheduler(c, pl) : lb;
+			if (c->trace)
+			{
+				fprintf(stderr, "themis-gpud trace: pipeline %d probes in the order", p);
+				for (int k = 0; k < pl->nops; k++)
+					fprintf(stderr, " %d", perm[k]);
+				fprintf(stderr, "\n");
+			}
+		}
 		host = pl->srckind != TM_SRC_RESULT && !input->on_device;
 		if (pl->sink.kind == TM_SINK_EMIT)
 			res0 = c->results[pl->sink.target];
@@ -9509,6 +9562,16 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		st.prefilter_plain = c->prefiltered_plain ? 1 : 0;
 		st.prefilter_semi = c->prefiltered_semi ? 1 : 0;
 		st.dynamic_groups = c->dyn_groups;
+		if (reordered)
+		{
+			st.probe_reordered = 1;
+			for (int k = 0; k < pl->nops; k++)
+				st.probe_order[k] = (int8_t) perm[k];
+			if (st.join_op >= 0 && st.join_op < pl->nops)
+				st.join_op = perm[st.join_op];	/* the plan's number of the probe */
+		}
+		if (pl->sink.kind == TM_SINK_HASH_BUILD && pl->sink.target >= 0 && pl->sink.target < plan->nhashtables)
+			c->hts[pl->sink.target].src_rows = nrows;
 		if (stats != NULL)
 			stats[p] = st;
 	}
@@ -9814,6 +9877,13 @@ tm_gpu_pool_set_dynamic_rows(TmGpuPool *pool, int on)
 {
 	if (pool != NULL)
 		pool->static_rows = !on;
+}
+
+extern "C" void
+tm_gpu_pool_set_probe_order(TmGpuPool *pool, int on)
+{
+	if (pool != NULL)
+		pool->plan_probe_order = !on;
 }
 
 extern "C" void

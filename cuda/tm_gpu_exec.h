@@ -160,6 +160,8 @@ typedef struct TmGpuTable
  * pipeline's kernel (the COUNT pass of EMIT / HASH_BUILD / AGG after a join, the RUN pass, passes over
  * chunks, passes redone after a table overflow).
  */
+#define TM_GPU_PROBE_ORDER_OPS	16	/* TM_PROBE_ORDER_MAX_OPS (themis/tm_probe_order.h) */
+
 typedef struct TmGpuPipelineStats
 {
 	int64_t		source_rows;	/* rows of the source (over chunks too, however often read) */
@@ -184,6 +186,8 @@ typedef struct TmGpuPipelineStats
 	int32_t		prefilter_plain;	/* 1: the filters in their plain form (column-against-constant tests) */
 	int32_t		prefilter_semi;	/* 1: the first probe's key was tested against a bitmap of the build's
 								 * keys (semi_prefilter_kernel), alone or after the filters */
+	int32_t		probe_reordered;	/* 1: the ops ran in the order probe_order, not the plan's */
+	int8_t		probe_order[TM_GPU_PROBE_ORDER_OPS];	/* the op that ran i-th (where probe_reordered) */
 	int64_t		dynamic_groups;	/* groups of 1,024 source rows that pipeline_kernel's warps took from the
 								 * shared counter as they finished (tm_gpu_pool_set_dynamic_rows), each
 								 * warp's last, empty, take included; 0: none, fixed shares or another
@@ -261,6 +265,14 @@ extern void tm_gpu_pool_set_private_global(TmGpuPool *pool, int on);
  * runs in one wave of blocks.  Results are the same either way.
  */
 extern void tm_gpu_pool_set_dynamic_rows(TmGpuPool *pool, int on);
+
+/*
+ * tm_gpu_pool_set_probe_order(pool, 0) (themis.probe_order = off): every pipeline's probes run in the
+ * plan's order; 1 (the default): a run of INNER probes is reordered when the pipeline starts, from its
+ * built hash tables' sizes, where that saves much (themis/tm_probe_order.h; the stats say what ran).
+ * Results are the same either way.
+ */
+extern void tm_gpu_pool_set_probe_order(TmGpuPool *pool, int on);
 
 /* Bytes of the pool, and the most that the last tm_gpu_execute used. */
 extern size_t tm_gpu_pool_size(const TmGpuPool *pool);

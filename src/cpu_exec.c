@@ -38,6 +38,7 @@
 #include "themis/tm_expr_eval.h"
 #include "themis/tm_hash.h"
 #include "themis/tm_hashtable.h"
+#include "themis/tm_probe_order.h"
 
 /* TmValue holds an __int128: arrays of it must be 16-byte aligned (palloc only gives MAXALIGN) */
 #define TM_VALUE_ALIGN	16
@@ -537,6 +538,7 @@ typedef struct TmCpuExec
 	MemoryContext rowcxt;		/* per source row: detoasted values */
 	TmStore   **results;		/* per result id, NULL until made */
 	TmCpuHash **hts;			/* per hash table id, NULL until built */
+	int64	   *ht_src_rows;	/* per hash table id: source rows of the pipeline that built it */
 	const TmValue *params;
 	const bool *paramnulls;
 	PlanState **inputs;			/* SUBPLAN sources: inputs[subplan - 1] */
@@ -1201,6 +1203,40 @@ pipeline_has_empty_probe(const TmCpuExec *ex, const TmPipeline *pl)
 	return false;
 }
 
+StaticAssertDecl(THEMIS_PROBE_ORDER_OPS == TM_PROBE_ORDER_MAX_OPS, "TmPipelineStats.probe_order");
+
+/*
+ * The order of pl's INNER probes for this run (themis/tm_probe_order.h), into perm, as the GPU executor
+ * chooses it: each probe's rows out per row in from its built table and this pipeline's source rows (a
+ * table's: the planner's count, which is the table's, before any filter).  True where it differs from
+ * the plan's.
+ */
+static bool
+cpu_probe_order(const TmCpuExec *ex, const TmPipeline *pl, int *perm)
+{
+	double		e[TM_PROBE_ORDER_MAX_OPS];
+	int64		src_rows;
+
+	if (!themis_probe_order || pl->nops < 2 || pl->nops > TM_PROBE_ORDER_MAX_OPS)
+		return false;
+	if (pl->srckind == TM_SRC_RESULT)
+		src_rows = ex->results[pl->src_result] != NULL ? ex->results[pl->src_result]->nrows : 0;
+	else
+		src_rows = (int64) pl->est_source_rows;
+	for (int k = 0; k < pl->nops; k++)
+	{
+		const TmOp *op = &pl->ops[k];
+		const TmCpuHash *ht;
+
+		e[k] = -1;
+		if (op->kind != TM_OP_PROBE || op->jointype != TM_JOIN_INNER || op->ht < 0 ||
+			op->ht >= ex->plan->nhashtables || (ht = ex->hts[op->ht]) == NULL)
+			continue;
+		e[k] = tm_probe_expansion(ht->nrows, ex->ht_src_rows[op->ht], ht->jt.ngroups < ht->nrows, src_rows);
+	}
+	return tm_probe_order(pl, e, perm);
+}
+
 TmResultSet *
 tm_cpu_execute(const TmPlan *plan, EState *estate, const TmValue *params, const bool *paramnulls,
 			   PlanState **inputs, int ninputs,
@@ -1232,6 +1268,7 @@ tm_cpu_execute(const TmPlan *plan, EState *estate, const TmValue *params, const 
 	old = MemoryContextSwitchTo(ex.workcxt);
 	ex.results = palloc0(sizeof(TmStore *) * Max(plan->nresults, 1));
 	ex.hts = palloc0(sizeof(TmCpuHash *) * Max(plan->nhashtables, 1));
+	ex.ht_src_rows = palloc0(sizeof(int64) * Max(plan->nhashtables, 1));
 
 	for (p = 0; p < plan->npipelines; p++)
 	{
@@ -1241,9 +1278,23 @@ tm_cpu_execute(const TmPlan *plan, EState *estate, const TmValue *params, const 
 		TmStatus	st;
 		instr_time	t0,
 					t1;
+		int			perm[TM_PROBE_ORDER_MAX_OPS];
 
 		INSTR_TIME_SET_CURRENT(t0);
 		memset(ps, 0, sizeof(TmPipelineStats));
+
+		/* the probes in the order their built tables say is cheapest */
+		if (cpu_probe_order(&ex, pl, perm))
+		{
+			TmPipeline *plx = palloc(sizeof(TmPipeline));
+
+			tm_pipeline_permute(pl, perm, palloc(sizeof(TmOp) * pl->nops),
+								palloc(sizeof(TmSlot) * Max(pl->nslots, 1)), plx);
+			pl = plx;
+			ps->probe_reordered = 1;
+			for (int k = 0; k < pl->nops; k++)
+				ps->probe_order[k] = (int8) perm[k];
+		}
 		pipe_init(&pe, &ex, pl);
 
 		/*
@@ -1266,6 +1317,8 @@ tm_cpu_execute(const TmPlan *plan, EState *estate, const TmValue *params, const 
 		ps->sink_rows = pe.sink_rows;
 		if (st == TM_OK)
 			ps->out_rows = pipe_finish(&pe, &st);
+		if (pl->sink.kind == TM_SINK_HASH_BUILD && pl->sink.target >= 0 && pl->sink.target < plan->nhashtables)
+			ex.ht_src_rows[pl->sink.target] = ps->source_rows;
 
 		INSTR_TIME_SET_CURRENT(t1);
 		INSTR_TIME_SUBTRACT(t1, t0);

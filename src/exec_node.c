@@ -316,6 +316,8 @@ themis_compute(ThemisScanState *ts)
 					flags |= TMX_FLAG_PRIVATE_GLOBAL;
 				if (!themis_gpu_dynamic_rows)
 					flags |= TMX_FLAG_STATIC_ROWS;
+				if (!themis_probe_order)
+					flags |= TMX_FLAG_PLAN_PROBE_ORDER;
 				themis_rescan_inputs(ts);
 				rs = tm_gpu_run(ts->plan, DatumGetByteaPP(blob->constvalue), estate, params, paramnulls,
 								ts->inputs, ts->ninputs, flags,
@@ -368,6 +370,8 @@ themis_compute(ThemisScanState *ts)
 					ts->stats[p].join_op = stats[p].join_op;
 					ts->stats[p].join_rows = stats[p].join_rows;
 					ts->stats[p].join_ms = stats[p].join_ms;
+					ts->stats[p].probe_reordered = stats[p].probe_reordered;
+					memcpy(ts->stats[p].probe_order, stats[p].probe_order, sizeof(stats[p].probe_order));
 				}
 				ts->nruns++;
 			}

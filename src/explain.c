@@ -69,6 +69,30 @@ op_text(const TmOp *op)
 					op->qual ? " with residual qual" : "");
 }
 
+/*
+ * The ops of pipeline pl in the order they ran where themis.probe_order changed it (st), by short names
+ * ("Hash Probe 3", "Filter"); NIL where they ran in the plan's order
+ */
+static List *
+run_order(const TmPipeline *pl, const TmPipelineStats *st)
+{
+	List	   *l = NIL;
+
+	if (!st->probe_reordered || pl->nops > THEMIS_PROBE_ORDER_OPS)
+		return NIL;
+	for (int i = 0; i < pl->nops; i++)
+	{
+		int			k = st->probe_order[i];
+		const TmOp *op;
+
+		if (k < 0 || k >= pl->nops)
+			return NIL;
+		op = &pl->ops[k];
+		l = lappend(l, op->kind == TM_OP_FILTER ? pstrdup("Filter") : psprintf("Hash Probe %d", op->ht));
+	}
+	return l;
+}
+
 static char *
 sink_text(const TmSink *sink)
 {
@@ -132,6 +156,20 @@ explain_pipeline_text(ThemisScanState *ts, int p, ExplainState *es)
 		if (ts->nruns > 1)
 			appendStringInfo(es->str, " runs=%d", ts->nruns);
 		appendStringInfoChar(es->str, '\n');
+		{
+			List	   *order = run_order(pl, st);
+			ListCell   *lc;
+
+			if (order != NIL)
+			{
+				/* themis.probe_order: the built tables' sizes said so */
+				text_line(es, 1, "Run Order:");
+				foreach(lc, order)
+					appendStringInfo(es->str, "%s %s", foreach_current_index(lc) == 0 ? "" : ",",
+									 (char *) lfirst(lc));
+				appendStringInfoString(es->str, " (by the hash tables' sizes)\n");
+			}
+		}
 		if (st->join_algo == THEMIS_JOIN_PARTITIONED || st->join_algo == THEMIS_JOIN_PARTITIONED_GFUR)
 		{
 			text_line(es, 1, "Partitioned Join:");
@@ -190,6 +228,12 @@ explain_pipeline_structured(ThemisScanState *ts, int p, ExplainState *es)
 		if (es->timing)
 			ExplainPropertyFloat("Actual Time", "ms", st->time_ms, 3, es);
 		ExplainPropertyInteger("Runs", NULL, ts->nruns, es);
+		{
+			List	   *order = run_order(pl, st);
+
+			if (order != NIL)
+				ExplainPropertyList("Run Order", order, es);
+		}
 		if (st->join_algo == THEMIS_JOIN_PARTITIONED || st->join_algo == THEMIS_JOIN_PARTITIONED_GFUR)
 		{
 			ExplainPropertyText("Join Algorithm",

@@ -712,6 +712,8 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				stats[p].join_op = ps[p].join_op;
 				stats[p].join_rows = ps[p].join_rows;
 				stats[p].join_ms = ps[p].join_ms;
+				stats[p].probe_reordered = ps[p].probe_reordered;
+				memcpy(stats[p].probe_order, ps[p].probe_order, sizeof(stats[p].probe_order));
 				info->use[p] = ps[p].use;
 				/* a source loaded by its own LOAD is a hit of this request, and was loaded by this query */
 				if (srcs[p].streamed && info->use[p] == TMX_USE_CACHE_HIT)

@@ -22,6 +22,7 @@ bool		themis_view_max_ties = true;
 bool		themis_gpu_fast_paths = true;
 bool		themis_gpu_private_global_agg = false;
 bool		themis_gpu_dynamic_rows = true;
+bool		themis_probe_order = true;
 bool		themis_stream_loads = true;
 bool		themis_load_page_reader = true;
 int			themis_device = THEMIS_DEVICE_AUTO;
@@ -169,6 +170,19 @@ _PG_init(void)
 							 "groups are); in fixed shares a block's warps that end first wait for its slowest. Results are the same either way. "
 							 "Under themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, warp_next_group).",
 							 &themis_gpu_dynamic_rows,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("themis.probe_order",
+							 "Runs a pipeline's inner hash probes in the order that the built hash tables say is cheapest, where it differs from the plan's by much.",
+							 "When a pipeline starts, every table it probes is built, so each inner probe's rows out per row in are known "
+							 "from the table's rows; a probe that drops most rows then goes ahead of one that multiplies them (join orders "
+							 "chosen from estimates that were far off). Only probes with bare keys and no residual condition move, and never "
+							 "ahead of a probe whose payload they read: results and errors are the same either way. EXPLAIN ANALYZE shows the "
+							 "order that ran (themis/tm_probe_order.h).",
+							 &themis_probe_order,
 							 true,
 							 PGC_USERSET,
 							 0,

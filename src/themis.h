@@ -55,6 +55,7 @@ extern bool themis_view_max_ties;	/* themis.view_max_ties */
 extern bool themis_gpu_fast_paths;	/* themis.gpu_fast_paths */
 extern bool themis_gpu_private_global_agg;	/* themis.gpu_private_global_agg */
 extern bool themis_gpu_dynamic_rows;	/* themis.gpu_dynamic_rows */
+extern bool themis_probe_order;	/* themis.probe_order */
 extern bool themis_stream_loads;	/* themis.stream_loads */
 extern bool themis_load_page_reader;	/* themis.load_page_reader */
 
@@ -213,6 +214,8 @@ typedef struct TmResultSet
 	bool	  **nulls;			/* nulls[col][row] */
 } TmResultSet;
 
+#define THEMIS_PROBE_ORDER_OPS	16	/* TM_PROBE_ORDER_MAX_OPS (themis/tm_probe_order.h) */
+
 typedef struct TmPipelineStats
 {
 	int64		source_rows;		/* rows read from the source */
@@ -230,6 +233,9 @@ typedef struct TmPipelineStats
 	int32		join_op;			/* the INNER probe it ran in place of (where it ran) */
 	int64		join_rows;
 	double		join_ms;
+	/* the order its ops ran in, of the last run (themis.probe_order; both executors) */
+	int32		probe_reordered;	/* 1: probe_order, not the plan's */
+	int8		probe_order[THEMIS_PROBE_ORDER_OPS];	/* the op that ran i-th */
 } TmPipelineStats;
 
 /*

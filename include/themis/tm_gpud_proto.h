@@ -47,7 +47,7 @@
 #include <stdint.h>
 
 #define TM_GPUD_MAGIC			0x44505447u		/* "TGPD" */
-#define TM_GPUD_PROTO_VERSION	6
+#define TM_GPUD_PROTO_VERSION	7
 #define TM_GPUD_SOCKET			"themis-gpud.sock"
 #define TM_GPUD_MAX_FDS			16	/* descriptors with one message */
 #define TM_GPUD_MAX_PAYLOAD		(INT64_C(1) << 32)	/* sanity limit of one message's payload */
@@ -148,6 +148,8 @@ typedef struct TmxStatus
 #define TMX_FLAG_PRIVATE_GLOBAL		0x800
 /* TmxExec.flags: themis.gpu_dynamic_rows = off: pipeline warps run fixed shares of the source rows */
 #define TMX_FLAG_STATIC_ROWS		0x1000
+/* TmxExec.flags: themis.probe_order = off: every pipeline's probes in the plan's order */
+#define TMX_FLAG_PLAN_PROBE_ORDER	0x2000
 
 typedef struct TmxExec
 {
@@ -248,6 +250,9 @@ typedef struct TmxPipeStats
 	int32_t		join_op;		/* the probe the partitioned join replaced, -1: none */
 	int64_t		join_rows;
 	double		join_ms;
+	int32_t		probe_reordered;	/* 1: the ops ran in the order probe_order (themis.probe_order) */
+	int32_t		pad2;
+	int8_t		probe_order[16];	/* the op that ran i-th, where probe_reordered */
 } TmxPipeStats;
 
 /* LOAD_OK payload */

@@ -1588,6 +1588,107 @@ test_two_joins(void)
 	tm_gpu_table_free(&r.out);
 }
 
+/*
+ * themis.probe_order (themis/tm_probe_order.h): T probes B by k (keys repeated, 3 build rows per T row:
+ * a fan-out, hot keys) and then G by g, which keeps one key in 20.  Where G's key is a source column the executor
+ * runs G's probe first (stats: the order 1, 0); where it is B's payload (B's w), it cannot.  The rows are
+ * the reference's either way, with the setting on and off, and a partitioned join forced on the pass
+ * reports the plan's number of the probe it replaced.
+ */
+static HTable
+make_G(int64_t n)
+{
+	HTable		t;
+
+	t.nrows = n;
+	t.cols.push_back(col_new(TM_K_INT4));
+	for (int64_t r = 0; r < n; r++)
+		push_i(t.cols[0], r);
+	return t;
+}
+
+static void
+test_probe_order(void)
+{
+	HTable		T = make_T(2000, 300);
+	HTable		B = make_B(6000, 300);
+	HTable		G = make_G(100);
+
+	for (int dep = 0; dep < 2; dep++)
+		for (int on = 1; on >= 0; on--)
+		{
+			PipeB		pb(TM_SRC_TABLE, 0);
+			int			b_k = pb.slot(ty(TM_K_INT4), 0, B_K);
+			int			b_w = pb.slot(ty(TM_K_INT4), 0, B_W);
+			TmPipeline	build0 = pb.build(0, {x_slot(b_k, ty(TM_K_INT4))}, {x_slot(b_w, ty(TM_K_INT4))});
+			PipeB		pg(TM_SRC_TABLE, 0);
+			int			g_g = pg.slot(ty(TM_K_INT4), 0, 0);
+			PipeB		pp(TM_SRC_TABLE, 0);
+			int			t_id = pp.slot(ty(TM_K_INT8), 0, T_ID);
+			int			t_k = pp.slot(ty(TM_K_INT4), 0, T_K);
+			int			t_g = pp.slot(ty(TM_K_INT4), 0, T_G);
+			int			m_w = pp.slot(ty(TM_K_INT4), 1, 0);
+			std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_INT4), ty(TM_K_INT4)};
+			std::vector<std::string> exp;
+			char		what[96];
+			/* G keeps key 3 (of T's g) or, probed by B's w, keys 0 .. 4 (of w's -50 .. 50) */
+			int64_t		glo = dep ? 0 : 3,
+						ghi = dep ? 4 : 3;
+			TmPipeline	buildg;
+
+			pg.filter(x_cmp_const(g_g, TM_PRED_GE, glo));
+			pg.filter(x_cmp_const(g_g, TM_PRED_LE, ghi));
+			buildg = pg.build(1, {x_slot(g_g, ty(TM_K_INT4))}, {});
+			pp.probe(TM_JOIN_INNER, 0, {x_slot(t_k, ty(TM_K_INT4))}, NULL);
+			pp.probe(TM_JOIN_INNER, 1, {x_slot(dep ? m_w : t_g, ty(TM_K_INT4))}, NULL);
+
+			TmPlan		pl = plan({build0, buildg,
+								   pp.emit(0, {x_slot(t_id, rt[0]), x_slot(m_w, rt[1]), x_slot(t_g, rt[2])})},
+								  {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4)}), hashtable({ty(TM_K_INT4)}, {})},
+								  {result(rt)}, 0);
+
+			tm_gpu_pool_set_probe_order(g_pool, on);
+			Run			r = run_plan(pl, {&B, &G, &T});
+
+			tm_gpu_pool_set_probe_order(g_pool, 1);
+			snprintf(what, sizeof(what), "probe order, G by %s, setting %s", dep ? "B's w" : "T's g",
+					 on ? "on" : "off");
+			CHECK_OK(r);
+			for (int64_t i = 0; i < T.nrows; i++)
+			{
+				if (isnull(T, T_K, i))
+					continue;
+				for (int64_t j = 0; j < B.nrows; j++)
+				{
+					int64_t		gk;
+
+					if (isnull(B, B_K, j) || ival(B, B_K, j) != ival(T, T_K, i))
+						continue;
+					if (dep ? isnull(B, B_W, j) : isnull(T, T_G, i))
+						continue;
+					gk = dep ? ival(B, B_W, j) : ival(T, T_G, i);
+					if (gk < glo || gk > ghi)
+						continue;
+					exp.push_back(cell(T.cols[T_ID], i) + cell(B.cols[B_W], j) + cell(T.cols[T_G], i));
+				}
+			}
+			TM_CHECK_MSG(exp.size() > 100, "%s: only %zu rows expected", what, exp.size());
+			check_rows(what, out_rows(r.out), exp, false);
+			/* B: about 5,700 rows on 2,000 of T's (3 a row); G: 1 of its 100 */
+			TM_CHECK_MSG(r.stats[2].probe_reordered == (on && !dep ? 1 : 0), "%s: reordered %d", what,
+						 (int) r.stats[2].probe_reordered);
+			if (r.stats[2].probe_reordered)
+				TM_CHECK_MSG(r.stats[2].probe_order[0] == 1 && r.stats[2].probe_order[1] == 0,
+							 "%s: order %d %d", what, (int) r.stats[2].probe_order[0],
+							 (int) r.stats[2].probe_order[1]);
+			/* the partitioned join's probe, by its number in the plan */
+			if (r.stats[2].join_algo != TM_GPU_JOIN_PIPELINED)
+				TM_CHECK_MSG(r.stats[2].join_op == 0 || r.stats[2].join_op == 1, "%s: partitioned join op %d",
+							 what, (int) r.stats[2].join_op);
+			tm_gpu_table_free(&r.out);
+		}
+}
+
 /* the aggregates of test_group_agg / test_global_agg, over T's slots */
 struct AggSlots
 {
@@ -6233,6 +6334,7 @@ main(void)
 		TM_RUN(test_semi_prefilter);
 		TM_RUN(test_semi_prefilter_kinds);
 		TM_RUN(test_two_joins);
+		TM_RUN(test_probe_order);
 		TM_RUN(test_group_agg);
 		TM_RUN(test_private_agg);
 		TM_RUN(test_private_agg_empty);

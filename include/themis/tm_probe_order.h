@@ -1,0 +1,227 @@
+/*
+ * tm_probe_order.h — the order in which a pipeline's INNER hash probes run, chosen by the executors (CPU
+ * and GPU alike) when the pipeline starts.  Plain C for gcc and nvcc, host only, no PostgreSQL.
+ *
+ * The plan's order is PostgreSQL's join order, chosen from estimates.  Where those are far off (the
+ * JCC-H-style skewed data: TPC-H Q8's lineitem-part join comes out at 19.8 M rows against 57 K estimated),
+ * a pipeline can run a probe that multiplies its rows before one that would have dropped most of them.
+ * When a pipeline starts, every hash table it probes is built, so each INNER probe's rows out per row in
+ * can be estimated from the table itself (tm_probe_expansion):
+ *   - keys that never repeat (a table keyed by its primary key, filtered): the share of its source's rows
+ *     that the table kept, since the probe side's keys reference those rows;
+ *   - keys that repeat (the many side of a join: lineitem by l_orderkey): its rows per row of the probing
+ *     pipeline's source.
+ * A run of consecutive INNER probes is then ordered greedily: at each step, of the probes whose inputs are
+ * there, the one with the fewest rows out per row in, looking one probe ahead (a probe that keeps every
+ * row but makes a selective one possible: customer before nation).  The new order is kept only where it
+ * is estimated to take at most 3/4 of the probes' work (rows into each probe, summed), so that estimates
+ * near each other leave the plan's order alone.
+ *
+ * Only what cannot change a result or an error moves:
+ *   - INNER probes commute (the sink is an aggregation, a hash build or an emit whose order the node does
+ *     not promise: planner.c puts a Sort above where a parent needs one);
+ *   - a probe moves ahead only of probes whose payload its keys do not read, and only if its keys are bare
+ *     slots and it has no residual condition: its own work then raises no error on rows that the probes
+ *     it passes would have dropped.  Every other operator sees the same rows or fewer.
+ * Slots name the probe whose payload they hold by its position (TmSlot.level), so the reordered pipeline
+ * gets a copy of the slots with the levels moved along (tm_pipeline_permute).
+ */
+#ifndef THEMIS_TM_PROBE_ORDER_H
+#define THEMIS_TM_PROBE_ORDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "themis/tm_ir.h"
+#include "themis/tm_expr_eval.h"	/* TmInstr, tm_expr_code */
+
+#define TM_PROBE_ORDER_MAX_OPS	16	/* pipelines with more operators keep the plan's order */
+
+/*
+ * An INNER probe's rows out per row in, from its hash table: build_rows rows, made from build_src_rows
+ * source rows, keys repeated or not; src_rows: the probing pipeline's source rows
+ */
+static inline double
+tm_probe_expansion(int64_t build_rows, int64_t build_src_rows, bool repeated, int64_t src_rows)
+{
+	double		d = (double) (repeated ? src_rows : build_src_rows);
+
+	return (double) build_rows / (d < 1.0 ? 1.0 : d);
+}
+
+/* does e read only bare slots, or nothing (an expression that cannot raise an error)? */
+static inline bool
+tm_probe_expr_is_slot(const TmExpr *e)
+{
+	return e != NULL && e->ninstr == 1 && tm_expr_code(e)[0].op == TMI_PUSH_SLOT;
+}
+
+/* the ops of [a, a + i) (bits of the run) whose payload slots e reads */
+static inline uint32_t
+tm_probe_expr_deps(const TmPipeline *pl, const TmExpr *e, int a, int i)
+{
+	uint32_t	deps = 0;
+	const TmInstr *code;
+
+	if (e == NULL)
+		return 0;
+	code = tm_expr_code(e);
+	for (int k = 0; k < e->ninstr; k++)
+		if (code[k].op == TMI_PUSH_SLOT && code[k].a >= 0 && code[k].a < pl->nslots)
+		{
+			int			op = pl->slots[code[k].a].level - 1;	/* the op that fills it, or < 0 */
+
+			if (op >= a && op < a + i)
+				deps |= 1u << (op - a);
+		}
+	return deps;
+}
+
+/* rows into the probes of a run, per row into the run, in the order ord (m of them) */
+static inline double
+tm_probe_order_cost(const double *e, const int *ord, int m)
+{
+	double		rows = 1.0;
+	double		cost = 0.0;
+
+	for (int i = 0; i < m; i++)
+	{
+		cost += rows;
+		rows *= e[ord[i]];
+	}
+	return cost;
+}
+
+/* order the run ops[a .. a + m - 1] (INNER probes; e: per op); true if perm[a ..] changed */
+static inline bool
+tm_probe_order_run(const TmPipeline *pl, const double *e, int a, int m, int *perm)
+{
+	uint32_t	deps[TM_PROBE_ORDER_MAX_OPS];
+	double		er[TM_PROBE_ORDER_MAX_OPS];
+	int			ord[TM_PROBE_ORDER_MAX_OPS];
+	int			plan[TM_PROBE_ORDER_MAX_OPS];
+	uint32_t	placed = 0;
+	bool		changed = false;
+
+	for (int i = 0; i < m; i++)
+	{
+		const TmOp *op = &pl->ops[a + i];
+		bool		lean = op->qual == NULL;
+
+		deps[i] = 0;
+		for (int k = 0; k < op->nkeys; k++)
+		{
+			deps[i] |= tm_probe_expr_deps(pl, op->keys[k], a, i);
+			lean = lean && tm_probe_expr_is_slot(op->keys[k]);
+		}
+		deps[i] |= tm_probe_expr_deps(pl, op->qual, a, i);
+		if (!lean)
+			deps[i] |= (1u << i) - 1u;	/* it stays after every probe it follows in the plan */
+		er[i] = e[a + i];
+		plan[i] = i;
+	}
+
+	for (int n = 0; n < m; n++)
+	{
+		int			best = -1;
+		double		best_rank = 0;
+
+		for (int x = 0; x < m; x++)
+		{
+			double		ahead = 1.0;
+			double		rank;
+
+			if ((placed >> x) & 1u || (deps[x] & ~placed) != 0)
+				continue;
+			/* the most selective probe that x makes possible (one that needs x and nothing else left) */
+			for (int y = 0; y < m; y++)
+				if (y != x && !((placed >> y) & 1u) && ((deps[y] >> x) & 1u) &&
+					(deps[y] & ~(placed | (1u << x))) == 0 && er[y] < ahead)
+					ahead = er[y];
+			rank = er[x] * ahead;
+			if (best < 0 || rank < best_rank)
+			{
+				best = x;
+				best_rank = rank;
+			}
+		}
+		if (best < 0)
+			return false;		/* not reached: the plan's order satisfies deps */
+		ord[n] = best;
+		placed |= 1u << best;
+	}
+	if (!(tm_probe_order_cost(er, ord, m) <= 0.75 * tm_probe_order_cost(er, plan, m)))
+		return false;
+	for (int i = 0; i < m; i++)
+	{
+		changed = changed || ord[i] != i;
+		perm[a + i] = a + ord[i];
+	}
+	return changed;
+}
+
+/*
+ * The order for pipeline pl: perm[i] is the op that runs i-th (pl->nops entries).  e[k]: op k's rows out
+ * per row in where it is an INNER probe (tm_probe_expansion), below 0 where it should stay in place.
+ * Returns true where the order differs from the plan's.
+ */
+static inline bool
+tm_probe_order(const TmPipeline *pl, const double *e, int *perm)
+{
+	bool		changed = false;
+	int			a = 0;
+
+	for (int k = 0; k < pl->nops; k++)
+		perm[k] = k;
+	if (pl->nops < 2 || pl->nops > TM_PROBE_ORDER_MAX_OPS)
+		return false;
+	while (a < pl->nops)
+	{
+		int			b = a;
+
+#define TM_PROBE_MOVABLE(k) (pl->ops[k].kind == TM_OP_PROBE && pl->ops[k].jointype == TM_JOIN_INNER && e[k] >= 0)
+		if (!TM_PROBE_MOVABLE(a))
+		{
+			a++;
+			continue;
+		}
+		while (b + 1 < pl->nops && TM_PROBE_MOVABLE(b + 1))
+			b++;
+#undef TM_PROBE_MOVABLE
+		if (b > a && tm_probe_order_run(pl, e, a, b - a + 1, perm))
+			changed = true;
+		a = b + 1;
+	}
+	return changed;
+}
+
+/*
+ * pl with its ops in the order perm (tm_probe_order) into *out: ops (pl->nops) and slots (pl->nslots) are
+ * the caller's arrays for the copies; the rest of *out shares pl's memory.  A payload slot's level follows
+ * its probe to its new position.
+ */
+static inline void
+tm_pipeline_permute(const TmPipeline *pl, const int *perm, TmOp *ops, TmSlot *slots, TmPipeline *out)
+{
+	int			pos[TM_PROBE_ORDER_MAX_OPS];
+
+	*out = *pl;
+	if (pl->nops > TM_PROBE_ORDER_MAX_OPS)
+		return;					/* (tm_probe_order keeps their order) */
+	for (int i = 0; i < pl->nops; i++)
+	{
+		ops[i] = pl->ops[perm[i]];
+		pos[perm[i]] = i;
+	}
+	for (int s = 0; s < pl->nslots; s++)
+	{
+		slots[s] = pl->slots[s];
+		if (slots[s].level >= 1 && slots[s].level <= pl->nops)
+			slots[s].level = (int16_t) (pos[slots[s].level - 1] + 1);
+	}
+	out->ops = ops;
+	out->slots = slots;
+}
+
+#endif							/* THEMIS_TM_PROBE_ORDER_H */

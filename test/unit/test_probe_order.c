@@ -1,0 +1,342 @@
+/*
+ * test_probe_order.c — engine unit tests of the order in which a pipeline's INNER probes run
+ * (themis/tm_probe_order.h): the rows-out-per-row-in estimate, the greedy order with its one probe of
+ * look-ahead and its 3/4 threshold, what may not move (probes whose keys read an earlier probe's payload,
+ * probes with a residual condition or computed keys, other join kinds, runs broken by a filter), and the
+ * slots' levels in the reordered copy.  Standalone: no PostgreSQL headers.
+ *
+ *   gcc -O1 -Wall -Iinclude -Itest/unit test/unit/test_probe_order.c -o /tmp/t -lm && /tmp/t
+ */
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "themis/tm_probe_order.h"
+#include "tm_unit.h"
+
+/* an expression block of the given instructions (layout as the compiler's: header, then code) */
+static TmExpr *
+mk_expr(const TmInstr *code, int n)
+{
+	size_t		io = 48;
+	size_t		total = (io + (size_t) n * sizeof(TmInstr) + 15) & ~(size_t) 15;
+	TmExpr	   *e = (TmExpr *) aligned_alloc(16, total);
+
+	memset(e, 0, total);
+	e->total_size = (int32_t) total;
+	e->ninstr = n;
+	e->instr_off = (int32_t) io;
+	e->const_off = (int32_t) total;
+	e->pool_off = (int32_t) total;
+	e->max_stack = 2;
+	e->result.kind = TM_K_INT4;
+	memcpy((char *) e + io, code, (size_t) n * sizeof(TmInstr));
+	return e;
+}
+
+/* the bare slot s */
+static TmExpr *
+x_slot(int s)
+{
+	TmInstr		in;
+
+	memset(&in, 0, sizeof(in));
+	in.op = TMI_PUSH_SLOT;
+	in.a = s;
+	return mk_expr(&in, 1);
+}
+
+/* a computed value of slot s (s + 1: an expression that could raise an error) */
+static TmExpr *
+x_computed(int s)
+{
+	TmInstr		in[3];
+
+	memset(in, 0, sizeof(in));
+	in[0].op = TMI_PUSH_SLOT;
+	in[0].a = s;
+	in[1].op = TMI_PUSH_CONST;
+	in[1].a = 0;
+	in[2].op = TMI_ADD;
+	return mk_expr(in, 3);
+}
+
+/* a pipeline under construction: source slots first, then each op's payload slot */
+typedef struct P
+{
+	TmPipeline	pl;
+	TmOp		ops[TM_PROBE_ORDER_MAX_OPS + 2];
+	TmSlot		slots[64];
+	TmExpr	   *keys[TM_PROBE_ORDER_MAX_OPS + 2];
+} P;
+
+static void
+p_init(P *p, int nsrc)
+{
+	memset(p, 0, sizeof(*p));
+	p->pl.ops = p->ops;
+	p->pl.slots = p->slots;
+	for (int s = 0; s < nsrc; s++)
+	{
+		p->slots[s].type.kind = TM_K_INT4;
+		p->slots[s].level = 0;
+		p->slots[s].col = (int16_t) s;
+	}
+	p->pl.nslots = nsrc;
+}
+
+/* an op of kind (jointype for a probe) whose key is `key`; returns its payload slot */
+static int
+p_op(P *p, int kind, int jointype, TmExpr *key)
+{
+	int			k = p->pl.nops++;
+	TmOp	   *op = &p->ops[k];
+	int			s = p->pl.nslots++;
+
+	op->kind = kind;
+	op->jointype = jointype;
+	op->ht = k;
+	if (kind == TM_OP_PROBE)
+	{
+		p->keys[k] = key;
+		op->nkeys = 1;
+		op->keys = &p->keys[k];
+	}
+	else
+		op->qual = key;
+	p->slots[s].type.kind = TM_K_INT4;
+	p->slots[s].level = (int16_t) (k + 1);
+	p->slots[s].col = 0;
+	return s;
+}
+
+static int
+p_probe(P *p, TmExpr *key)
+{
+	return p_op(p, TM_OP_PROBE, TM_JOIN_INNER, key);
+}
+
+/* perm as text, "1 2 0" */
+static const char *
+perm_text(const int *perm, int n)
+{
+	static char buf[256];
+	int			len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++)
+		len += snprintf(buf + len, sizeof(buf) - len, "%s%d", i ? " " : "", perm[i]);
+	return buf;
+}
+
+static void
+check_order(const char *what, const P *p, const double *e, bool want_changed, const char *want)
+{
+	int			perm[TM_PROBE_ORDER_MAX_OPS];
+	bool		changed = tm_probe_order(&p->pl, e, perm);
+
+	TM_CHECK_MSG(changed == want_changed && strcmp(perm_text(perm, p->pl.nops), want) == 0,
+				 "%s: order %s (changed %d), expected %s (%d)", what, perm_text(perm, p->pl.nops),
+				 (int) changed, want, (int) want_changed);
+}
+
+/* the rows out per row in of a probe */
+static void
+test_expansion(void)
+{
+	/* unique keys: the share of the build's source rows kept (nation by region: 5 of 25) */
+	TM_CHECK(tm_probe_expansion(5, 25, false, 15000000) == 0.2);
+	/* repeated keys: build rows per probing row (lineitem by l_orderkey, probed by orders) */
+	TM_CHECK(tm_probe_expansion(19769680, 59996148, true, 15000000) > 1.3);
+	TM_CHECK(tm_probe_expansion(399012, 60012768, true, 15000000) < 0.03);
+	/* no source rows: no division by zero */
+	TM_CHECK(tm_probe_expansion(0, 0, false, 0) == 0.0);
+	TM_CHECK(tm_probe_expansion(3, 0, true, 0) == 3.0);
+}
+
+/*
+ * TPC-H Q8's last pipeline: orders probes lineitem (by o_orderkey), customer (o_custkey), nation n1
+ * (c_nationkey: customer's payload), supplier (l_suppkey: lineitem's payload), nation n2 (s_nationkey)
+ */
+static void
+q8(P *p)
+{
+	int			li, cu, su;
+
+	p_init(p, 2);				/* slots 0, 1: o_orderkey, o_custkey */
+	li = p_probe(p, x_slot(0));
+	cu = p_probe(p, x_slot(1));
+	(void) p_probe(p, x_slot(cu));
+	su = p_probe(p, x_slot(li));
+	(void) p_probe(p, x_slot(su));
+}
+
+static void
+test_q8(void)
+{
+	P			p;
+
+	q8(&p);
+	{
+		/* skewed data: lineitem-part came out at 1.32 rows per order; the region keeps 1 nation in 5 */
+		double		e[] = {1.32, 1.0, 0.2, 1.0, 1.0};
+
+		check_order("skewed Q8", &p, e, true, "1 2 0 3 4");
+	}
+	{
+		/* uniform data: 2.7% of orders meet the lineitem-part join: the plan's order */
+		double		e[] = {0.027, 1.0, 0.2, 1.0, 1.0};
+
+		check_order("uniform Q8", &p, e, false, "0 1 2 3 4");
+	}
+	{
+		/* a probe that is not INNER, or one to keep in place (e < 0): the run is broken there */
+		double		e[] = {1.32, -1, 0.2, 1.0, 1.0};
+
+		check_order("Q8, customer kept", &p, e, false, "0 1 2 3 4");
+	}
+}
+
+/* the greedy choice, the threshold, and what keeps a probe in place */
+static void
+test_rules(void)
+{
+	P			p;
+
+	/* two independent probes: the selective one first, if it saves a quarter of the work */
+	p_init(&p, 2);
+	p_probe(&p, x_slot(0));
+	p_probe(&p, x_slot(1));
+	{
+		double		e1[] = {1.0, 0.1};
+		double		e2[] = {1.0, 0.9};
+		double		e3[] = {4.0, 2.0};
+		double		e4[] = {0.5, 0.1};
+
+		check_order("independent, 1.0 then 0.1", &p, e1, true, "1 0");
+		check_order("independent, 1.0 then 0.9 (under the threshold)", &p, e2, false, "0 1");
+		check_order("independent, 4.0 then 2.0", &p, e3, true, "1 0");
+		/* cost 1.5 against 1.1: 0.73 of it */
+		check_order("independent, 0.5 then 0.1", &p, e4, true, "1 0");
+	}
+
+	/* the second probe's key is the first's payload: it cannot go first */
+	p_init(&p, 1);
+	{
+		int			s = p_probe(&p, x_slot(0));
+
+		p_probe(&p, x_slot(s));
+	}
+	{
+		double		e[] = {5.0, 0.01};
+
+		check_order("dependent", &p, e, false, "0 1");
+	}
+
+	/* a residual condition, or a computed key: not ahead of probes that came before it */
+	p_init(&p, 2);
+	p_probe(&p, x_slot(0));
+	p_probe(&p, x_slot(1));
+	p.ops[1].qual = x_slot(1);
+	{
+		double		e[] = {5.0, 0.01};
+
+		check_order("residual condition", &p, e, false, "0 1");
+		p.ops[1].qual = NULL;
+		check_order("residual condition gone", &p, e, true, "1 0");
+		p.keys[1] = x_computed(1);
+		check_order("computed key", &p, e, false, "0 1");
+		/* ... while others may still go ahead of it */
+		p.keys[1] = x_slot(1);
+		p.ops[0].qual = x_slot(0);
+		check_order("residual condition on the probe passed", &p, e, true, "1 0");
+	}
+
+	/* a filter between two probes: two runs of one probe, nothing moves */
+	p_init(&p, 2);
+	p_probe(&p, x_slot(0));
+	p_op(&p, TM_OP_FILTER, 0, x_slot(1));
+	p_probe(&p, x_slot(1));
+	{
+		double		e[] = {5.0, -1, 0.01};
+
+		check_order("a filter between", &p, e, false, "0 1 2");
+	}
+
+	/* a SEMI probe is not moved, nor anything across it */
+	p_init(&p, 3);
+	p_probe(&p, x_slot(0));
+	p_op(&p, TM_OP_PROBE, TM_JOIN_SEMI, x_slot(1));
+	p_probe(&p, x_slot(2));
+	p_probe(&p, x_slot(1));
+	{
+		double		e[] = {5.0, 0.01, 3.0, 0.01};
+
+		check_order("semi join", &p, e, true, "0 1 3 2");
+	}
+
+	/* more operators than TM_PROBE_ORDER_MAX_OPS: the plan's order */
+	p_init(&p, 1);
+	for (int k = 0; k <= TM_PROBE_ORDER_MAX_OPS; k++)
+		p_probe(&p, x_slot(0));
+	{
+		double		e[TM_PROBE_ORDER_MAX_OPS + 1];
+		int			perm[TM_PROBE_ORDER_MAX_OPS + 1];
+
+		for (int k = 0; k <= TM_PROBE_ORDER_MAX_OPS; k++)
+			e[k] = 10.0 - k * 0.5;
+		TM_CHECK(!tm_probe_order(&p.pl, e, perm));
+		for (int k = 0; k <= TM_PROBE_ORDER_MAX_OPS; k++)
+			TM_CHECK_INT_EQ(perm[k], k);
+	}
+}
+
+/* the reordered copy: ops moved, payload slots' levels with them, the rest as it was */
+static void
+test_permute(void)
+{
+	P			p;
+	double		e[] = {1.32, 1.0, 0.2, 1.0, 1.0};
+	int			perm[TM_PROBE_ORDER_MAX_OPS];
+	TmOp		ops[TM_PROBE_ORDER_MAX_OPS];
+	TmSlot		slots[64];
+	TmPipeline	out;
+
+	q8(&p);
+	TM_CHECK(tm_probe_order(&p.pl, e, perm));
+	tm_pipeline_permute(&p.pl, perm, ops, slots, &out);
+	TM_CHECK_INT_EQ(out.nops, 5);
+	TM_CHECK_INT_EQ(out.nslots, p.pl.nslots);
+	TM_CHECK(out.ops == ops && out.slots == slots);
+	for (int i = 0; i < 5; i++)
+		TM_CHECK_INT_EQ(out.ops[i].ht, p.ops[perm[i]].ht);
+	/* source slots stay at level 0; op k's payload slot (2 + k) at its op's new position + 1 */
+	TM_CHECK_INT_EQ(out.slots[0].level, 0);
+	TM_CHECK_INT_EQ(out.slots[1].level, 0);
+	TM_CHECK_INT_EQ(out.slots[2].level, 3);	/* lineitem: third */
+	TM_CHECK_INT_EQ(out.slots[3].level, 1);	/* customer: first */
+	TM_CHECK_INT_EQ(out.slots[4].level, 2);	/* n1: second */
+	TM_CHECK_INT_EQ(out.slots[5].level, 4);
+	TM_CHECK_INT_EQ(out.slots[6].level, 5);
+	/* every op reads only slots of level 0 or of ops before it, in the new order */
+	for (int i = 0; i < 5; i++)
+	{
+		const TmInstr *in = tm_expr_code(out.ops[i].keys[0]);
+
+		TM_CHECK_MSG(out.slots[in[0].a].level <= i, "op %d reads a slot of level %d", i,
+					 (int) out.slots[in[0].a].level);
+	}
+	/* the plan's pipeline is untouched */
+	TM_CHECK_INT_EQ(p.slots[2].level, 1);
+	TM_CHECK_INT_EQ(p.ops[0].ht, 0);
+}
+
+int
+main(void)
+{
+	TM_RUN(test_expansion);
+	TM_RUN(test_q8);
+	TM_RUN(test_rules);
+	TM_RUN(test_permute);
+	return tm_unit_done();
+}
