@@ -4385,57 +4385,18 @@ iota_kernel(unsigned int *v, long long n)
 		v[i] = (unsigned int) i;
 }
 
-/*
- * join build without the sort (sink_hash_build's single pass, whose rows come in no particular order):
- * row r's place among the rows of its directory slot, counted down from the slot's count, which is
- * spent by it (the directory entries were made from the counts before).  The lanes of a warp on one slot
- * take their places in one atomic, through the first of them, as in join_insert_kernel
- */
+/* dst[i] = src[perm[i]] for columns of TmValues and their NULL bytes */
 __global__ void
-join_place_kernel(const unsigned int *gid, long long n, const int *start, int *cnt, unsigned int *pos)
-{
-	const int	lane = (int) (threadIdx.x & 31);
-	const long long nwarps = ((long long) gridDim.x * blockDim.x) >> 5;
-
-	for (long long w = ((long long) blockIdx.x * blockDim.x + threadIdx.x) >> 5; w * 32 < n; w += nwarps)
-	{
-		long long	r = w * 32 + lane;
-		unsigned int act = __ballot_sync(0xffffffffu, r < n);
-		unsigned int g;
-		unsigned int peers;
-		int			lead;
-		int			k;
-		int			top = 0;
-
-		if (r >= n)
-			break;
-		g = gid[r];
-		peers = __match_any_sync(act, g);
-		lead = __ffs(peers) - 1;
-		k = __popc(peers);
-		if (lane == lead)
-			top = atomicSub(&cnt[g], k);
-		top = __shfl_sync(peers, top, lead);
-		pos[r] = (unsigned int) (start[g] + top - k + __popc(peers & ((1u << lane) - 1u)));
-	}
-}
-
-/*
- * Columns of TmValues and their NULL bytes moved by an index: dst[i] = src[idx[i]] (a gather), or with
- * scatter dst[idx[i]] = src[i]
- */
-__global__ void
-gather_kernel(const TmValue *src, const uint8_t *srcnulls, const unsigned int *idx, long long n,
-			  TmValue *dst, uint8_t *dstnulls, bool scatter)
+gather_kernel(const TmValue *src, const uint8_t *srcnulls, const unsigned int *perm, long long n,
+			  TmValue *dst, uint8_t *dstnulls)
 {
 	GRID_STRIDE(i, n)
 	{
-		long long	s = scatter ? i : (long long) idx[i];
-		long long	d = scatter ? (long long) idx[i] : i;
+		unsigned int r = perm[i];
 
-		dst[d] = src[s];
+		dst[i] = src[r];
 		if (dstnulls != NULL)
-			dstnulls[d] = srcnulls[s];
+			dstnulls[i] = srcnulls[r];
 	}
 }
 
@@ -7454,12 +7415,7 @@ sort_pairs(Ctx *c, const unsigned int *kin, unsigned int *kout, const unsigned i
 
 /*
  * HASH_BUILD: collect the rows (count, prefix sum, write: keys, payload, hash), then group them by key:
- * directory insert, count per directory slot, prefix sum, stable sort of (slot, row), gather.  Where the
- * rows come in no particular order anyway (single, below) there is no sort: each row takes its place
- * among its slot's rows (join_place_kernel) and the columns are scattered there, so a key's rows stay
- * contiguous, in no particular order (TPC-H SF 10 on an H200: the sort of Q14's 750 K build rows took
- * 0.10 ms of its 1.8, of the skewed Q8's 19.8 M 0.78 ms; bench/reports/2026-11-28-h200-sf10-9q-unmap-
- * join-order, trace.log).
+ * directory insert, count per directory slot, prefix sum, stable sort of (slot, row), gather.
  *
  * Without a COUNT pass where the source rows bound the build rows (no probe that can multiply rows,
  * has_fanout; not over chunks; themis.gpu_fast_paths): one RUN pass writes the rows at positions taken
@@ -7575,14 +7531,13 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 	cnt = dalloc<int>(c, dirsize);
 	start = dalloc<int>(c, dirsize);
 	gid = dalloc<unsigned int>(c, Max1(n));
-	/* single: the rows' places (perm), no sort */
-	gid_sorted = single ? NULL : dalloc<unsigned int>(c, Max1(n));
-	iota = single ? NULL : dalloc<unsigned int>(c, Max1(n));
+	gid_sorted = dalloc<unsigned int>(c, Max1(n));
+	iota = dalloc<unsigned int>(c, Max1(n));
 	perm = dalloc<unsigned int>(c, Max1(n));
 	entries = dalloc<DEntry>(c, dirsize);
 	repeated = dalloc<int>(c, 1);
 	dkeytypes = upload(c, def->keytypes, (size_t) nk);
-	if (dir == NULL || cnt == NULL || start == NULL || gid == NULL || (!single && (gid_sorted == NULL || iota == NULL)) ||
+	if (dir == NULL || cnt == NULL || start == NULL || gid == NULL || gid_sorted == NULL || iota == NULL ||
 		perm == NULL || entries == NULL || repeated == NULL || dkeytypes == NULL)
 		goto done;
 	if (cudaMemsetAsync(dir, 0xff, sizeof(unsigned int) * dirsize, c->stream) != cudaSuccess ||
@@ -7601,38 +7556,25 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 			fail_cuda(c, "join_insert_kernel", cudaGetLastError());
 			goto done;
 		}
-		if (!single)
+		iota_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(iota, n);
+		if (cudaPeekAtLastError() != cudaSuccess)
 		{
-			iota_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(iota, n);
-			if (cudaPeekAtLastError() != cudaSuccess)
-			{
-				fail_cuda(c, "iota_kernel", cudaGetLastError());
-				goto done;
-			}
+			fail_cuda(c, "iota_kernel", cudaGetLastError());
+			goto done;
 		}
 	}
 	trace_step(c, "build insert", n);
 	if (!exclusive_sum(c, cnt, start, (int) dirsize))
 		goto done;
-	if (n > 0 && !single && !sort_pairs(c, gid, gid_sorted, iota, perm, (int) n, bits))
+	if (n > 0 && !sort_pairs(c, gid, gid_sorted, iota, perm, (int) n, bits))
 		goto done;
+	trace_step(c, "build sort", n);
 	join_entries_kernel<<<nblocks(c, dirsize), TPB, 0, c->stream>>>(dir, cnt, start, hashes, dirsize, entries);
 	if (cudaPeekAtLastError() != cudaSuccess)
 	{
 		fail_cuda(c, "join_entries_kernel", cudaGetLastError());
 		goto done;
 	}
-	if (n > 0 && single)
-	{
-		/* after the entries: it spends the counts */
-		join_place_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(gid, n, start, cnt, perm);
-		if (cudaPeekAtLastError() != cudaSuccess)
-		{
-			fail_cuda(c, "join_place_kernel", cudaGetLastError());
-			goto done;
-		}
-	}
-	trace_step(c, single ? "build place" : "build sort", n);
 
 	/* the final columns: rows with equal keys contiguous */
 	{
@@ -7657,9 +7599,8 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 				good = hfin[i] != NULL && (i < nk || hfinnulls[i] != NULL);
 				if (good && n > 0)
 				{
-					/* single: perm holds each row's place (a scatter); else the sorted rows' numbers */
 					gather_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(hrows[i], hrnulls[i], perm, n,
-																		 hfin[i], hfinnulls[i], single);
+																		 hfin[i], hfinnulls[i]);
 					if (cudaPeekAtLastError() != cudaSuccess)
 					{
 						fail_cuda(c, "gather_kernel", cudaGetLastError());
@@ -8489,7 +8430,7 @@ topn_cut(Ctx *c)
 			if (nv[(size_t) i] != NULL && nnul[(size_t) i] != NULL && k2 > 0)
 			{
 				gather_kernel<<<nblocks(c, k2), TPB, 0, c->stream>>>(r->vals[i], r->nulls[i], perm, k2,
-																	 nv[(size_t) i], nnul[(size_t) i], false);
+																	 nv[(size_t) i], nnul[(size_t) i]);
 				if (cudaPeekAtLastError() != cudaSuccess)
 					fail_cuda(c, "gather_kernel (top-N)", cudaGetLastError());
 			}
