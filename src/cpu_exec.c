@@ -1220,7 +1220,8 @@ cpu_probe_order(const TmCpuExec *ex, const TmPipeline *pl, int *perm)
 	if (!themis_probe_order || pl->nops < 2 || pl->nops > TM_PROBE_ORDER_MAX_OPS)
 		return false;
 	if (pl->srckind == TM_SRC_RESULT)
-		src_rows = ex->results[pl->src_result] != NULL ? ex->results[pl->src_result]->nrows : 0;
+		src_rows = (pl->src_result >= 0 && pl->src_result < ex->plan->nresults &&
+					ex->results[pl->src_result] != NULL) ? ex->results[pl->src_result]->nrows : 0;
 	else
 		src_rows = (int64) pl->est_source_rows;
 	for (int k = 0; k < pl->nops; k++)

@@ -161,6 +161,13 @@ tm_probe_order_run(const TmPipeline *pl, const double *e, int a, int m, int *per
 	return changed;
 }
 
+/* may op k take part in a run of probes to order (an INNER probe with an estimate)? */
+static inline bool
+tm_probe_movable(const TmPipeline *pl, const double *e, int k)
+{
+	return pl->ops[k].kind == TM_OP_PROBE && pl->ops[k].jointype == TM_JOIN_INNER && e[k] >= 0;
+}
+
 /*
  * The order for pipeline pl: perm[i] is the op that runs i-th (pl->nops entries).  e[k]: op k's rows out
  * per row in where it is an INNER probe (tm_probe_expansion), below 0 where it should stay in place.
@@ -180,15 +187,13 @@ tm_probe_order(const TmPipeline *pl, const double *e, int *perm)
 	{
 		int			b = a;
 
-#define TM_PROBE_MOVABLE(k) (pl->ops[k].kind == TM_OP_PROBE && pl->ops[k].jointype == TM_JOIN_INNER && e[k] >= 0)
-		if (!TM_PROBE_MOVABLE(a))
+		if (!tm_probe_movable(pl, e, a))
 		{
 			a++;
 			continue;
 		}
-		while (b + 1 < pl->nops && TM_PROBE_MOVABLE(b + 1))
+		while (b + 1 < pl->nops && tm_probe_movable(pl, e, b + 1))
 			b++;
-#undef TM_PROBE_MOVABLE
 		if (b > a && tm_probe_order_run(pl, e, a, b - a + 1, perm))
 			changed = true;
 		a = b + 1;
