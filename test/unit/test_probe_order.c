@@ -3,7 +3,7 @@
  * (themis/tm_probe_order.h): the rows-out-per-row-in estimate, the greedy order with its one probe of
  * look-ahead and its 3/4 threshold, what may not move (probes whose keys read an earlier probe's payload,
  * probes with a residual condition or computed keys, other join kinds, runs broken by a filter), and the
- * slots' levels in the reordered copy.  Standalone: no PostgreSQL headers.
+ * slots' levels in the reordered copy; and the rules over 20,000 random pipelines.  Standalone: no PostgreSQL headers.
  *
  *   gcc -O1 -Wall -Iinclude -Itest/unit test/unit/test_probe_order.c -o /tmp/t -lm && /tmp/t
  */
@@ -331,6 +331,139 @@ test_permute(void)
 	TM_CHECK_INT_EQ(p.ops[0].ht, 0);
 }
 
+/* xorshift64*, a fixed seed: the same pipelines on every run */
+static uint64_t rng = 88172645463325252ULL;
+
+static int
+rnd(int n)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return (int) ((rng * 2685821657736338717ULL) >> 33) % n;
+}
+
+/*
+ * Random pipelines of filters and probes (inner and others, keys on the source or on an earlier probe's
+ * payload, computed keys, residual conditions) with random estimates: whatever the order, it is a
+ * permutation that moves only inner probes within their runs, every op reads only slots filled before it,
+ * a probe with a computed key or a residual condition still follows every probe of its run it followed,
+ * and a new order is estimated to take at most 3/4 of the plan's work
+ */
+static void
+test_random(void)
+{
+	int			changed = 0;
+
+	for (int iter = 0; iter < 20000; iter++)
+	{
+		P			p;
+		int			nops = 2 + rnd(TM_PROBE_ORDER_MAX_OPS - 1);
+		int			pay[TM_PROBE_ORDER_MAX_OPS];
+		double		e[TM_PROBE_ORDER_MAX_OPS];
+		int			perm[TM_PROBE_ORDER_MAX_OPS];
+		int			pos[TM_PROBE_ORDER_MAX_OPS];
+		TmOp		ops[TM_PROBE_ORDER_MAX_OPS];
+		TmSlot		slots[64];
+		TmPipeline	out;
+		bool		bad = false;
+
+		p_init(&p, 3);
+		for (int k = 0; k < nops; k++)
+		{
+			int			r = rnd(10);
+			int			src = rnd(k + 1) == 0 || k == 0 ? rnd(3) : pay[rnd(k)];
+			TmExpr	   *key = rnd(8) == 0 ? x_computed(src) : x_slot(src);
+
+			if (r == 0)
+				pay[k] = p_op(&p, TM_OP_FILTER, 0, x_slot(src));
+			else
+				pay[k] = p_op(&p, TM_OP_PROBE, r == 1 ? TM_JOIN_SEMI : r == 2 ? TM_JOIN_LEFT : TM_JOIN_INNER, key);
+			if (r > 2 && rnd(6) == 0)
+				p.ops[k].qual = x_slot(k > 0 ? pay[rnd(k)] : 0);
+			e[k] = p.ops[k].kind == TM_OP_PROBE && p.ops[k].jointype == TM_JOIN_INNER ?
+				(rnd(5) == 0 ? -1 : (double) rnd(1000) / 100.0) : -1;
+		}
+		if (!tm_probe_order(&p.pl, e, perm))
+		{
+			for (int i = 0; i < nops; i++)
+				bad = bad || perm[i] != i;
+			TM_CHECK_MSG(!bad, "iteration %d: unchanged, yet not the plan's order: %s", iter, perm_text(perm, nops));
+			continue;
+		}
+		changed++;
+		memset(pos, 0xff, sizeof(pos));
+		for (int i = 0; i < nops; i++)
+			if (perm[i] >= 0 && perm[i] < nops && pos[perm[i]] < 0)
+				pos[perm[i]] = i;
+			else
+				bad = true;
+		TM_CHECK_MSG(!bad, "iteration %d: not a permutation: %s", iter, perm_text(perm, nops));
+		if (bad)
+			continue;
+		tm_pipeline_permute(&p.pl, perm, ops, slots, &out);
+		for (int i = 0; i < nops && !bad; i++)
+		{
+			const TmOp *op = &out.ops[i];
+			const TmExpr *xs[2] = {op->kind == TM_OP_PROBE ? op->keys[0] : op->qual,
+								   op->kind == TM_OP_PROBE ? op->qual : NULL};
+
+			/* only inner probes move, and only within a run of them */
+			if (perm[i] != i)
+			{
+				int			lo = perm[i] < i ? perm[i] : i;
+				int			hi = perm[i] < i ? i : perm[i];
+
+				for (int k = lo; k <= hi; k++)
+					bad = bad || !tm_probe_movable(&p.pl, e, k);
+			}
+			/* every slot it reads is a source slot or filled by an op before it */
+			for (int x = 0; x < 2; x++)
+				if (xs[x] != NULL)
+				{
+					const TmInstr *in = tm_expr_code(xs[x]);
+
+					for (int j = 0; j < xs[x]->ninstr; j++)
+						if (in[j].op == TMI_PUSH_SLOT && out.slots[in[j].a].level > i)
+							bad = true;
+				}
+			/* a computed key or a residual condition: still after every inner probe of its run it followed */
+			if (op->kind == TM_OP_PROBE && (op->qual != NULL || !tm_probe_expr_is_slot(op->keys[0])))
+				for (int k = perm[i] - 1; k >= 0 && tm_probe_movable(&p.pl, e, k); k--)
+					bad = bad || pos[k] > i;
+		}
+		TM_CHECK_MSG(!bad, "iteration %d: order %s breaks a rule", iter, perm_text(perm, nops));
+		/* the saving: rows into each reordered run's probes, plan order against new */
+		for (int a = 0; a < nops; a++)
+		{
+			int			b = a;
+			double		old = 0,
+						neu = 0,
+						ro = 1,
+						rn = 1;
+			bool		moved = false;
+
+			if (!tm_probe_movable(&p.pl, e, a))
+				continue;
+			while (b + 1 < nops && tm_probe_movable(&p.pl, e, b + 1))
+				b++;
+			for (int i = a; i <= b; i++)
+			{
+				old += ro;
+				neu += rn;
+				ro *= e[i];
+				rn *= e[perm[i]];
+				moved = moved || perm[i] != i;
+			}
+			TM_CHECK_MSG(!moved || neu <= 0.75 * old + 1e-9, "iteration %d: order %s costs %.3f against %.3f",
+						 iter, perm_text(perm, nops), neu, old);
+			a = b;
+		}
+	}
+	/* the pipelines are random enough to reorder some and not others */
+	TM_CHECK_MSG(changed > 1000 && changed < 19000, "%d of 20000 reordered", changed);
+}
+
 int
 main(void)
 {
@@ -338,5 +471,6 @@ main(void)
 	TM_RUN(test_q8);
 	TM_RUN(test_rules);
 	TM_RUN(test_permute);
+	TM_RUN(test_random);
 	return tm_unit_done();
 }
