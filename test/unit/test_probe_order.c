@@ -3,7 +3,8 @@
  * (themis/tm_probe_order.h): the rows-out-per-row-in estimate, the greedy order with its one probe of
  * look-ahead and its 3/4 threshold, what may not move (probes whose keys read an earlier probe's payload,
  * probes with a residual condition or computed keys, other join kinds, runs broken by a filter), and the
- * slots' levels in the reordered copy; and the rules over 20,000 random pipelines.  Standalone: no PostgreSQL headers.
+ * slots' levels in the reordered copy; and the rules over 20,000 random pipelines.  Standalone: no
+ * PostgreSQL headers.
  *
  *   gcc -O1 -Wall -Iinclude -Itest/unit test/unit/test_probe_order.c -o /tmp/t -lm && /tmp/t
  */
