@@ -29,6 +29,16 @@ BEGIN
 END
 $f$;
 
+-- the same in EXPLAIN's structured formats: "Run Order", a list (JSON here)
+CREATE FUNCTION po_run_order_json(q text) RETURNS SETOF jsonb LANGUAGE plpgsql AS $f$
+DECLARE
+    j jsonb;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO j;
+    RETURN QUERY SELECT jsonb_path_query(j, 'strict $[0].**."Run Order"');
+END
+$f$;
+
 SET join_collapse_limit = 1;
 CALL tt.device_on();
 SET themis.min_rows = 0;
@@ -41,6 +51,8 @@ SELECT * FROM tt.check($$SELECT count(*) AS n, sum(m.w) AS sw, sum(f.v) AS sv, m
                           FROM po_f f JOIN po_m m ON f.k = m.k JOIN po_d d ON f.g = d.g WHERE d.flag$$);
 SELECT * FROM po_run_order($$SELECT count(*), sum(m.w), sum(f.v) FROM po_f f JOIN po_m m ON f.k = m.k
                              JOIN po_d d ON f.g = d.g WHERE d.flag$$);
+SELECT * FROM po_run_order_json($$SELECT count(*), sum(m.w), sum(f.v) FROM po_f f JOIN po_m m ON f.k = m.k
+                                  JOIN po_d d ON f.g = d.g WHERE d.flag$$);
 -- the plan's order with the setting off: the same answers
 SET themis.probe_order = off;
 SELECT * FROM po_run_order($$SELECT count(*), sum(m.w), sum(f.v) FROM po_f f JOIN po_m m ON f.k = m.k
@@ -74,4 +86,5 @@ RESET join_collapse_limit;
 RESET themis.min_rows;
 RESET themis.fallback;
 DROP FUNCTION po_run_order(text);
+DROP FUNCTION po_run_order_json(text);
 DROP TABLE po_f, po_m, po_d;
