@@ -50,7 +50,7 @@ tm_probe_expansion(int64_t build_rows, int64_t build_src_rows, bool repeated, in
 	return (double) build_rows / (d < 1.0 ? 1.0 : d);
 }
 
-/* does e read only bare slots, or nothing (an expression that cannot raise an error)? */
+/* is e a bare slot (a key whose evaluation cannot raise an error)? */
 static inline bool
 tm_probe_expr_is_slot(const TmExpr *e)
 {
