@@ -82,9 +82,23 @@ SELECT * FROM tt.check_error($$SELECT count(*) AS n, sum(100 / m.w) AS q FROM po
 SELECT * FROM tt.check_error($$SELECT count(*) AS n, sum(100 / (m.w + 5)) AS q FROM po_f f JOIN po_m m ON f.k = m.k
                                 JOIN po_d d ON f.g = d.g WHERE d.flag$$);
 
+-- NULL keys on both sides and duplicates in po_m (the fan-out), reordered as above
+CREATE TABLE po_fn AS SELECT id, CASE WHEN id % 7 = 0 THEN NULL ELSE k END AS k,
+                             CASE WHEN id % 11 = 0 THEN NULL ELSE g END AS g, v FROM po_f;
+INSERT INTO po_m SELECT NULL, 1, 3 FROM generate_series(1, 50);
+INSERT INTO po_d VALUES (NULL, true, 'dnull');
+ANALYZE po_fn, po_m, po_d;
+SELECT * FROM po_run_order($$SELECT count(*), sum(m.w) FROM po_fn f JOIN po_m m ON f.k = m.k
+                             JOIN po_d d ON f.g = d.g WHERE d.flag$$);
+SELECT * FROM tt.check($$SELECT f.id, m.w, d.name FROM po_fn f JOIN po_m m ON f.k = m.k
+                          JOIN po_d d ON f.g = d.g WHERE d.flag$$);
+-- no row passes po_d's filter: an empty table, no row comes out
+SELECT * FROM tt.check($$SELECT count(*) AS n, sum(m.w) AS sw FROM po_fn f JOIN po_m m ON f.k = m.k
+                          JOIN po_d d ON f.g = d.g WHERE d.flag AND d.g < 0$$);
+
 RESET join_collapse_limit;
 RESET themis.min_rows;
 RESET themis.fallback;
 DROP FUNCTION po_run_order(text);
 DROP FUNCTION po_run_order_json(text);
-DROP TABLE po_f, po_m, po_d;
+DROP TABLE po_f, po_fn, po_m, po_d;
