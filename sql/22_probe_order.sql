@@ -61,7 +61,8 @@ SELECT * FROM tt.check($$SELECT count(*) AS n, sum(m.w) AS sw, sum(f.v) AS sv, m
                           FROM po_f f JOIN po_m m ON f.k = m.k JOIN po_d d ON f.g = d.g WHERE d.flag$$);
 RESET themis.probe_order;
 
--- po_d probed by po_m's x (its payload): it cannot go first
+-- po_d probed by po_m's x (its payload): it cannot go first (po_m's table is built only from the rows
+-- whose x po_d keeps, and po_d first: themis.build_reduction, 23_build_reduction)
 SELECT * FROM po_run_order($$SELECT count(*), sum(m.w) FROM po_f f JOIN po_m m ON f.k = m.k
                              JOIN po_d d ON m.x = d.g WHERE d.flag$$);
 SELECT * FROM tt.check($$SELECT count(*) AS n, sum(m.w) AS sw FROM po_f f JOIN po_m m ON f.k = m.k

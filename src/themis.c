@@ -23,6 +23,7 @@ bool		themis_gpu_fast_paths = true;
 bool		themis_gpu_private_global_agg = false;
 bool		themis_gpu_dynamic_rows = true;
 bool		themis_probe_order = true;
+bool		themis_build_reduction = true;
 bool		themis_stream_loads = true;
 bool		themis_load_page_reader = true;
 int			themis_device = THEMIS_DEVICE_AUTO;
@@ -183,6 +184,19 @@ _PG_init(void)
 							 "ahead of a probe whose payload they read: results and errors are the same either way. EXPLAIN ANALYZE shows the "
 							 "order that ran (themis/tm_probe_order.h).",
 							 &themis_probe_order,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("themis.build_reduction",
+							 "Builds a hash table only from the rows that the pipeline probing it can keep, where that pipeline then probes a "
+							 "filtered table on the first table's columns.",
+							 "A SEMI probe of the second table is added to the first table's build (the second one built first), where the "
+							 "second table is estimated to keep at most half of its source's rows and nothing between the two probes can "
+							 "raise an error: results and errors are the same either way (src/build_reduce.c). EXPLAIN shows the added "
+							 "probe. Takes effect when a query is planned.",
+							 &themis_build_reduction,
 							 true,
 							 PGC_USERSET,
 							 0,

@@ -56,6 +56,7 @@ extern bool themis_gpu_fast_paths;	/* themis.gpu_fast_paths */
 extern bool themis_gpu_private_global_agg;	/* themis.gpu_private_global_agg */
 extern bool themis_gpu_dynamic_rows;	/* themis.gpu_dynamic_rows */
 extern bool themis_probe_order;	/* themis.probe_order */
+extern bool themis_build_reduction;	/* themis.build_reduction */
 extern bool themis_stream_loads;	/* themis.stream_loads */
 extern bool themis_load_page_reader;	/* themis.load_page_reader */
 
@@ -190,6 +191,10 @@ typedef struct TmTranslation
  * part of the subtree cannot run in themis.
  */
 extern TmTranslation *tm_translate(PlannedStmt *pstmt, Plan *root, bool need_order, const char **why);
+
+/* ---- build_reduce.c ---- */
+/* SEMI probes that drop a hash build's rows that its probing pipeline would drop (themis.build_reduction) */
+extern void tm_reduce_builds(TmPlan *plan);
 
 /* ---- exec_node.c ---- */
 extern CustomScanMethods themis_scan_methods;

@@ -3604,6 +3604,9 @@ translate_once(PlannedStmt *pstmt, Plan *root, bool need_order, bool merge_swap,
 		}
 	}
 
+	if (themis_build_reduction)
+		tm_reduce_builds(plan);
+
 	tr->plan = plan;
 	tr->params = ts.params;
 	tr->inputs = ts.inputs;

@@ -1,0 +1,263 @@
+/*
+ * build_reduce.c — build-side reduction: a SEMI probe added to a hash build, so that a table is built
+ * only from the rows that its probing pipeline would keep (themis.build_reduction).
+ *
+ * PostgreSQL joins in the order its estimates make cheapest.  On skewed data those can be far off: in
+ * the JCC-H-style TPC-H Q3 it joins lineitem to orders first and the result to customer, so themis builds
+ * every order of the date range (7.35 M at SF 10) and probes them with 60 M lineitem rows, where only
+ * the orders of the 1 in 5 customers in the segment can reach the result:
+ *
+ *     P:  lineitem -> Hash Probe A (orders) -> Hash Probe B (customer, on orders.o_custkey) -> ...
+ *
+ * Every row that A's probe matches goes on to B's probe, on keys that are A's columns.  So an order whose
+ * o_custkey is not in B's table can never contribute: it is dropped where it is built, by a SEMI probe of
+ * B's table in A's build pipeline (B's table built first).  B's probe stays where it was; the rows it
+ * sees are the same.
+ *
+ * What must hold (tm_reduce_builds checks each):
+ *   - A and B are INNER probes of pipeline P, A before B, and B's keys are bare slots of A's payload,
+ *     each one a bare slot of A's build pipeline of the same type (the SEMI probe's keys are the same
+ *     values, read where they are built);
+ *   - nothing between A and B, nor A's or B's residual condition, can raise an error: the ops between are
+ *     probes with bare keys and no residual condition, and A and B have none.  The rows that the reduction
+ *     drops early are then rows on which PostgreSQL's plan raises no error either before B drops them;
+ *   - A's table is probed by P alone (another probe of it would lose rows);
+ *   - B's build pipeline does not depend on A's, so it can run before it: it is moved ahead of it where
+ *     it is after it, if everything it reads is made before A's build;
+ *   - B's table is estimated to keep at most REDUCE_MAX_SHARE of its source's rows: a table that keeps
+ *     most of them would drop few of A's rows for the probe's cost.
+ * NULL keys match nothing in either probe, so the rows they drop are the same.
+ */
+#include "postgres.h"
+
+#include "themis.h"
+#include "themis/tm_expr_eval.h"
+
+/* B's table must be estimated to keep at most this share of its source's rows */
+#define REDUCE_MAX_SHARE 0.5
+
+/* the pipeline that builds hash table ht, or -1 */
+static int
+build_of(const TmPlan *plan, int ht)
+{
+	for (int p = 0; p < plan->npipelines; p++)
+		if (plan->pipelines[p].sink.kind == TM_SINK_HASH_BUILD && plan->pipelines[p].sink.target == ht)
+			return p;
+	return -1;
+}
+
+/* the pipeline that makes result r, or -1 */
+static int
+result_of(const TmPlan *plan, int r)
+{
+	for (int p = 0; p < plan->npipelines; p++)
+		if (plan->pipelines[p].sink.kind != TM_SINK_HASH_BUILD && plan->pipelines[p].sink.target == r)
+			return p;
+	return -1;
+}
+
+/* the probes of hash table ht, over all pipelines */
+static int
+probes_of(const TmPlan *plan, int ht)
+{
+	int			n = 0;
+
+	for (int p = 0; p < plan->npipelines; p++)
+		for (int i = 0; i < plan->pipelines[p].nops; i++)
+			if (plan->pipelines[p].ops[i].kind == TM_OP_PROBE && plan->pipelines[p].ops[i].ht == ht)
+				n++;
+	return n;
+}
+
+/* is e a bare slot?  *slot: which */
+static bool
+bare_slot(const TmExpr *e, int *slot)
+{
+	if (e == NULL || e->ninstr != 1 || tm_expr_code(e)[0].op != TMI_PUSH_SLOT)
+		return false;
+	*slot = tm_expr_code(e)[0].a;
+	return true;
+}
+
+static bool
+same_type(const TmType *a, const TmType *b)
+{
+	return a->kind == b->kind && a->scale == b->scale && a->typmod == b->typmod &&
+		a->pgtype == b->pgtype && a->collation == b->collation;
+}
+
+/* does every pipeline that pipeline p reads from come before pipeline `before`? */
+static bool
+inputs_before(const TmPlan *plan, int p, int before)
+{
+	const TmPipeline *pl = &plan->pipelines[p];
+
+	if (pl->srckind == TM_SRC_RESULT)
+	{
+		int			r = result_of(plan, pl->src_result);
+
+		if (r < 0 || r >= before)
+			return false;
+	}
+	for (int i = 0; i < pl->nops; i++)
+		if (pl->ops[i].kind == TM_OP_PROBE)
+		{
+			int			b = build_of(plan, pl->ops[i].ht);
+
+			if (b < 0 || b >= before)
+				return false;
+		}
+	return true;
+}
+
+/* pipeline `from` to position `to` < from, the ones between one later */
+static void
+move_pipeline(TmPlan *plan, int from, int to)
+{
+	TmPipeline	moved = plan->pipelines[from];
+
+	memmove(&plan->pipelines[to + 1], &plan->pipelines[to], sizeof(TmPipeline) * (from - to));
+	plan->pipelines[to] = moved;
+}
+
+/*
+ * The SEMI probe's label: B's, whose keys deparse the same in A's build pipeline (they name the columns
+ * of the tables, not slots)
+ */
+static char *
+semi_label(const TmOp *b)
+{
+	const char *on = b->label ? strstr(b->label, ") on (") : NULL;
+
+	if (on == NULL)
+		return psprintf("Hash Probe %d (Semi), reducing the build", b->ht);
+	return psprintf("Hash Probe %d (Semi) on %s, reducing the build", b->ht, on + 5);
+}
+
+/*
+ * Reduce the build of the table that op j of pipeline p takes its keys from, if every condition of the
+ * file's comment holds; true if it did (pipelines before p may have moved; p has not)
+ */
+static bool
+reduce_one(TmPlan *plan, int p, int j)
+{
+	TmPipeline *pl = &plan->pipelines[p];
+	TmOp	   *b = &pl->ops[j];
+	TmOp	   *a;
+	TmPipeline *bpl,
+			   *apl;
+	int			level = -1,
+				ia,
+				ba,
+				bb;
+	int		   *aslots;
+	double		share;
+	TmOp	   *ops;
+	TmOp	   *semi;
+
+	if (b->kind != TM_OP_PROBE || b->jointype != TM_JOIN_INNER || b->qual != NULL || b->nkeys < 1)
+		return false;
+	for (int k = 0; k < b->nkeys; k++)
+	{
+		int			s;
+
+		if (!bare_slot(b->keys[k], &s) || s < 0 || s >= pl->nslots || pl->slots[s].level < 1 ||
+			(level >= 0 && pl->slots[s].level != level))
+			return false;
+		level = pl->slots[s].level;
+	}
+	ia = level - 1;
+	if (ia >= j)
+		return false;
+	a = &pl->ops[ia];
+	if (a->kind != TM_OP_PROBE || a->jointype != TM_JOIN_INNER || a->qual != NULL || a->ht == b->ht)
+		return false;
+	for (int i = ia + 1; i < j; i++)
+	{
+		const TmOp *o = &pl->ops[i];
+		int			s;
+
+		if (o->kind != TM_OP_PROBE || o->qual != NULL)
+			return false;
+		for (int k = 0; k < o->nkeys; k++)
+			if (!bare_slot(o->keys[k], &s))
+				return false;
+	}
+
+	ba = build_of(plan, a->ht);
+	bb = build_of(plan, b->ht);
+	if (ba < 0 || bb < 0 || ba >= p || bb >= p || ba == bb || probes_of(plan, a->ht) != 1)
+		return false;
+	apl = &plan->pipelines[ba];
+	bpl = &plan->pipelines[bb];
+	for (int i = 0; i < apl->nops; i++)
+		if (apl->ops[i].kind == TM_OP_PROBE && apl->ops[i].ht == b->ht)
+			return false;
+	if (bpl->est_source_rows <= 0 || bpl->est_rows < 0 ||
+		bpl->est_rows > REDUCE_MAX_SHARE * bpl->est_source_rows)
+		return false;
+	share = bpl->est_rows / bpl->est_source_rows;
+
+	/* each key: A's payload column, a bare slot of A's build of the same type */
+	aslots = palloc(sizeof(int) * b->nkeys);
+	for (int k = 0; k < b->nkeys; k++)
+	{
+		int			s = tm_expr_code(b->keys[k])[0].a;
+		int			col = pl->slots[s].col;
+
+		if (col < 0 || col >= apl->sink.nvals || !bare_slot(apl->sink.vals[col], &aslots[k]) ||
+			aslots[k] < 0 || aslots[k] >= apl->nslots ||
+			!same_type(&pl->slots[s].type, &apl->slots[aslots[k]].type))
+		{
+			pfree(aslots);
+			return false;
+		}
+	}
+
+	/* B's table is built first */
+	if (bb > ba)
+	{
+		if (!inputs_before(plan, bb, ba))
+		{
+			pfree(aslots);
+			return false;
+		}
+		move_pipeline(plan, bb, ba);
+		apl = &plan->pipelines[ba + 1];
+	}
+
+	ops = palloc0(sizeof(TmOp) * (apl->nops + 1));
+	if (apl->nops > 0)
+		memcpy(ops, apl->ops, sizeof(TmOp) * apl->nops);
+	semi = &ops[apl->nops];
+	semi->kind = TM_OP_PROBE;
+	semi->jointype = TM_JOIN_SEMI;
+	semi->ht = b->ht;
+	semi->nkeys = b->nkeys;
+	semi->keys = palloc(sizeof(TmExpr *) * b->nkeys);
+	for (int k = 0; k < b->nkeys; k++)
+	{
+		TmExpr	   *e = palloc(b->keys[k]->total_size);
+
+		memcpy(e, b->keys[k], b->keys[k]->total_size);
+		((TmInstr *) ((char *) e + e->instr_off))[0].a = aslots[k];
+		semi->keys[k] = e;
+	}
+	semi->qual = NULL;
+	semi->label = semi_label(b);
+	semi->est_rows = apl->est_rows * share;
+	apl->ops = ops;
+	apl->nops++;
+	apl->est_rows = semi->est_rows;
+	pfree(aslots);
+	return true;
+}
+
+/* themis.build_reduction over a translated plan (translate.c), before it is serialized */
+void
+tm_reduce_builds(TmPlan *plan)
+{
+	for (int p = 0; p < plan->npipelines; p++)
+		for (int j = 1; j < plan->pipelines[p].nops; j++)
+			reduce_one(plan, p, j);
+}
