@@ -64,6 +64,33 @@ SELECT * FROM tt.check($$SELECT count(*) AS n, sum(l.v) AS s FROM br_l l JOIN br
 SELECT * FROM tt.check($$SELECT count(*) AS n, sum(l.v) AS s FROM br_l l JOIN br_o o ON l.ok = o.ok
                           JOIN br_c c ON o.ck = c.ck WHERE c.seg = 1 AND c.ck < 0$$);
 
+-- br_c's keys unique (a primary key): every order left finds one customer, so br_l's probe of it is
+-- dropped where br_l reads nothing of br_c's rows; kept where it reads c.name
+CREATE TABLE br_cu (ck int PRIMARY KEY, r int, seg int, name text);
+INSERT INTO br_cu SELECT ck, r, seg, name FROM br_c WHERE ck IS NOT NULL;
+ANALYZE br_cu;
+SELECT * FROM br_plan($$SELECT l.ok, o.d, sum(l.v) FROM br_l l JOIN br_o o ON l.ok = o.ok
+                        JOIN br_cu c ON o.ck = c.ck WHERE c.seg = 1 GROUP BY l.ok, o.d$$);
+SELECT * FROM tt.check($$SELECT l.ok, o.d, sum(l.v) AS s, count(*) AS n FROM br_l l JOIN br_o o ON l.ok = o.ok
+                          JOIN br_cu c ON o.ck = c.ck WHERE c.seg = 1 GROUP BY l.ok, o.d$$);
+SELECT * FROM tt.check($$SELECT l.id, o.ok, o.ck, o.x FROM br_l l JOIN br_o o ON l.ok = o.ok
+                          JOIN br_cu c ON o.ck = c.ck WHERE c.seg = 3$$);
+SELECT * FROM br_plan($$SELECT l.id, c.name FROM br_l l JOIN br_o o ON l.ok = o.ok
+                        JOIN br_cu c ON o.ck = c.ck WHERE c.seg = 1$$);
+SELECT * FROM tt.check($$SELECT l.id, c.name FROM br_l l JOIN br_o o ON l.ok = o.ok
+                          JOIN br_cu c ON o.ck = c.ck WHERE c.seg = 1$$);
+-- a deferrable unique constraint (duplicates possible inside a transaction): not dropped
+CREATE TABLE br_cd (ck int UNIQUE DEFERRABLE INITIALLY DEFERRED, r int, seg int);
+INSERT INTO br_cd SELECT ck, r, seg FROM br_cu;
+ANALYZE br_cd;
+BEGIN;
+INSERT INTO br_cd VALUES (6, 0, 1);
+SELECT * FROM br_plan($$SELECT count(*), sum(l.v) FROM br_l l JOIN br_o o ON l.ok = o.ok
+                        JOIN br_cd c ON o.ck = c.ck WHERE c.seg = 1$$);
+SELECT * FROM tt.check($$SELECT count(*) AS n, sum(l.v) AS s FROM br_l l JOIN br_o o ON l.ok = o.ok
+                          JOIN br_cd c ON o.ck = c.ck WHERE c.seg = 1$$);
+ROLLBACK;
+
 -- br_c keeps 4 of 5 customers: not worth a probe
 SELECT * FROM br_plan($$SELECT count(*), sum(l.v) FROM br_l l JOIN br_o o ON l.ok = o.ok
                         JOIN br_c c ON o.ck = c.ck WHERE c.seg <> 1$$);
@@ -104,4 +131,4 @@ RESET enable_nestloop;
 RESET themis.min_rows;
 RESET themis.fallback;
 DROP FUNCTION br_plan(text);
-DROP TABLE br_l, br_o, br_c;
+DROP TABLE br_l, br_o, br_c, br_cu, br_cd;

@@ -27,8 +27,19 @@
  *   - B's table is estimated to keep at most REDUCE_MAX_SHARE of its source's rows: a table that keeps
  *     most of them would drop few of A's rows for the probe's cost.
  * NULL keys match nothing in either probe, so the rows they drop are the same.
+ *
+ * B's probe in P then finds a match for every row.  Where B's keys are unique in its table (B's pipeline
+ * only filters the rows of a table with an immediate unique index on key columns, all of integer types)
+ * and P reads nothing of B's row, it finds exactly one and passes the row on unchanged: it is dropped
+ * (TPC-H Q3's customer, Q8's nation n1).
  */
 #include "postgres.h"
+
+#include "access/genam.h"
+#include "access/table.h"
+#include "catalog/pg_index.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "themis.h"
 #include "themis/tm_expr_eval.h"
@@ -125,18 +136,94 @@ move_pipeline(TmPlan *plan, int from, int to)
  * of the tables, not slots)
  */
 static char *
-semi_label(const TmOp *b)
+semi_label(const TmOp *b, bool dropped)
 {
 	const char *on = b->label ? strstr(b->label, ") on (") : NULL;
+	const char *what = dropped ? "reducing the build (the later probe of it dropped: one match for every row)"
+		: "reducing the build";
 
 	if (on == NULL)
-		return psprintf("Hash Probe %d (Semi), reducing the build", b->ht);
-	return psprintf("Hash Probe %d (Semi) on %s, reducing the build", b->ht, on + 5);
+		return psprintf("Hash Probe %d (Semi), %s", b->ht, what);
+	return psprintf("Hash Probe %d (Semi) on %s, %s", b->ht, on + 5, what);
+}
+
+/*
+ * Are the keys of the table that pipeline bb builds unique in it?  bb reads a table and only filters
+ * its rows, and an immediate unique index (no expressions, no predicate) has all its key columns among
+ * the build's keys, which are bare columns of integer types (equal for themis where they are equal for
+ * the index).
+ */
+static bool
+build_keys_unique(const TmPlan *plan, int bb)
+{
+	const TmPipeline *pl = &plan->pipelines[bb];
+	Bitmapset  *keycols = NULL;
+	Relation	rel;
+	List	   *indexes;
+	ListCell   *lc;
+	bool		unique = false;
+
+	if (pl->srckind != TM_SRC_TABLE || pl->sink.kind != TM_SINK_HASH_BUILD || pl->sink.nkeys < 1)
+		return false;
+	for (int i = 0; i < pl->nops; i++)
+		if (pl->ops[i].kind != TM_OP_FILTER)
+			return false;
+	for (int k = 0; k < pl->sink.nkeys; k++)
+	{
+		int			s;
+		const TmType *t;
+
+		if (!bare_slot(pl->sink.keys[k], &s) || s < 0 || s >= pl->nslots || pl->slots[s].level != 0 ||
+			pl->slots[s].col < 0 || pl->slots[s].col >= pl->nsrccols)
+			return false;
+		t = &pl->slots[s].type;
+		if (t->kind != TM_K_INT2 && t->kind != TM_K_INT4 && t->kind != TM_K_INT8)
+			return false;
+		keycols = bms_add_member(keycols, pl->src_attnos[pl->slots[s].col]);
+	}
+
+	rel = table_open(pl->relid, AccessShareLock);
+	indexes = RelationGetIndexList(rel);
+	foreach(lc, indexes)
+	{
+		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index ix;
+		bool		all = true;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		ix = (Form_pg_index) GETSTRUCT(tup);
+		if (ix->indisunique && ix->indimmediate && ix->indisvalid && ix->indnkeyatts > 0 &&
+			heap_attisnull(tup, Anum_pg_index_indexprs, NULL) &&
+			heap_attisnull(tup, Anum_pg_index_indpred, NULL))
+		{
+			for (int i = 0; i < ix->indnkeyatts && all; i++)
+				all = ix->indkey.values[i] > 0 && bms_is_member(ix->indkey.values[i], keycols);
+			unique = all;
+		}
+		ReleaseSysCache(tup);
+		if (unique)
+			break;
+	}
+	list_free(indexes);
+	table_close(rel, AccessShareLock);
+	return unique;
+}
+
+/* op j of pipeline pl out: the slots of the ops after it one level down (nothing reads op j's) */
+static void
+drop_op(TmPipeline *pl, int j)
+{
+	memmove(&pl->ops[j], &pl->ops[j + 1], sizeof(TmOp) * (pl->nops - j - 1));
+	pl->nops--;
+	for (int s = 0; s < pl->nslots; s++)
+		if (pl->slots[s].level > j + 1)
+			pl->slots[s].level--;
 }
 
 /*
  * Reduce the build of the table that op j of pipeline p takes its keys from, if every condition of the
- * file's comment holds; true if it did (pipelines before p may have moved; p has not)
+ * file's comment holds; true if it did (pipelines before p may have moved; p has not; op j may be gone)
  */
 static bool
 reduce_one(TmPlan *plan, int p, int j)
@@ -154,6 +241,7 @@ reduce_one(TmPlan *plan, int p, int j)
 	double		share;
 	TmOp	   *ops;
 	TmOp	   *semi;
+	bool		drop;
 
 	if (b->kind != TM_OP_PROBE || b->jointype != TM_JOIN_INNER || b->qual != NULL || b->nkeys < 1)
 		return false;
@@ -244,12 +332,20 @@ reduce_one(TmPlan *plan, int p, int j)
 		semi->keys[k] = e;
 	}
 	semi->qual = NULL;
-	semi->label = semi_label(b);
 	semi->est_rows = apl->est_rows * share;
 	apl->ops = ops;
 	apl->nops++;
 	apl->est_rows = semi->est_rows;
 	pfree(aslots);
+
+	/* B's probe: one match for every row, where B's keys are unique and P reads nothing of B's row */
+	drop = build_keys_unique(plan, build_of(plan, b->ht));
+	for (int s = 0; s < pl->nslots && drop; s++)
+		if (pl->slots[s].level == j + 1)
+			drop = false;
+	semi->label = semi_label(b, drop);
+	if (drop)
+		drop_op(pl, j);
 	return true;
 }
 
@@ -258,6 +354,10 @@ void
 tm_reduce_builds(TmPlan *plan)
 {
 	for (int p = 0; p < plan->npipelines; p++)
-		for (int j = 1; j < plan->pipelines[p].nops; j++)
-			reduce_one(plan, p, j);
+		for (int j = 1; j < plan->pipelines[p].nops;)
+		{
+			/* after a reduction, op j is looked at again: the next one, where it was dropped */
+			if (!reduce_one(plan, p, j))
+				j++;
+		}
 }
