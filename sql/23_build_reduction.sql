@@ -94,6 +94,16 @@ ROLLBACK;
 -- br_c keeps 4 of 5 customers: not worth a probe
 SELECT * FROM br_plan($$SELECT count(*), sum(l.v) FROM br_l l JOIN br_o o ON l.ok = o.ok
                         JOIN br_c c ON o.ck = c.ck WHERE c.seg <> 1$$);
+-- br_cu looked up row by row (a nested loop over its primary key), read whole by themis: its estimate
+-- is one lookup's rows, but nothing drops any of its rows, so no reduction
+SET enable_hashjoin = off;
+SET enable_nestloop = on;
+SELECT * FROM br_plan($$SELECT count(*), sum(l.v) FROM br_l l JOIN br_o o ON l.ok = o.ok
+                        JOIN br_cu c ON o.ck = c.ck$$);
+SELECT * FROM tt.check($$SELECT count(*) AS n, sum(l.v) AS s FROM br_l l JOIN br_o o ON l.ok = o.ok
+                          JOIN br_cu c ON o.ck = c.ck$$);
+RESET enable_hashjoin;
+SET enable_nestloop = off;
 -- a key computed from br_o's column: no reduction
 SELECT * FROM br_plan($$SELECT count(*), sum(l.v) FROM br_l l JOIN br_o o ON l.ok = o.ok
                         JOIN br_c c ON o.ck + 0 = c.ck WHERE c.seg = 1$$);
