@@ -116,6 +116,19 @@ BEGIN
 END
 $f$;
 
+-- the lines of EXPLAIN (COSTS OFF) of q that match one of the LIKE patterns, trimmed (the plan's shape)
+CREATE FUNCTION tt.explain_lines(q text, pats text[]) RETURNS SETOF text LANGUAGE plpgsql AS $f$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        IF line LIKE ANY (pats) THEN
+            RETURN NEXT trim(line);
+        END IF;
+    END LOOP;
+END
+$f$;
+
 -- does EXPLAIN of q (themis forced on) show a Custom Scan (Themis)?  NULL if EXPLAIN fails.
 CREATE FUNCTION tt.offloaded(q text, fallback boolean DEFAULT false) RETURNS boolean
 LANGUAGE plpgsql AS $f$

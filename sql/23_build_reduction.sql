@@ -20,17 +20,8 @@ INSERT INTO br_c VALUES (NULL, 0, 1, 'cnull');
 ANALYZE br_l, br_o, br_c;
 
 -- the pipelines and their hash operators, as EXPLAIN shows them
-CREATE FUNCTION br_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
-DECLARE
-    line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        IF line LIKE '%Pipeline %' OR line LIKE '%Hash Probe%' OR line LIKE '%Hash Build%' THEN
-            RETURN NEXT trim(line);
-        END IF;
-    END LOOP;
-END
-$f$;
+CREATE FUNCTION br_plan(q text) RETURNS SETOF text LANGUAGE sql
+  AS $$ SELECT tt.explain_lines(q, ARRAY['%Pipeline %', '%Hash Probe%', '%Hash Build%']) $$;
 
 SET join_collapse_limit = 1;
 SET enable_mergejoin = off;

@@ -151,6 +151,49 @@ semi_label(const TmOp *b, bool dropped)
 }
 
 /*
+ * Has table relid an immediate unique index (no expressions, no predicate: valid for every snapshot) whose
+ * key columns are all among attnos?  Rows of the table then never share the values of those columns.
+ * (Also translate.c's dependent group keys.)
+ */
+bool
+tm_unique_index_covers(Oid relid, Bitmapset *attnos)
+{
+	Relation	rel;
+	List	   *indexes;
+	ListCell   *lc;
+	bool		unique = false;
+
+	if (attnos == NULL)
+		return false;
+	rel = table_open(relid, AccessShareLock);
+	indexes = RelationGetIndexList(rel);
+	foreach(lc, indexes)
+	{
+		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index ix;
+		bool		all = true;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		ix = (Form_pg_index) GETSTRUCT(tup);
+		if (ix->indisunique && ix->indimmediate && ix->indisvalid && ix->indnkeyatts > 0 &&
+			heap_attisnull(tup, Anum_pg_index_indexprs, NULL) &&
+			heap_attisnull(tup, Anum_pg_index_indpred, NULL))
+		{
+			for (int i = 0; i < ix->indnkeyatts && all; i++)
+				all = ix->indkey.values[i] > 0 && bms_is_member(ix->indkey.values[i], attnos);
+			unique = all;
+		}
+		ReleaseSysCache(tup);
+		if (unique)
+			break;
+	}
+	list_free(indexes);
+	table_close(rel, AccessShareLock);
+	return unique;
+}
+
+/*
  * Are the keys of the table that pipeline bb builds unique in it?  bb reads a table and only filters
  * its rows, and an immediate unique index (no expressions, no predicate) has all its key columns among
  * the build's keys, which are bare columns of integer types (equal for themis where they are equal for
@@ -161,10 +204,6 @@ build_keys_unique(const TmPlan *plan, int bb)
 {
 	const TmPipeline *pl = &plan->pipelines[bb];
 	Bitmapset  *keycols = NULL;
-	Relation	rel;
-	List	   *indexes;
-	ListCell   *lc;
-	bool		unique = false;
 
 	if (pl->srckind != TM_SRC_TABLE || pl->sink.kind != TM_SINK_HASH_BUILD || pl->sink.nkeys < 1)
 		return false;
@@ -185,32 +224,7 @@ build_keys_unique(const TmPlan *plan, int bb)
 		keycols = bms_add_member(keycols, pl->src_attnos[pl->slots[s].col]);
 	}
 
-	rel = table_open(pl->relid, AccessShareLock);
-	indexes = RelationGetIndexList(rel);
-	foreach(lc, indexes)
-	{
-		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
-		Form_pg_index ix;
-		bool		all = true;
-
-		if (!HeapTupleIsValid(tup))
-			continue;
-		ix = (Form_pg_index) GETSTRUCT(tup);
-		if (ix->indisunique && ix->indimmediate && ix->indisvalid && ix->indnkeyatts > 0 &&
-			heap_attisnull(tup, Anum_pg_index_indexprs, NULL) &&
-			heap_attisnull(tup, Anum_pg_index_indpred, NULL))
-		{
-			for (int i = 0; i < ix->indnkeyatts && all; i++)
-				all = ix->indkey.values[i] > 0 && bms_is_member(ix->indkey.values[i], keycols);
-			unique = all;
-		}
-		ReleaseSysCache(tup);
-		if (unique)
-			break;
-	}
-	list_free(indexes);
-	table_close(rel, AccessShareLock);
-	return unique;
+	return tm_unique_index_covers(pl->relid, keycols);
 }
 
 /* op j of pipeline pl out: the slots of the ops after it one level down (nothing reads op j's) */

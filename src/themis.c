@@ -24,6 +24,7 @@ bool		themis_gpu_private_global_agg = false;
 bool		themis_gpu_dynamic_rows = true;
 bool		themis_probe_order = true;
 bool		themis_build_reduction = true;
+bool		themis_dependent_group_keys = true;
 bool		themis_stream_loads = true;
 bool		themis_load_page_reader = true;
 int			themis_device = THEMIS_DEVICE_AUTO;
@@ -197,6 +198,19 @@ _PG_init(void)
 							 "raise an error: results and errors are the same either way (src/build_reduce.c). EXPLAIN shows the added "
 							 "probe. Takes effect when a query is planned.",
 							 &themis_build_reduction,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("themis.dependent_group_keys",
+							 "Carries a group key that a join makes functionally dependent on the other group keys by any(), instead of "
+							 "hashing and comparing it on every row.",
+							 "A group key that is a column of the rows an inner probe matched, where the probe's keys are group keys of "
+							 "integer types and the probed table's keys are unique (an immediate unique index): one value per group. "
+							 "TPC-H Q3 groups by l_orderkey, o_orderdate, o_shippriority with o_orderkey = l_orderkey. Results are the "
+							 "same either way. Takes effect when a query is planned (src/translate.c).",
+							 &themis_dependent_group_keys,
 							 true,
 							 PGC_USERSET,
 							 0,

@@ -57,6 +57,7 @@ extern bool themis_gpu_private_global_agg;	/* themis.gpu_private_global_agg */
 extern bool themis_gpu_dynamic_rows;	/* themis.gpu_dynamic_rows */
 extern bool themis_probe_order;	/* themis.probe_order */
 extern bool themis_build_reduction;	/* themis.build_reduction */
+extern bool themis_dependent_group_keys;	/* themis.dependent_group_keys */
 extern bool themis_stream_loads;	/* themis.stream_loads */
 extern bool themis_load_page_reader;	/* themis.load_page_reader */
 
@@ -195,6 +196,8 @@ extern TmTranslation *tm_translate(PlannedStmt *pstmt, Plan *root, bool need_ord
 /* ---- build_reduce.c ---- */
 /* SEMI probes that drop a hash build's rows that its probing pipeline would drop (themis.build_reduction) */
 extern void tm_reduce_builds(TmPlan *plan);
+/* an immediate unique index of relid on columns among attnos (build_reduce.c) */
+extern bool tm_unique_index_covers(Oid relid, Bitmapset *attnos);
 
 /* ---- exec_node.c ---- */
 extern CustomScanMethods themis_scan_methods;

@@ -1778,6 +1778,8 @@ typedef struct AggCollect
 	List	   *group_src;		/* bottom-input column index (1-based) per group, 0 if none */
 	List	   *aggs;			/* BAgg */
 	List	   *aggrefs;		/* the Aggref (from top) per BAgg (avg: two entries point to one) */
+	List	   *dep_src;		/* bottom-input column index of each group key carried by any() */
+	List	   *dep_agg;		/* ... and the index of that any() in aggs */
 	bool		failed;
 } AggCollect;
 
@@ -1852,6 +1854,14 @@ output_for_input(AggCollect *ac, int attno, Var *v)
 	{
 		if (lfirst_int(lc) == attno)
 			return (Expr *) makeVar(TM_GROUP_VARNO, i + 1, v->vartype, v->vartypmod, v->varcollid, 0);
+		i++;
+	}
+	i = 0;
+	foreach(lc, ac->dep_src)
+	{
+		if (lfirst_int(lc) == attno)
+			return (Expr *) makeVar(TM_AGGREF_VARNO, list_nth_int(ac->dep_agg, i) + 1, v->vartype,
+									v->vartypmod, v->varcollid, 0);
 		i++;
 	}
 	e = input_col(ac, attno);
@@ -2338,6 +2348,91 @@ final_mutator(Node *node, FinalCtx *c)
 	return expression_tree_mutator(node, final_mutator, (void *) c);
 }
 
+static bool
+int_kind(const TmType *t)
+{
+	return t->kind == TM_K_INT2 || t->kind == TM_K_INT4 || t->kind == TM_K_INT8;
+}
+
+/*
+ * Are the keys of hash table h unique in it?  Its build reads a table, drops rows (filters, semi and anti
+ * probes) or joins them to tables whose keys are unique in turn, and an immediate unique index has its key
+ * columns among the build's keys, bare columns of integer types (tm_unique_index_covers).
+ */
+static bool
+hash_keys_unique(TState *ts, BHash *h, int depth)
+{
+	BPipeline  *b = h->build;
+	Bitmapset  *attnos = NULL;
+	ListCell   *lc;
+	int			k = 0;
+
+	if (depth > 8 || b == NULL || b->srckind != TM_SRC_TABLE || b->sinkkind != TM_SINK_HASH_BUILD ||
+		b->sinkkeys == NIL)
+		return false;
+	foreach(lc, b->ops)
+	{
+		BOp		   *op = (BOp *) lfirst(lc);
+
+		if (op->kind == TM_OP_FILTER || op->jointype == TM_JOIN_SEMI || op->jointype == TM_JOIN_ANTI)
+			continue;
+		if (!hash_keys_unique(ts, list_nth(ts->hashes, op->ht), depth + 1))
+			return false;
+	}
+	foreach(lc, b->sinkkeys)
+	{
+		Var		   *v = (Var *) lfirst(lc);
+		BSlot	   *sl;
+
+		if (!IsA(v, Var) || v->varno != TM_SLOT_VARNO || v->varattno < 1 || v->varattno > b->nslots)
+			return false;
+		sl = &b->slots[v->varattno - 1];
+		if (sl->level != 0 || !int_kind(&sl->type) || !int_kind(&b->sinkkeytypes[k]))
+			return false;
+		attnos = bms_add_member(attnos, sl->col);	/* level 0 of a table: the attno, until pruning */
+		k++;
+	}
+	return tm_unique_index_covers(b->relid, attnos);
+}
+
+/*
+ * Is group key e functionally dependent on the group keys `keys` through a join (themis.dependent_group_keys)?
+ * It is a column of the rows matched by an inner probe of the aggregation's input pipeline in, the probe's
+ * keys are bare group keys of integer types, and its table's keys are unique: for each value of those
+ * keys there is one matched row, so one value of e.  (TPC-H Q3 groups by l_orderkey, o_orderdate,
+ * o_shippriority, with o_orderkey = l_orderkey: orders' columns are carried by any(), one key is hashed
+ * and compared on each row instead of three.)
+ */
+static bool
+dependent_key(TState *ts, BPipeline *in, Expr *e, List *keys)
+{
+	Var		   *v = (Var *) e;
+	BSlot	   *sl;
+	BOp		   *op;
+	ListCell   *lc;
+	int			k = 0;
+
+	if (!themis_dependent_group_keys || !IsA(v, Var) || v->varno != TM_SLOT_VARNO || v->varattno < 1 ||
+		v->varattno > in->nslots)
+		return false;
+	sl = &in->slots[v->varattno - 1];
+	if (sl->level < 1 || sl->level > list_length(in->ops))
+		return false;
+	op = list_nth(in->ops, sl->level - 1);
+	if (op->kind != TM_OP_PROBE || op->jointype != TM_JOIN_INNER)
+		return false;
+	foreach(lc, op->keys)
+	{
+		Var		   *kv = (Var *) lfirst(lc);
+
+		if (!IsA(kv, Var) || kv->varno != TM_SLOT_VARNO || !list_member(keys, kv) ||
+			!int_kind(&op->keytypes[k]))
+			return false;
+		k++;
+	}
+	return hash_keys_unique(ts, list_nth(ts->hashes, op->ht), 0);
+}
+
 static Stream *
 translate_agg(TState *ts, Agg *top)
 {
@@ -2396,15 +2491,35 @@ translate_agg(TState *ts, Agg *top)
 	if (ac.in == NULL || !settle(ts, ac.in))
 		return NULL;
 
-	/* group keys of the bottom Agg, over its input */
-	for (i = 0; i < ac.bottom->numCols; i++)
+	/*
+	 * group keys of the bottom Agg, over its input; those functionally dependent on the others through a
+	 * join (dependent_key) carried by any()
+	 */
 	{
-		Expr	   *e = input_col(&ac, ac.bottom->grpColIdx[i]);
+		List	   *all = NIL;
 
-		if (e == NULL)
-			return fail(ts, "bad group column");
-		ac.groups = lappend(ac.groups, e);
-		ac.group_src = lappend_int(ac.group_src, ac.bottom->grpColIdx[i]);
+		for (i = 0; i < ac.bottom->numCols; i++)
+		{
+			Expr	   *e = input_col(&ac, ac.bottom->grpColIdx[i]);
+
+			if (e == NULL)
+				return fail(ts, "bad group column");
+			all = lappend(all, e);
+		}
+		for (i = 0; i < ac.bottom->numCols; i++)
+		{
+			Expr	   *e = list_nth(all, i);
+			TmType		t;
+
+			if (dependent_key(ts, ac.in->pl, e, all) && expr_type(ts, ac.in->pl, e, NULL, &t))
+			{
+				ac.dep_src = lappend_int(ac.dep_src, ac.bottom->grpColIdx[i]);
+				ac.dep_agg = lappend_int(ac.dep_agg, add_agg(&ac, TM_AGG_ANY, NULL, e, NULL, false, &t, NULL));
+				continue;
+			}
+			ac.groups = lappend(ac.groups, e);
+			ac.group_src = lappend_int(ac.group_src, ac.bottom->grpColIdx[i]);
+		}
 	}
 
 	tl = NIL;
@@ -2603,10 +2718,26 @@ translate_agg(TState *ts, Agg *top)
 					}
 					j++;
 				}
-				if (g < 0)
-					break;
 				k = palloc(sizeof(OrderKey));
-				k->expr = (Expr *) slot_var(pl, fc.group_slot[g]);
+				if (g < 0)
+				{
+					/* a group key carried by any(): its column holds the same values */
+					j = 0;
+					foreach(lc2, ac.dep_src)
+					{
+						if (lfirst_int(lc2) == attno)
+						{
+							g = list_nth_int(ac.dep_agg, j);
+							break;
+						}
+						j++;
+					}
+					if (g < 0)
+						break;
+					k->expr = (Expr *) slot_var(pl, fc.agg_slot[g]);
+				}
+				else
+					k->expr = (Expr *) slot_var(pl, fc.group_slot[g]);
 				k->sortop = ops[i];
 				k->coll = colls[i];
 				k->nullsfirst = nf[i];
@@ -2614,7 +2745,19 @@ translate_agg(TState *ts, Agg *top)
 			}
 		}
 		else
-			s->order = map_order(ac.in->order, ac.groups, group_vars);
+		{
+			List	   *from = list_copy(ac.groups);
+
+			/* the group keys carried by any() are their columns too */
+			foreach(lc, ac.dep_agg)
+			{
+				BAgg	   *a = list_nth(ac.aggs, lfirst_int(lc));
+
+				from = lappend(from, a->arg);
+				group_vars = lappend(group_vars, slot_var(pl, fc.agg_slot[lfirst_int(lc)]));
+			}
+			s->order = map_order(ac.in->order, from, group_vars);
+		}
 		/* the parent may rely on the order of every group key: all or nothing */
 		if (list_length(s->order) < ac.bottom->numCols)
 			s->order = NIL;
