@@ -22,7 +22,11 @@
  *     not promise: planner.c puts a Sort above where a parent needs one);
  *   - a probe moves ahead only of probes whose payload its keys do not read, and only if its keys are bare
  *     slots and it has no residual condition: its own work then raises no error on rows that the probes
- *     it passes would have dropped.  Every other operator sees the same rows or fewer.
+ *     it passes would have dropped;
+ *   - a probe whose keys are computed or that has a residual condition neither moves nor is passed: its
+ *     evaluation, which may raise an error, sees the rows it sees in the plan (a probe moved ahead of it
+ *     would drop rows on which PostgreSQL raises the error).  Every other operator sees the same rows or
+ *     fewer.
  * Slots name the probe whose payload they hold by its position (TmSlot.level), so the reordered pipeline
  * gets a copy of the slots with the levels moved along (tm_pipeline_permute).
  */
@@ -105,11 +109,12 @@ tm_probe_order_run(const TmPipeline *pl, const double *e, int a, int m, int *per
 	bool		changed = false;
 
 	for (int i = 0; i < m; i++)
+		deps[i] = 0;
+	for (int i = 0; i < m; i++)
 	{
 		const TmOp *op = &pl->ops[a + i];
 		bool		lean = op->qual == NULL;
 
-		deps[i] = 0;
 		for (int k = 0; k < op->nkeys; k++)
 		{
 			deps[i] |= tm_probe_expr_deps(pl, op->keys[k], a, i);
@@ -117,7 +122,15 @@ tm_probe_order_run(const TmPipeline *pl, const double *e, int a, int m, int *per
 		}
 		deps[i] |= tm_probe_expr_deps(pl, op->qual, a, i);
 		if (!lean)
-			deps[i] |= (1u << i) - 1u;	/* it stays after every probe it follows in the plan */
+		{
+			/*
+			 * it stays after every probe it follows in the plan, and before every probe that follows it:
+			 * its keys or residual condition, which may raise an error, see the rows they see in the plan
+			 */
+			deps[i] |= (1u << i) - 1u;
+			for (int j = i + 1; j < m; j++)
+				deps[j] |= 1u << i;
+		}
 		er[i] = e[a + i];
 		plan[i] = i;
 	}

@@ -234,7 +234,7 @@ test_rules(void)
 		check_order("dependent", &p, e, false, "0 1");
 	}
 
-	/* a residual condition, or a computed key: not ahead of probes that came before it */
+	/* a residual condition, or a computed key: not ahead of probes that came before it, nor behind later ones */
 	p_init(&p, 2);
 	p_probe(&p, x_slot(0));
 	p_probe(&p, x_slot(1));
@@ -247,10 +247,13 @@ test_rules(void)
 		check_order("residual condition gone", &p, e, true, "1 0");
 		p.keys[1] = x_computed(1);
 		check_order("computed key", &p, e, false, "0 1");
-		/* ... while others may still go ahead of it */
+		/* ... nor may others go ahead of it: its evaluation would miss the rows they drop */
 		p.keys[1] = x_slot(1);
 		p.ops[0].qual = x_slot(0);
-		check_order("residual condition on the probe passed", &p, e, true, "1 0");
+		check_order("residual condition on the probe that would be passed", &p, e, false, "0 1");
+		p.ops[0].qual = NULL;
+		p.keys[0] = x_computed(0);
+		check_order("computed key on the probe that would be passed", &p, e, false, "0 1");
 	}
 
 	/* a filter between two probes: two runs of one probe, nothing moves */
@@ -348,7 +351,8 @@ rnd(int n)
  * Random pipelines of filters and probes (inner and others, keys on the source or on an earlier probe's
  * payload, computed keys, residual conditions) with random estimates: whatever the order, it is a
  * permutation that moves only inner probes within their runs, every op reads only slots filled before it,
- * a probe with a computed key or a residual condition still follows every probe of its run it followed,
+ * a probe with a computed key or a residual condition still follows every probe of its run it followed
+ * and precedes every one that followed it,
  * and a new order is estimated to take at most 3/4 of the plan's work
  */
 static void
@@ -428,10 +432,17 @@ test_random(void)
 						if (in[j].op == TMI_PUSH_SLOT && out.slots[in[j].a].level > i)
 							bad = true;
 				}
-			/* a computed key or a residual condition: still after every inner probe of its run it followed */
+			/*
+			 * a computed key or a residual condition: still after every inner probe of its run it followed,
+			 * and before every one that followed it
+			 */
 			if (op->kind == TM_OP_PROBE && (op->qual != NULL || !tm_probe_expr_is_slot(op->keys[0])))
+			{
 				for (int k = perm[i] - 1; k >= 0 && tm_probe_movable(&p.pl, e, k); k--)
 					bad = bad || pos[k] > i;
+				for (int k = perm[i] + 1; k < nops && tm_probe_movable(&p.pl, e, k); k++)
+					bad = bad || pos[k] < i;
+			}
 		}
 		TM_CHECK_MSG(!bad, "iteration %d: order %s breaks a rule", iter, perm_text(perm, nops));
 		/* the saving: rows into each reordered run's probes, plan order against new */
