@@ -19,8 +19,11 @@
  *     each one a bare slot of A's build pipeline of the same type (the SEMI probe's keys are the same
  *     values, read where they are built);
  *   - nothing between A and B, nor A's or B's residual condition, can raise an error: the ops between are
- *     probes with bare keys and no residual condition, and A and B have none.  The rows that the reduction
- *     drops early are then rows on which PostgreSQL's plan raises no error either before B drops them;
+ *     probes with bare keys and no residual condition, and A and B have none.  Nor can A's build keys and
+ *     payload, computed for every row that reaches its sink (bare slots).  The rows that the reduction
+ *     drops early are then rows on which PostgreSQL's plan raises no error either before B drops them.
+ *     (Where B's build and A's both raise one, B's now runs first: which of the two errors is reported
+ *     may change, as it does in PostgreSQL with the plan's costs);
  *   - A's table is probed by P alone (another probe of it would lose rows);
  *   - B's build pipeline does not depend on A's, so it can run before it: it is moved ahead of it where
  *     it is after it, if everything it reads is made before A's build;
@@ -308,6 +311,19 @@ reduce_one(TmPlan *plan, int p, int j)
 	if (!drops)
 		return false;
 	share = bpl->est_rows / bpl->est_source_rows;
+
+	/*
+	 * A's build computes its keys and payload from every row that reaches its sink, and PostgreSQL's Hash
+	 * node does from every row of its side: where one of them could raise an error, the rows the SEMI
+	 * probe drops must not go without it.  Bare slots only.
+	 */
+	for (int k = 0; k < apl->sink.nkeys + apl->sink.nvals; k++)
+	{
+		int			s;
+
+		if (!bare_slot(k < apl->sink.nkeys ? apl->sink.keys[k] : apl->sink.vals[k - apl->sink.nkeys], &s))
+			return false;
+	}
 
 	/* each key: A's payload column, a bare slot of A's build of the same type */
 	aslots = palloc(sizeof(int) * b->nkeys);
