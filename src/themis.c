@@ -181,8 +181,9 @@ _PG_init(void)
 							 "Runs a pipeline's inner hash probes in the order that the built hash tables say is cheapest, where it differs from the plan's by much.",
 							 "When a pipeline starts, every table it probes is built, so each inner probe's rows out per row in are known "
 							 "from the table's rows; a probe that drops most rows then goes ahead of one that multiplies them (join orders "
-							 "chosen from estimates that were far off). Only probes with bare keys and no residual condition move, and never "
-							 "ahead of a probe whose payload they read: results and errors are the same either way. EXPLAIN ANALYZE shows the "
+							 "chosen from estimates that were far off). Only probes with bare keys and no residual condition move, never "
+							 "ahead of a probe whose payload they read, and never across a probe with computed keys or a residual "
+							 "condition: results and errors are the same either way. EXPLAIN ANALYZE shows the "
 							 "order that ran (themis/tm_probe_order.h).",
 							 &themis_probe_order,
 							 true,
@@ -194,8 +195,8 @@ _PG_init(void)
 							 "Builds a hash table only from the rows that the pipeline probing it can keep, where that pipeline then probes a "
 							 "filtered table on the first table's columns.",
 							 "A SEMI probe of the second table is added to the first table's build (the second one built first), where the "
-							 "second table is estimated to keep at most half of its source's rows and nothing between the two probes can "
-							 "raise an error: results and errors are the same either way (src/build_reduce.c). EXPLAIN shows the added "
+							 "second table is estimated to keep at most half of its source's rows and nothing between the two probes, nor "
+							 "the first table's build keys and columns, can raise an error: results and errors are the same either way (src/build_reduce.c). EXPLAIN shows the added "
 							 "probe. Takes effect when a query is planned.",
 							 &themis_build_reduction,
 							 true,
