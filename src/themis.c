@@ -196,8 +196,8 @@ _PG_init(void)
 							 "filtered table on the first table's columns.",
 							 "A SEMI probe of the second table is added to the first table's build (the second one built first), where the "
 							 "second table is estimated to keep at most half of its source's rows and nothing between the two probes, nor "
-							 "the first table's build keys and columns, can raise an error: results and errors are the same either way (src/build_reduce.c). EXPLAIN shows the added "
-							 "probe. Takes effect when a query is planned.",
+							 "the first table's build keys and columns, can raise an error: results and errors are the same either way "
+							 "(src/build_reduce.c). EXPLAIN shows the added probe. Takes effect when a query is planned.",
 							 &themis_build_reduction,
 							 true,
 							 PGC_USERSET,
