@@ -37,7 +37,7 @@
  * B's probe in P then finds a match for every row.  Where B's keys are unique in its table (B's pipeline
  * only filters the rows of a table with an immediate unique index on key columns, all of integer types)
  * and P reads nothing of B's row, it finds exactly one and passes the row on unchanged: it is dropped
- * (TPC-H Q3's customer, Q8's nation n1).
+ * (TPC-H Q3's customer on the skewed data).
  */
 #include "postgres.h"
 
