@@ -63,6 +63,13 @@ SELECT * FROM tt.check($$SELECT f.ok, o.d, o.p, sum(f.v) AS s, count(*) AS n FRO
                           GROUP BY f.ok, o.d, o.p$$);
 RESET themis.dependent_group_keys;
 
+-- no row in: no group; a division by zero in an aggregate, raised as PostgreSQL raises it
+SELECT * FROM tt.check($$SELECT f.ok, o.d, o.p, sum(f.v) AS s FROM dk_f f JOIN dk_o o ON f.ok = o.ok
+                          WHERE f.id < 0 GROUP BY f.ok, o.d, o.p$$);
+SELECT * FROM tt.check_error($$SELECT f.ok, o.d, sum(f.v / (o.p - 2)) AS s FROM dk_f f JOIN dk_o o ON f.ok = o.ok
+                                GROUP BY f.ok, o.d$$);
+SELECT * FROM tt.check_error($$SELECT f.ok, o.d, sum(f.v / (o.p + 1)) AS s FROM dk_f f JOIN dk_o o ON f.ok = o.ok
+                                GROUP BY f.ok, o.d$$);
 -- no unique index on dk_on: keys stay
 SELECT * FROM dk_plan($$SELECT f.ok, o.d, sum(f.v) FROM dk_f f JOIN dk_on o ON f.ok = o.ok GROUP BY f.ok, o.d$$);
 INSERT INTO dk_on VALUES (5, date '2030-01-01', 9, 'dup');
