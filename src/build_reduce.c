@@ -42,9 +42,12 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/htup_details.h"
 #include "access/table.h"
+#include "access/transam.h"
 #include "catalog/pg_index.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
 #include "themis.h"
@@ -153,10 +156,18 @@ semi_label(const TmOp *b, bool dropped)
 	return psprintf("Hash Probe %d (Semi) on %s, %s", b->ht, on + 5, what);
 }
 
+/* set where tm_unique_index_covers passed over an index not yet usable by this snapshot (planner.c) */
+bool		themis_plan_transient = false;
+
 /*
- * Has table relid an immediate unique index (no expressions, no predicate: valid for every snapshot) whose
- * key columns are all among attnos?  Rows of the table then never share the values of those columns.
- * (Also translate.c's dependent group keys.)
+ * Has table relid an immediate unique index (no expressions, no predicate) whose key columns are all among
+ * attnos, usable by the current snapshot?  Rows of the table it sees then never share the values of those
+ * columns.  (Also translate.c's dependent group keys.)
+ *
+ * An index built over a broken HOT chain (indcheckxmin) is passed over, as PostgreSQL's planner does
+ * (get_relation_info), while the transaction's snapshot is older than the index: that snapshot may still
+ * see rows that have the same key (a row updated since, whose old version the index does not hold).  The
+ * plan is then transient, made again once the index is usable (themis_plan_transient).
  */
 bool
 tm_unique_index_covers(Oid relid, Bitmapset *attnos)
@@ -179,6 +190,13 @@ tm_unique_index_covers(Oid relid, Bitmapset *attnos)
 		if (!HeapTupleIsValid(tup))
 			continue;
 		ix = (Form_pg_index) GETSTRUCT(tup);
+		if (ix->indcheckxmin &&
+			!TransactionIdPrecedes(HeapTupleHeaderGetXmin(tup->t_data), TransactionXmin))
+		{
+			themis_plan_transient = true;
+			ReleaseSysCache(tup);
+			continue;
+		}
 		if (ix->indisunique && ix->indimmediate && ix->indisvalid && ix->indnkeyatts > 0 &&
 			heap_attisnull(tup, Anum_pg_index_indexprs, NULL) &&
 			heap_attisnull(tup, Anum_pg_index_indpred, NULL))

@@ -502,6 +502,7 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	ListCell   *lc;
 	int			maxid = 0;
 	int			gpu = 0;
+	bool		save_transient;
 
 	stmt = NULL;
 	if (themis_enabled && themis_decorrelate_on && themis_decorrelate_candidate(parse) &&
@@ -536,6 +537,9 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	if (stmt->rowMarks != NIL)
 		return stmt;
 
+	/* (an index that tm_unique_index_covers passed over makes the plan transient, as in PostgreSQL) */
+	save_transient = themis_plan_transient;
+	themis_plan_transient = false;
 	max_node_id_walker(stmt->planTree, &maxid);
 	foreach(lc, stmt->subplans)
 		max_node_id_walker((Plan *) lfirst(lc), &maxid);
@@ -556,6 +560,9 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	themis_presort_mark(stmt);
 	/* and where that Sort is the statement's top node (or under a top Limit), it takes its place */
 	themis_presort_elide(stmt, cursorOptions, &ctx.next_node_id);
+	if (themis_plan_transient)
+		stmt->transientPlan = true;
+	themis_plan_transient = save_transient;
 	return stmt;
 }
 

@@ -198,6 +198,8 @@ extern TmTranslation *tm_translate(PlannedStmt *pstmt, Plan *root, bool need_ord
 extern void tm_reduce_builds(TmPlan *plan);
 /* an immediate unique index of relid on columns among attnos (build_reduce.c) */
 extern bool tm_unique_index_covers(Oid relid, Bitmapset *attnos);
+/* an index was passed over as not yet usable by the snapshot: the plan is transient (build_reduce.c) */
+extern bool themis_plan_transient;
 
 /* ---- exec_node.c ---- */
 extern CustomScanMethods themis_scan_methods;
