@@ -1013,10 +1013,29 @@ index_order(TState *ts, BPipeline *pl, Index rti, Oid relid, Oid indexid, ScanDi
 }
 
 /*
+ * The predicate of partial index indexid (implicit AND, over scan rti's columns), NIL for a full index.
+ * PostgreSQL leaves out of an index scan's quals those its index's predicate implies: the index holds only
+ * rows that satisfy them (create_indexscan_plan).  A scan read whole must apply the predicate itself.
+ */
+static List *
+index_pred_quals(Oid indexid, Index rti)
+{
+	Relation	idx = index_open(indexid, AccessShareLock);
+	List	   *pred = copyObject(RelationGetIndexPredicate(idx));
+
+	index_close(idx, NoLock);
+	if (pred != NIL && rti != 1)
+		ChangeVarNodes((Node *) pred, 1, rti, 0);
+	return pred;
+}
+
+/*
  * A scan of a heap table: Seq Scan, or an index / bitmap scan read as a full scan with all its quals
- * (themis filters whole columns; PostgreSQL's choice of index does not bind it).  Quals that use a
- * parameter set by an enclosing nested loop (nestparams) are not applied: they are returned in
- * *param_quals, raw, for the caller to turn into join clauses.
+ * (themis filters whole columns; PostgreSQL's choice of index does not bind it).  An index scan's quals
+ * start with its partial index's predicate (index_pred_quals), tested first: PostgreSQL never sees the
+ * rows outside it.  (A bitmap scan's bitmapqualorig has it.)  Quals that use a parameter set by an
+ * enclosing nested loop (nestparams) are not applied: they are returned in *param_quals, raw, for the
+ * caller to turn into join clauses.
  */
 static Stream *
 translate_scan(TState *ts, Plan *plan, List *nestparams, List **param_quals)
@@ -1046,7 +1065,8 @@ translate_scan(TState *ts, Plan *plan, List *nestparams, List **param_quals)
 				if (is->indexorderby != NIL)
 					return fail(ts, "index scan with ORDER BY operators");
 				kind = "Index Scan (full)";
-				quals = list_concat(list_copy(is->indexqualorig), plan->qual);
+				quals = list_concat(index_pred_quals(is->indexid, scan->scanrelid),
+									list_concat(list_copy(is->indexqualorig), plan->qual));
 				break;
 			}
 		case T_IndexOnlyScan:
@@ -1059,6 +1079,8 @@ translate_scan(TState *ts, Plan *plan, List *nestparams, List **param_quals)
 				quals = (List *) index_to_heap_mutator((Node *) list_concat(list_copy(ios->indexqual),
 																			 plan->qual),
 													   ios->indextlist);
+				/* (the predicate names the table's columns, not the index's) */
+				quals = list_concat(index_pred_quals(ios->indexid, scan->scanrelid), quals);
 				tlist = (List *) index_to_heap_mutator((Node *) tlist, ios->indextlist);
 				break;
 			}
@@ -1699,7 +1721,9 @@ translate_nestloop(TState *ts, NestLoop *nl)
 			List	   *lq = inner->qual;
 
 			if (IsA(inner, IndexScan))
-				lq = list_concat(list_copy(((IndexScan *) inner)->indexqualorig), lq);
+				lq = list_concat(list_concat(index_pred_quals(((IndexScan *) inner)->indexid,
+															  ((Scan *) inner)->scanrelid),
+											 list_copy(((IndexScan *) inner)->indexqualorig)), lq);
 			else if (IsA(inner, IndexOnlyScan))
 				lq = NIL;		/* its quals name index columns: not looked at, no swap */
 			else if (IsA(inner, BitmapHeapScan))
