@@ -80,6 +80,21 @@ SELECT * FROM tt.check_error($$SELECT d - (-30) AS c0, i8 AS c1 FROM topn_d ORDE
 EXPLAIN (COSTS OFF) SELECT d = '2000-05-11' AS c0, i8 AS c1 FROM topn_d ORDER BY c1 DESC NULLS FIRST, c0 LIMIT 3;
 SELECT * FROM tt.check_ordered($$SELECT d = '2000-05-11' AS c0, i8 AS c1 FROM topn_d ORDER BY c1 DESC NULLS FIRST, c0 LIMIT 3$$);
 DROP TABLE topn_d;
+-- a volatile function in the projection keeps every row: PostgreSQL calls it once for each row below the
+-- Sort (nextval() is called as many times with themis on as off)
+CREATE SEQUENCE topn_seq;
+EXPLAIN (COSTS OFF) SELECT x FROM (SELECT id AS x, nextval('topn_seq') AS n FROM types ORDER BY i4, id, n LIMIT 2) s;
+CREATE TEMP TABLE topn_calls (themis bool, calls int8);
+SET themis.enabled = off;
+SELECT x FROM (SELECT id AS x, nextval('topn_seq') AS n FROM types ORDER BY i4, id, n LIMIT 2) s;
+INSERT INTO topn_calls SELECT false, nextval('topn_seq') - 1;
+SELECT setval('topn_seq', 1, false) IS NOT NULL AS reset;
+SET themis.enabled = on;
+SELECT x FROM (SELECT id AS x, nextval('topn_seq') AS n FROM types ORDER BY i4, id, n LIMIT 2) s;
+INSERT INTO topn_calls SELECT true, nextval('topn_seq') - 1;
+SELECT themis, calls FROM topn_calls ORDER BY themis;
+DROP TABLE topn_calls;
+DROP SEQUENCE topn_seq;
 -- a Sort right above the node, with or without LIMIT (src/presort.c): the node returns its rows in the
 -- Sort's order where every key compares natively (integers, dates, timestamps, numerics; text and bpchar
 -- under the C collation), and EXPLAIN ANALYZE checks that order with the Sort's own comparators.  At the

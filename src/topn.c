@@ -18,7 +18,8 @@
  * projection (computed by PostgreSQL for each row the node returns, before the Sort) cannot fail on a
  * row's values: PostgreSQL computes it for every row, so a row that raises an error (d + 30 past the
  * last date) must not be dropped by the cut (local fuzz s39-q201); leakproof functions and operators
- * only (contain_leaked_vars), the rest (e.g. avg()'s numeric_div) keeps every row.  The kept rows and N
+ * only (contain_leaked_vars), the rest (e.g. avg()'s numeric_div) keeps every row; so does a volatile
+ * function in it (nextval(): called once per row in PostgreSQL's plan).  The kept rows and N
  * show in EXPLAIN ("Top-N Rows").
  */
 #include "postgres.h"
@@ -28,6 +29,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -73,10 +75,15 @@ topn_candidate(Limit *limit, int64 *n)
 	if (cs->methods != &themis_scan_methods || cs->scan.plan.qual != NIL ||
 		list_length(cs->custom_private) != 1)
 		return NULL;
-	/* the projection must not be able to fail on a row the cut would drop */
+	/*
+	 * the projection must not be able to fail on a row the cut would drop, nor call a volatile function
+	 * (nextval(), random()): PostgreSQL calls it once for every row below the Sort
+	 */
 	foreach(lc, cs->scan.plan.targetlist)
 		if (contain_leaked_vars((Node *) lfirst_node(TargetEntry, lc)->expr))
 			return NULL;
+	if (contain_volatile_functions((Node *) cs->scan.plan.targetlist))
+		return NULL;
 	*n = total;
 	return cs;
 }
