@@ -304,6 +304,34 @@ SELECT dc_subplan($$SELECT id FROM dc_a WHERE k NOT IN (SELECT k FROM dc_b WHERE
 SELECT dc_subplan($$SELECT id FROM dc_a WHERE k NOT IN (SELECT k FROM dc_b LIMIT 3)$$) AS subplan;
 -- a LIKE pattern that ends with the escape character fails: kept (the error is PostgreSQL's)
 SELECT dc_subplan($$SELECT id FROM dc_a WHERE k NOT IN (SELECT k FROM dc_b WHERE c LIKE 'x\')$$) AS subplan;
+-- a NOT NULL that PostgreSQL does not enforce on every row read: an inheritance child that dropped its
+-- parent's (a scan of the parent reads it), a foreign table's: kept, same answers (NULLs in both)
+CREATE TABLE dc_par (x int NOT NULL);
+CREATE TABLE dc_ch () INHERITS (dc_par);
+ALTER TABLE dc_ch ALTER COLUMN x DROP NOT NULL;
+INSERT INTO dc_par VALUES (1), (2), (6);
+INSERT INTO dc_ch VALUES (NULL), (3);
+ANALYZE dc_par, dc_ch;
+SELECT dc_subplan($$SELECT x FROM dc_par WHERE x NOT IN (SELECT k FROM dc_b WHERE k < 3)$$) AS subplan;
+SELECT * FROM tt.check($$SELECT x FROM dc_par WHERE x NOT IN (SELECT k FROM dc_b WHERE k < 3)$$);
+SELECT dc_subplan($$SELECT id FROM dc_a WHERE k NOT IN (SELECT x FROM dc_par)$$) AS subplan;
+SELECT * FROM tt.check($$SELECT id FROM dc_a WHERE k NOT IN (SELECT x FROM dc_par)$$);
+-- ONLY the parent, or children that kept it: rewritten
+SELECT dc_subplan($$SELECT id FROM dc_a WHERE k NOT IN (SELECT x FROM ONLY dc_par)$$) AS subplan;
+SELECT * FROM tt.check($$SELECT id FROM dc_a WHERE k NOT IN (SELECT x FROM ONLY dc_par)$$);
+ALTER TABLE dc_ch NO INHERIT dc_par;
+CREATE TABLE dc_ch2 () INHERITS (dc_par);
+INSERT INTO dc_ch2 VALUES (4);
+SELECT dc_subplan($$SELECT id FROM dc_a WHERE k NOT IN (SELECT x FROM dc_par)$$) AS subplan;
+SELECT * FROM tt.check($$SELECT id FROM dc_a WHERE k NOT IN (SELECT x FROM dc_par)$$);
+DROP TABLE dc_par, dc_ch, dc_ch2;
+CREATE EXTENSION file_fdw;
+CREATE SERVER dc_fs FOREIGN DATA WRAPPER file_fdw;
+CREATE FOREIGN TABLE dc_ft (x int NOT NULL) SERVER dc_fs OPTIONS (program 'printf ''1\n\\N\n3\n''');
+SELECT count(*) AS rows, count(x) AS not_null FROM dc_ft;
+SELECT dc_subplan($$SELECT k FROM dc_b WHERE k NOT IN (SELECT x FROM dc_ft)$$) AS subplan;
+SELECT * FROM tt.check($$SELECT k FROM dc_b WHERE k NOT IN (SELECT x FROM dc_ft)$$);
+DROP EXTENSION file_fdw CASCADE;
 DROP TABLE dc_a, dc_b;
 
 DROP FUNCTION dc_subplan(text);

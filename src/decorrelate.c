@@ -48,6 +48,8 @@
 #include "access/htup_details.h"
 #include "catalog/pg_attribute.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
@@ -793,14 +795,49 @@ only_inner_joins(Node *jt)
 	return false;
 }
 
-/* e is a column (level 0) of a table of q declared NOT NULL, and q has no outer join */
+/*
+ * Is column attname of table relid declared NOT NULL where PostgreSQL enforces it?  Not in a foreign table
+ * (its constraints are not checked); nor in a child of an inheritance tree, which may drop the NOT NULL
+ * of its parent (in PostgreSQL 15 only partitions may not): a scan of the parent reads every child, and
+ * each must have it.
+ */
+static bool
+rel_column_not_null(Oid relid, const char *attname, bool inh)
+{
+	char		relkind = get_rel_relkind(relid);
+	AttrNumber	attno = get_attnum(relid, attname);
+	HeapTuple	tp;
+	bool		nn;
+
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW && relkind != RELKIND_PARTITIONED_TABLE)
+		return false;
+	if (attno == InvalidAttrNumber)
+		return false;
+	tp = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(attno));
+	if (!HeapTupleIsValid(tp))
+		return false;
+	nn = ((Form_pg_attribute) GETSTRUCT(tp))->attnotnull;
+	ReleaseSysCache(tp);
+	if (nn && inh && has_subclass(relid))
+	{
+		List	   *rels = find_all_inheritors(relid, AccessShareLock, NULL);
+		ListCell   *lc;
+
+		foreach(lc, rels)
+			if (lfirst_oid(lc) != relid && !rel_column_not_null(lfirst_oid(lc), attname, false))
+				nn = false;
+		list_free(rels);
+	}
+	return nn;
+}
+
+/* e is a column (level 0) of a table of q declared NOT NULL (rel_column_not_null), and q has no outer join */
 static bool
 column_not_null(Query *q, Node *e)
 {
 	Var		   *v;
 	RangeTblEntry *rte;
-	HeapTuple	tp;
-	bool		nn;
+	char	   *attname;
 
 	while (e != NULL && IsA(e, RelabelType))
 		e = (Node *) ((RelabelType *) e)->arg;
@@ -808,14 +845,10 @@ column_not_null(Query *q, Node *e)
 		return false;
 	v = (Var *) e;
 	rte = rt_fetch(v->varno, q->rtable);
-	if (rte->rtekind != RTE_RELATION)
+	if (rte->rtekind != RTE_RELATION || v->varattno <= 0)
 		return false;
-	tp = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid), Int16GetDatum(v->varattno));
-	if (!HeapTupleIsValid(tp))
-		return false;
-	nn = ((Form_pg_attribute) GETSTRUCT(tp))->attnotnull;
-	ReleaseSysCache(tp);
-	return nn;
+	attname = get_attname(rte->relid, v->varattno, true);
+	return attname != NULL && rel_column_not_null(rte->relid, attname, rte->inh);
 }
 
 /*
