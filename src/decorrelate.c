@@ -950,7 +950,8 @@ decorrelate_walker(Node *node, void *ctx)
  * for a CTE written so, with its own conditions: not recursive, SELECT, no volatile functions, no
  * self-reference), and each becomes a Themis node whose only output is the max or the rows that match
  * it.  The answer is the same: the CTE's query has no volatile functions, so both references read the
- * same rows under the statement's snapshot.
+ * same rows under the statement's snapshot; and its aggregates are exact (order_dependent_agg_walker:
+ * no float sums, whose last bits depend on the order of the rows added).
  */
 typedef struct ViewAggCtx
 {
@@ -982,6 +983,37 @@ view_agg_sublink_walker(Node *node, ViewAggCtx *c)
 	return expression_tree_walker(node, view_agg_sublink_walker, (void *) c);
 }
 
+/*
+ * Does an aggregate of the CTE's query give a result that may depend on the order of its rows?  Each
+ * reference then computes it anew, maybe in another order (the GPU adds floats in no set order; so do
+ * PostgreSQL's parallel workers), and the two may not compare equal.  Only count, sum, avg, min and max
+ * of pg_catalog, none over or of a float type, are taken as exact.
+ */
+static bool
+order_dependent_agg_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *a = (Aggref *) node;
+		char	   *name = get_func_name(a->aggfnoid);
+		ListCell   *lc;
+		bool		exact;
+
+		exact = name != NULL && get_func_namespace(a->aggfnoid) == PG_CATALOG_NAMESPACE &&
+			(strcmp(name, "count") == 0 || strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0 ||
+			 strcmp(name, "min") == 0 || strcmp(name, "max") == 0) &&
+			a->aggtype != FLOAT4OID && a->aggtype != FLOAT8OID;
+		foreach(lc, a->aggargtypes)
+			if (lfirst_oid(lc) == FLOAT4OID || lfirst_oid(lc) == FLOAT8OID)
+				exact = false;
+		if (!exact)
+			return true;
+	}
+	return expression_tree_walker(node, order_dependent_agg_walker, context);
+}
+
 static int
 inline_view_ctes(Query *q)
 {
@@ -1001,7 +1033,9 @@ inline_view_ctes(Query *q)
 
 		if (cte->ctematerialized != CTEMaterializeDefault || cte->cterecursive || cte->cterefcount < 2 ||
 			!IsA(cq, Query) || cq->commandType != CMD_SELECT || !(cq->hasAggs || cq->groupClause != NIL) ||
-			cq->rowMarks != NIL || contain_volatile_functions((Node *) cq))
+			cq->rowMarks != NIL || contain_volatile_functions((Node *) cq) ||
+			order_dependent_agg_walker((Node *) cq->targetList, NULL) ||
+			order_dependent_agg_walker(cq->havingQual, NULL))
 			continue;
 		vc.ctename = cte->ctename;
 		vc.found = false;
