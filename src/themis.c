@@ -24,7 +24,7 @@ bool		themis_gpu_private_global_agg = false;
 bool		themis_gpu_dynamic_rows = true;
 bool		themis_probe_order = true;
 bool		themis_build_reduction = true;
-bool		themis_dependent_group_keys = true;
+bool		themis_dependent_group_keys = false;
 bool		themis_stream_loads = true;
 bool		themis_load_page_reader = true;
 int			themis_device = THEMIS_DEVICE_AUTO;
@@ -210,9 +210,10 @@ _PG_init(void)
 							 "A group key that is a column of the rows an inner probe matched, where the probe's keys are group keys of "
 							 "integer types and the probed table's keys are unique (an immediate unique index): one value per group. "
 							 "TPC-H Q3 groups by l_orderkey, o_orderdate, o_shippriority with o_orderkey = l_orderkey. Results are the "
-							 "same either way. Takes effect when a query is planned (src/translate.c).",
+							 "same either way. Off by default: on an H100 the skewed TPC-H Q3 took 14.0 ms with it, 11.4 ms without "
+							 "(bench/reports/2026-12-07-h100-sf10-checks). Takes effect when a query is planned (src/translate.c).",
 							 &themis_dependent_group_keys,
-							 true,
+							 false,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
