@@ -136,3 +136,28 @@ SELECT * FROM tt.check($$SELECT l_shipmode, EXTRACT(year FROM l_shipdate) AS y, 
 SELECT * FROM tt.check($$SELECT count(DISTINCT l_partkey) AS p, count(DISTINCT l_suppkey) AS s, count(DISTINCT l_comment) AS c FROM lineitem$$);
 SELECT * FROM tt.check($$SELECT o_orderpriority, o_orderstatus, count(*) AS n, sum(o_totalprice) AS t, min(o_clerk) AS c, max(o_comment) AS m
                          FROM orders GROUP BY 1, 2$$);
+-- aggregates over a domain: sum, min and max return the base type, as in PostgreSQL (the result's column
+-- type, that INSERT ... SELECT and CREATE TABLE AS take; the domain's CHECK does not apply to a sum)
+CREATE DOMAIN agg_dnum AS numeric(10,2) CHECK (VALUE < 1000);
+CREATE DOMAIN agg_dint AS int4 CHECK (VALUE < 1000);
+CREATE TABLE agg_dom (g int, v agg_dnum, w agg_dint);
+INSERT INTO agg_dom SELECT i % 5, i * 1.5, i FROM generate_series(1, 300) i;
+ANALYZE agg_dom;
+CALL tt.device_on();
+SET themis.min_rows = 0;
+SET themis.enabled = on;
+EXPLAIN (COSTS OFF) SELECT g, sum(v), min(v), max(w) FROM agg_dom GROUP BY g;
+SELECT pg_typeof(sum(v)) AS s, pg_typeof(min(v)) AS mi, pg_typeof(max(v)) AS ma, pg_typeof(avg(v)) AS a,
+       pg_typeof(min(w)) AS wmi, pg_typeof(sum(w)) AS ws FROM agg_dom GROUP BY g ORDER BY g LIMIT 1;
+SELECT * FROM tt.check($$SELECT g, sum(v) AS s, min(v) AS mi, max(v) AS ma, min(w) AS wmi FROM agg_dom GROUP BY g$$);
+CREATE TABLE agg_dom_t (g int, s numeric, mi numeric);
+INSERT INTO agg_dom_t SELECT g, sum(v), min(v) FROM agg_dom GROUP BY g;
+SELECT count(*), sum(s) FROM agg_dom_t;
+CREATE TABLE agg_dom_ctas AS SELECT g, sum(v) AS s, max(v) AS m FROM agg_dom GROUP BY g;
+SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
+ WHERE attrelid = 'agg_dom_ctas'::regclass AND attnum > 0 ORDER BY attnum;
+RESET themis.min_rows;
+RESET themis.enabled;
+DROP TABLE agg_dom, agg_dom_t, agg_dom_ctas;
+DROP DOMAIN agg_dnum;
+DROP DOMAIN agg_dint;

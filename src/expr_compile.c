@@ -1595,9 +1595,11 @@ compile_node_dyn(CState *cs, Node *node, CRes *res, bool toplevel)
 				if (!tm_type_from_pg(rt->resulttype, res->t.kind == TM_K_NUMERIC ? -1 : rt->resulttypmod,
 									 rt->resultcollid, &t, &why))
 				{
+					/* numeric without a typmod (from a domain or numeric(p, s)): the argument's scale */
 					if (res->t.kind != TM_K_NUMERIC)
 						return fail(cs, why);
 					t = res->t;
+					t.pgtype = rt->resulttype;	/* not the domain's: the result is of the base type */
 				}
 				if (t.kind != res->t.kind &&
 					!(res->t.kind == TM_K_TEXT && t.kind == TM_K_BPCHAR))

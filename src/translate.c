@@ -1957,10 +1957,12 @@ sum_restype(TState *ts, const TmType *arg, TmType *res)
 		case TM_K_NUMERIC:
 			*res = *arg;
 			res->typmod = -1;
+			res->pgtype = NUMERICOID;	/* (not a domain over it) */
 			return true;
 		case TM_K_FLOAT4:
 		case TM_K_FLOAT8:
 			*res = *arg;
+			res->pgtype = arg->kind == TM_K_FLOAT4 ? FLOAT4OID : FLOAT8OID;
 			return true;
 		default:
 			return false;
@@ -2244,8 +2246,9 @@ analyze_aggref(AggCollect *ac, Aggref *ref)
 					!lc_collate_is_c(src->inputcollid))
 					return fail(ts, "min/max of text in a non-C collation");
 				rest = argt;
-				/* output typmod: PostgreSQL's min/max keep the type but not the typmod */
+				/* output typmod: PostgreSQL's min/max keep the type but not the typmod, nor a domain */
 				rest.typmod = -1;
+				rest.pgtype = ref->aggtype;
 				return agg_placeholder(add_agg(ac, ismin ? TM_AGG_MIN : TM_AGG_MAX, ref, arg, filter,
 											   distinct, &rest, NULL),
 									   ref->aggtype, -1);
