@@ -128,3 +128,38 @@ SELECT * FROM tt.check($$SELECT k, count(*) AS n FROM mv GROUP BY k$$);
 SELECT * FROM tt.check($$SELECT jl.id FROM jl WHERE NOT EXISTS (SELECT 1 FROM mv WHERE mv.k = jl.k1)$$);
 CALL tt.themis_reset();
 DROP TABLE mv;
+-- a table a Themis node reads stays open while the node runs, as PostgreSQL's scans keep theirs: TRUNCATE,
+-- ALTER TABLE or DROP TABLE of it in the same session fails (between two FETCHes of a cursor, or from a
+-- function the query calls before the node computes), with themis on as with themis off
+CREATE TABLE ddl_a (id int, g int, w int);
+INSERT INTO ddl_a SELECT i, i % 5, i FROM generate_series(1, 1000) i;
+CREATE TABLE ddl_b (g int);
+INSERT INTO ddl_b SELECT i FROM generate_series(0, 3) i;
+ANALYZE ddl_a, ddl_b;
+CREATE FUNCTION ddl_trunc() RETURNS int LANGUAGE plpgsql AS $$ BEGIN TRUNCATE ddl_a; RETURN 0; END $$;
+CALL tt.device_on();
+SET themis.min_rows = 0;
+SET themis.fallback = off;
+SET themis.enabled = on;
+BEGIN;
+DECLARE ddl_c NO SCROLL CURSOR FOR SELECT a.g, count(*) AS n, sum(a.w) AS s FROM ddl_a a JOIN ddl_b b ON a.g = b.g GROUP BY a.g ORDER BY a.g;
+SAVEPOINT s;
+TRUNCATE ddl_a;
+ROLLBACK TO s;
+ALTER TABLE ddl_a DROP COLUMN w;
+ROLLBACK TO s;
+ALTER TABLE ddl_a ALTER COLUMN w TYPE int8;
+ROLLBACK TO s;
+DROP TABLE ddl_b;
+ROLLBACK TO s;
+FETCH 2 FROM ddl_c;
+TRUNCATE ddl_b;
+ROLLBACK TO s;
+FETCH ALL FROM ddl_c;
+COMMIT;
+EXPLAIN (COSTS OFF) SELECT a.g, count(*) AS n, sum(a.w) AS s FROM ddl_a a JOIN ddl_b b ON a.g = b.g GROUP BY a.g ORDER BY a.g;
+SELECT * FROM tt.check_error($$SELECT g, count(*) FROM ddl_a WHERE id > (SELECT ddl_trunc()) GROUP BY g$$);
+SELECT count(*) FROM ddl_a;
+CALL tt.themis_reset();
+DROP FUNCTION ddl_trunc();
+DROP TABLE ddl_a, ddl_b;

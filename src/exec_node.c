@@ -15,11 +15,13 @@
  */
 #include "postgres.h"
 
+#include "access/table.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 
 #include "themis.h"
 #include "exec_node.h"
@@ -86,6 +88,33 @@ param_walker(Node *node, ParamWalkContext *cxt)
 	return expression_tree_walker(node, param_walker, (void *) cxt);
 }
 
+/*
+ * Open the tables the pipelines read, and keep them open until the node ends, as PostgreSQL's scans do
+ * (ExecInitSeqScan): while they are open, TRUNCATE, ALTER TABLE or DROP TABLE of one of them in this
+ * session fails ("being used by active queries", CheckTableNotInUse), from a function the query calls or
+ * between two FETCHes of a cursor.  The node reads them only when it computes its result.
+ */
+static void
+themis_open_tables(ThemisScanState *ts)
+{
+	TmPlan	   *plan = ts->plan;
+
+	ts->rels = palloc0(sizeof(Relation) * Max(plan->npipelines, 1));
+	ts->nrels = 0;
+	for (int p = 0; p < plan->npipelines; p++)
+	{
+		Oid			relid = plan->pipelines[p].relid;
+		bool		seen = false;
+
+		if (plan->pipelines[p].srckind != TM_SRC_TABLE || !OidIsValid(relid))
+			continue;
+		for (int i = 0; i < ts->nrels && !seen; i++)
+			seen = RelationGetRelid(ts->rels[i]) == relid;
+		if (!seen)
+			ts->rels[ts->nrels++] = table_open(relid, AccessShareLock);
+	}
+}
+
 static void
 themis_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -107,6 +136,7 @@ themis_begin(CustomScanState *node, EState *estate, int eflags)
 	ts->plan = tm_plan_deserialize(DatumGetByteaPP(blob->constvalue));
 	themis_topn_get(cscan, &ts->topn);
 	themis_presort_get(cscan, &ts->presort);
+	themis_open_tables(ts);
 
 	if (ts->plan->nparams != list_length(cscan->custom_exprs))
 		elog(ERROR, "themis: plan has %d parameters but the node has %d expressions",
@@ -486,6 +516,9 @@ themis_end(CustomScanState *node)
 		ExecEndNode(ts->fallback_ps);
 	for (int i = 0; i < ts->ninputs; i++)
 		ExecEndNode(ts->inputs[i]);
+	for (int i = 0; i < ts->nrels; i++)
+		table_close(ts->rels[i], NoLock);
+	ts->nrels = 0;
 	ts->result = NULL;
 	if (ts->runcxt != NULL)
 	{

@@ -59,6 +59,10 @@ typedef struct ThemisScanState
 	int			presort_pg_runs;	/* runs sorted with PostgreSQL's comparators (Sort elided) */
 	int			presort_unordered;	/* runs whose order the Sort's comparators disagreed with */
 
+	/* the tables the pipelines read, open from begin to end (themis_open_tables) */
+	Relation   *rels;
+	int			nrels;
+
 	/* parts of the plan PostgreSQL runs for SUBPLAN sources: custom_plans[1..] */
 	PlanState **inputs;
 	int			ninputs;
