@@ -161,3 +161,24 @@ RESET themis.enabled;
 DROP TABLE agg_dom, agg_dom_t, agg_dom_ctas;
 DROP DOMAIN agg_dnum;
 DROP DOMAIN agg_dint;
+-- a nondeterministic collation ('abc' = 'ABC' at ICU strength 2): themis groups by bytes, so group keys and
+-- DISTINCT aggregates in one are left to PostgreSQL; the same answers
+CREATE COLLATION agg_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE TABLE agg_ci_t (id int, s text COLLATE agg_ci, g int);
+INSERT INTO agg_ci_t VALUES (1, 'abc', 1), (2, 'ABC', 1), (3, 'Abc', 2), (4, 'x', 2), (5, NULL, 2);
+ANALYZE agg_ci_t;
+CALL tt.device_on();
+SET themis.min_rows = 0;
+SET themis.enabled = on;
+EXPLAIN (COSTS OFF) SELECT s, count(*) FROM agg_ci_t GROUP BY s;
+SELECT * FROM tt.check($$SELECT s, count(*) AS n FROM agg_ci_t GROUP BY s$$);
+SELECT * FROM tt.check($$SELECT count(DISTINCT s) AS n FROM agg_ci_t$$);
+SELECT * FROM tt.check($$SELECT DISTINCT s FROM agg_ci_t$$);
+SELECT * FROM tt.check($$SELECT g, count(DISTINCT s) AS n FROM agg_ci_t GROUP BY g$$);
+SELECT * FROM tt.check($$SELECT s, sum(id) AS t FROM agg_ci_t GROUP BY s HAVING count(*) > 1$$);
+-- the same column under "C": grouped by bytes in the node
+SELECT * FROM tt.check($$SELECT s COLLATE "C" AS s, count(*) AS n FROM agg_ci_t GROUP BY 1$$);
+RESET themis.min_rows;
+RESET themis.enabled;
+DROP TABLE agg_ci_t;
+DROP COLLATION agg_ci;

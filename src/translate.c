@@ -833,6 +833,17 @@ map_order(List *order, List *from, List *to)
 	return res;
 }
 
+/*
+ * Are two values equal under collation coll exactly when their bytes are?  Themis groups and removes
+ * duplicates by bytes: so under no collation, C and every deterministic one (which breaks ties by
+ * bytes), not a nondeterministic one ('abc' = 'ABC' at ICU strength 2).
+ */
+static bool
+equal_means_same_bytes(Oid coll)
+{
+	return !OidIsValid(coll) || lc_collate_is_c(coll) || get_collation_isdeterministic(coll);
+}
+
 static List *
 sort_order(List *out, int numCols, AttrNumber *cols, Oid *ops, Oid *colls, bool *nf)
 {
@@ -2162,6 +2173,8 @@ analyze_aggref(AggCollect *ac, Aggref *ref)
 	if (src->aggvariadic || src->aggkind != AGGKIND_NORMAL || src->agglevelsup != 0)
 		return fail(ts, "aggregate form not supported");
 	distinct = src->aggdistinct != NIL;
+	if (distinct && !equal_means_same_bytes(src->inputcollid))
+		return fail(ts, "DISTINCT aggregate in a nondeterministic collation");
 	fn = src->aggfnoid;
 
 	if (fn == F_SUM_NUMERIC && !distinct && list_length(src->args) == 1 &&
@@ -2531,6 +2544,8 @@ translate_agg(TState *ts, Agg *top)
 
 			if (e == NULL)
 				return fail(ts, "bad group column");
+			if (!equal_means_same_bytes(ac.bottom->grpCollations[i]))
+				return fail(ts, "group key in a nondeterministic collation");
 			all = lappend(all, e);
 		}
 		for (i = 0; i < ac.bottom->numCols; i++)
