@@ -256,6 +256,32 @@ SELECT pg_temp.elided(q), r.* FROM (VALUES
     ($$SELECT id, c, w, a FROM elide_long ORDER BY c, w, a DESC, id$$)
 ) v(q), LATERAL tt.check_ordered(q) r;
 DROP TABLE elide_long;
+-- a subquery's ORDER BY where the query's result needs no order: the order an aggregate reads its input in
+-- (string_agg, array_agg), the rows of a subquery or of UNION ALL branches, as PostgreSQL keeps them
+CREATE TABLE elide_sub (id int, g int, tx text COLLATE "C");
+INSERT INTO elide_sub SELECT i, CASE WHEN i % 23 = 0 THEN NULL ELSE i % 7 END, 'x' || (i * 37 % 101) FROM generate_series(1, 200) i;
+ANALYZE elide_sub;
+CREATE FUNCTION pg_temp.same_text(q text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+    a text;
+    b text;
+BEGIN
+    SET LOCAL themis.enabled = off;
+    EXECUTE 'SELECT string_agg(x::text, '';'') FROM (' || q || ') x' INTO a;
+    SET LOCAL themis.enabled = on;
+    EXECUTE 'SELECT string_agg(x::text, '';'') FROM (' || q || ') x' INTO b;
+    RETURN CASE WHEN a IS NOT DISTINCT FROM b THEN 'same' ELSE 'DIFFERENT: off ' || a || ' on ' || b END;
+END $f$;
+EXPLAIN (COSTS OFF) SELECT string_agg(g::text, ',') FROM (SELECT g, count(*) AS c FROM elide_sub GROUP BY g ORDER BY g DESC) s;
+SELECT pg_temp.same_text(q) FROM (VALUES
+    ($$SELECT string_agg(g::text, ',') FROM (SELECT g, count(*) AS c FROM elide_sub GROUP BY g ORDER BY g DESC) s$$),
+    ($$SELECT array_agg(g) FROM (SELECT g, count(*) AS c FROM elide_sub GROUP BY g ORDER BY g DESC NULLS LAST) s$$),
+    ($$SELECT g, string_agg(tx, ',') FROM (SELECT g, tx FROM elide_sub WHERE id < 60 ORDER BY tx DESC, id) s GROUP BY g ORDER BY g$$),
+    ($$SELECT * FROM (SELECT g, count(*) AS c FROM elide_sub GROUP BY g ORDER BY g DESC) x WHERE c > 20$$),
+    ($$SELECT * FROM (SELECT g, count(*) AS c FROM elide_sub GROUP BY g ORDER BY g) a
+       UNION ALL SELECT * FROM (SELECT g, count(*) AS c FROM elide_sub GROUP BY g ORDER BY g DESC) b$$)
+) v(q);
+DROP TABLE elide_sub;
 RESET themis.device;
 RESET themis.min_rows;
 RESET themis.fallback;

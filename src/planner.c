@@ -390,6 +390,35 @@ rewrite_inputs(RewriteCtx *ctx, Plan *node)
 		lfirst(lc) = rewrite_plan(ctx, (Plan *) lfirst(lc), false, false);
 }
 
+/* does plan return its rows in the order of a Sort in it (through nodes that keep their input's order)? */
+static bool
+sorted_output(Plan *plan)
+{
+	while (plan != NULL)
+	{
+		switch (nodeTag(plan))
+		{
+			case T_Sort:
+			case T_IncrementalSort:
+				return true;
+			case T_SubqueryScan:
+				plan = ((SubqueryScan *) plan)->subplan;
+				break;
+			case T_Result:
+			case T_Material:
+			case T_Memoize:
+			case T_Limit:
+			case T_Unique:
+			case T_ProjectSet:
+				plan = plan->lefttree;
+				break;
+			default:
+				return false;
+		}
+	}
+	return false;
+}
+
 static Plan *
 rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel)
 {
@@ -412,7 +441,13 @@ rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel)
 		!bms_nonempty_difference(plan->extParam, ctx->initplan_params))
 	{
 		const char *why = NULL;
-		TmTranslation *tr = tm_translate(ctx->pstmt, plan, need_order, &why);
+
+		/*
+		 * A Sort whose order reaches the subtree's output is an order its parent asked for, even where
+		 * the query's result needs none: a subquery's ORDER BY under string_agg() or array_agg(), a
+		 * UNION ALL of ordered branches (PostgreSQL keeps it; users rely on it)
+		 */
+		TmTranslation *tr = tm_translate(ctx->pstmt, plan, need_order || sorted_output(plan), &why);
 
 		if (tr != NULL && offload_pays(tr, plan, limit_cost) && device_allows(&ctx->gpu))
 		{
