@@ -182,3 +182,38 @@ RESET themis.min_rows;
 RESET themis.enabled;
 DROP TABLE agg_ci_t;
 DROP COLLATION agg_ci;
+-- count(x) and avg(x)'s count of a NOT NULL column of the source table are count(*), shared with the
+-- other counts of the same rows; a nullable column, a column of a LEFT join's nullable side (NULL where
+-- unmatched although declared NOT NULL) and a DISTINCT count keep their own count; so does a parent whose
+-- inheritance child dropped the NOT NULL (aggregated by PostgreSQL over an Append of the scans here)
+CREATE TABLE agg_nn (g int NOT NULL, a numeric(8,2) NOT NULL, b int NOT NULL, c int);
+INSERT INTO agg_nn SELECT i % 4, i * 0.25, i % 7, CASE WHEN i % 3 = 0 THEN NULL ELSE i END
+  FROM generate_series(1, 400) i;
+CREATE TABLE agg_nn_r (k int NOT NULL, w int NOT NULL, v int NOT NULL);
+INSERT INTO agg_nn_r SELECT i, i, i * 10 FROM generate_series(0, 2) i;
+CREATE TABLE agg_nn_p (g int, a int NOT NULL);
+CREATE TABLE agg_nn_c () INHERITS (agg_nn_p);
+ALTER TABLE agg_nn_c ALTER COLUMN a DROP NOT NULL;
+INSERT INTO agg_nn_p SELECT i % 3, i FROM generate_series(1, 50) i;
+INSERT INTO agg_nn_c SELECT i % 3, CASE WHEN i % 2 = 0 THEN NULL ELSE i END FROM generate_series(1, 50) i;
+ANALYZE agg_nn, agg_nn_r, agg_nn_p, agg_nn_c;
+CALL tt.device_on();
+SET themis.min_rows = 0;
+SET themis.enabled = on;
+EXPLAIN (COSTS OFF) SELECT g, avg(a), avg(b), count(a), count(*), count(c), count(DISTINCT b) FROM agg_nn GROUP BY g;
+SELECT * FROM tt.check($$SELECT g, avg(a) AS aa, avg(b) AS ab, count(a) AS ca, count(*) AS n, count(c) AS cc,
+                                avg(c) AS ac, count(DISTINCT b) AS db FROM agg_nn GROUP BY g$$);
+SELECT * FROM tt.check($$SELECT count(a) FILTER (WHERE b > 2) AS f, count(*) FILTER (WHERE b > 2) AS s,
+                                avg(b) FILTER (WHERE c IS NULL) AS x FROM agg_nn$$);
+SET enable_nestloop = off;
+SET enable_mergejoin = off;
+EXPLAIN (COSTS OFF) SELECT n.g, count(r.v), avg(r.w), sum(r.v) FROM agg_nn n LEFT JOIN agg_nn_r r ON r.k = n.b GROUP BY n.g;
+SELECT * FROM tt.check($$SELECT n.g, count(r.v) AS c, avg(r.w) AS a, sum(r.v) AS s, count(*) AS n FROM agg_nn n
+                         LEFT JOIN agg_nn_r r ON r.k = n.b GROUP BY n.g$$);
+RESET enable_nestloop;
+RESET enable_mergejoin;
+EXPLAIN (COSTS OFF) SELECT g, count(a), count(*) FROM agg_nn_p GROUP BY g;
+SELECT * FROM tt.check($$SELECT g, count(a) AS c, avg(a) AS av, count(*) AS n FROM agg_nn_p GROUP BY g$$);
+RESET themis.min_rows;
+RESET themis.enabled;
+DROP TABLE agg_nn, agg_nn_r, agg_nn_c, agg_nn_p;

@@ -801,8 +801,8 @@ only_inner_joins(Node *jt)
  * of its parent (in PostgreSQL 15 only partitions may not): a scan of the parent reads every child, and
  * each must have it.
  */
-static bool
-rel_column_not_null(Oid relid, const char *attname, bool inh)
+bool
+themis_column_not_null(Oid relid, const char *attname, bool inh)
 {
 	char		relkind = get_rel_relkind(relid);
 	AttrNumber	attno = get_attnum(relid, attname);
@@ -824,14 +824,14 @@ rel_column_not_null(Oid relid, const char *attname, bool inh)
 		ListCell   *lc;
 
 		foreach(lc, rels)
-			if (lfirst_oid(lc) != relid && !rel_column_not_null(lfirst_oid(lc), attname, false))
+			if (lfirst_oid(lc) != relid && !themis_column_not_null(lfirst_oid(lc), attname, false))
 				nn = false;
 		list_free(rels);
 	}
 	return nn;
 }
 
-/* e is a column (level 0) of a table of q declared NOT NULL (rel_column_not_null), and q has no outer join */
+/* e is a column (level 0) of a table of q declared NOT NULL (themis_column_not_null), and q has no outer join */
 static bool
 column_not_null(Query *q, Node *e)
 {
@@ -848,7 +848,7 @@ column_not_null(Query *q, Node *e)
 	if (rte->rtekind != RTE_RELATION || v->varattno <= 0)
 		return false;
 	attname = get_attname(rte->relid, v->varattno, true);
-	return attname != NULL && rel_column_not_null(rte->relid, attname, rte->inh);
+	return attname != NULL && themis_column_not_null(rte->relid, attname, rte->inh);
 }
 
 /*

@@ -64,6 +64,7 @@ extern bool themis_load_page_reader;	/* themis.load_page_reader */
 /* decorrelate.c */
 extern bool themis_decorrelate_candidate(Query *parse);
 extern bool themis_decorrelate(Query *parse);
+extern bool themis_column_not_null(Oid relid, const char *attname, bool inh);
 /* the rewritten plan is kept unless estimated more than this many times as costly as the original */
 #define THEMIS_DECORRELATE_MAX_RATIO 4.0
 extern char *themis_gpud_path;		/* daemon executable ("" = next to postgres) */

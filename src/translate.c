@@ -2031,6 +2031,35 @@ add_agg(AggCollect *ac, TmAggKind kind, Aggref *ref, Expr *arg, Expr *filter, bo
 }
 
 /*
+ * Can arg never be NULL?  Where it is a column of the pipeline's source table declared NOT NULL
+ * (themis_column_not_null): level 0 of a TABLE source is the table's own row, which no probe makes
+ * NULL (a LEFT probe NULLs only its own level).  count(arg) is then count(*), and avg(arg)'s count is
+ * shared with count(*) and with the other avg()s of the same rows (TPC-H Q1: three avg() of NOT NULL
+ * columns and count(*), one count instead of four).
+ */
+static bool
+agg_arg_not_null(AggCollect *ac, Expr *arg)
+{
+	BPipeline  *pl = ac->in->pl;
+	Var		   *v;
+	BSlot	   *sl;
+	char	   *attname;
+
+	while (arg != NULL && IsA(arg, RelabelType))
+		arg = ((RelabelType *) arg)->arg;
+	if (arg == NULL || !IsA(arg, Var))
+		return false;
+	v = (Var *) arg;
+	if (v->varno != TM_SLOT_VARNO || v->varlevelsup != 0 || v->varattno < 1 || v->varattno > pl->nslots)
+		return false;
+	sl = &pl->slots[v->varattno - 1];
+	if (pl->srckind != TM_SRC_TABLE || sl->level != 0 || sl->col <= 0)
+		return false;
+	attname = get_attname(pl->relid, (AttrNumber) sl->col, true);
+	return attname != NULL && themis_column_not_null(pl->relid, attname, false);
+}
+
+/*
  * Analyze one Aggref of the top Agg.  Returns an expression over "agg placeholders":
  * Var(varno = TM_BAD_VARNO - 1, varattno = agg index + 1) that are later replaced by result slots.
  */
@@ -2216,6 +2245,9 @@ analyze_aggref(AggCollect *ac, Aggref *ref)
 				TmType		t;
 
 				tm_type_from_pg(INT8OID, -1, InvalidOid, &t, &why);
+				if (!distinct && agg_arg_not_null(ac, arg))
+					return agg_placeholder(add_agg(ac, TM_AGG_COUNT_STAR, ref, NULL, filter, false, &t, NULL),
+										   INT8OID, -1);
 				return agg_placeholder(add_agg(ac, TM_AGG_COUNT, ref, arg, filter, distinct, &t, NULL),
 									   INT8OID, -1);
 			}
@@ -2290,7 +2322,10 @@ analyze_aggref(AggCollect *ac, Aggref *ref)
 				if (!sum_restype(ts, &argt, &rest))
 					return fail(ts, "avg() over this type is not supported");
 				si = add_agg(ac, TM_AGG_SUM, ref, arg, filter, distinct, &rest, NULL);
-				ci = add_agg(ac, TM_AGG_COUNT, ref, arg, filter, distinct, &cnt, NULL);
+				if (!distinct && agg_arg_not_null(ac, arg))
+					ci = add_agg(ac, TM_AGG_COUNT_STAR, ref, NULL, filter, false, &cnt, NULL);
+				else
+					ci = add_agg(ac, TM_AGG_COUNT, ref, arg, filter, distinct, &cnt, NULL);
 				sumv = agg_placeholder(si, rest.pgtype, -1);
 				cntv = agg_placeholder(ci, INT8OID, -1);
 				if (rest.pgtype == INT8OID)
