@@ -165,6 +165,25 @@ SELECT dc_cte_scan($$WITH v AS (SELECT k, string_agg(t, ',') AS s FROM dc_i GROU
                      SELECT v.k FROM v WHERE v.s = (SELECT max(s) FROM v)$$) AS cte_scan;
 SELECT * FROM tt.check($$WITH v AS (SELECT k, sum(q::float8) AS s FROM dc_i GROUP BY k)
                          SELECT v.k FROM v WHERE v.s = (SELECT max(s) FROM v)$$);
+-- rows that may differ from one evaluation to the next: which groups a LIMIT keeps, a LIMIT in a
+-- subquery, a window function, DISTINCT ON, another CTE read through it (inlined twice by PostgreSQL),
+-- an order-dependent aggregate in a subquery: kept materialized (each reference could see other rows)
+SELECT dc_cte_scan($$WITH v AS (SELECT k, sum(q) AS s FROM dc_i GROUP BY k LIMIT 3)
+                     SELECT v.k FROM v WHERE v.s = (SELECT max(s) FROM v)$$) AS cte_scan;
+SELECT dc_cte_scan($$WITH v AS (SELECT k, sum(q) AS s FROM (SELECT * FROM dc_i LIMIT 20) i GROUP BY k)
+                     SELECT v.k FROM v WHERE v.s = (SELECT max(s) FROM v)$$) AS cte_scan;
+SELECT dc_cte_scan($$WITH v AS (SELECT k, sum(q) AS s, row_number() OVER () AS r FROM dc_i GROUP BY k)
+                     SELECT v.k FROM v WHERE v.s = (SELECT max(s) FROM v)$$) AS cte_scan;
+SELECT dc_cte_scan($$WITH v AS (SELECT DISTINCT ON (sum(q)) k, sum(q) AS s FROM dc_i GROUP BY k)
+                     SELECT v.k FROM v WHERE v.s = (SELECT max(s) FROM v)$$) AS cte_scan;
+SELECT dc_cte_scan($$WITH w AS (SELECT * FROM dc_i LIMIT 20),
+                          v AS (SELECT k, sum(q) AS s FROM w GROUP BY k)
+                     SELECT v.k FROM v WHERE v.s = (SELECT max(s) FROM v)$$) AS cte_scan;
+SELECT dc_cte_scan($$WITH v AS (SELECT k, sum(f::numeric) AS s FROM (SELECT k, sum(q::float8) AS f FROM dc_i GROUP BY k) g GROUP BY k)
+                     SELECT v.k FROM v WHERE v.s = (SELECT max(s) FROM v)$$) AS cte_scan;
+-- (which 3 groups is up to the plan; but the largest of them is always found among them)
+SELECT count(*) >= 1 AS found FROM (WITH v AS (SELECT k, sum(q) AS s FROM dc_i GROUP BY k LIMIT 3)
+                                    SELECT v.k, v.s FROM v WHERE v.s = (SELECT max(s) FROM v)) x;
 SET themis.inline_view_ctes = off;
 SELECT dc_cte_scan($$WITH v AS (SELECT k, sum(q) AS s FROM dc_i WHERE d >= '2020-03-01' GROUP BY k)
                      SELECT o.id, v.s FROM dc_o o, v WHERE o.k = v.k AND v.s = (SELECT max(s) FROM v)$$) AS cte_scan;

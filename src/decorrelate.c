@@ -950,8 +950,9 @@ decorrelate_walker(Node *node, void *ctx)
  * for a CTE written so, with its own conditions: not recursive, SELECT, no volatile functions, no
  * self-reference), and each becomes a Themis node whose only output is the max or the rows that match
  * it.  The answer is the same: the CTE's query has no volatile functions, so both references read the
- * same rows under the statement's snapshot; and its aggregates are exact (order_dependent_agg_walker:
- * no float sums, whose last bits depend on the order of the rows added).
+ * same rows under the statement's snapshot; its aggregates are exact (order_dependent_agg_walker:
+ * no float sums, whose last bits depend on the order of the rows added); and nothing else in it may
+ * give other rows from one evaluation to the next (nondeterministic_cte_walker: a LIMIT, ...).
  */
 typedef struct ViewAggCtx
 {
@@ -1014,6 +1015,38 @@ order_dependent_agg_walker(Node *node, void *context)
 	return expression_tree_walker(node, order_dependent_agg_walker, context);
 }
 
+/*
+ * Could two evaluations of the CTE's query, under the same snapshot, give different rows?  Then its
+ * references must share one evaluation (the materialized CTE).  Besides volatile functions (checked by
+ * the caller): a LIMIT or OFFSET (which rows it keeps may depend on the plan: its ORDER BY may have
+ * ties), DISTINCT ON and window functions (which row of the peers), TABLESAMPLE, an order-dependent
+ * aggregate (order_dependent_agg_walker), anywhere in its query tree, or a reference to another CTE
+ * (inlined into both copies by PostgreSQL, it would run twice too).
+ */
+static bool
+nondeterministic_cte_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		Query	   *sq = (Query *) node;
+
+		if (sq->limitCount != NULL || sq->limitOffset != NULL || sq->hasDistinctOn || sq->hasWindowFuncs)
+			return true;
+		return query_tree_walker(sq, nondeterministic_cte_walker, context, QTW_EXAMINE_RTES_BEFORE);
+	}
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		return rte->tablesample != NULL || rte->rtekind == RTE_CTE;
+	}
+	if (IsA(node, Aggref) && order_dependent_agg_walker(node, NULL))
+		return true;
+	return expression_tree_walker(node, nondeterministic_cte_walker, context);
+}
+
 static int
 inline_view_ctes(Query *q)
 {
@@ -1034,8 +1067,7 @@ inline_view_ctes(Query *q)
 		if (cte->ctematerialized != CTEMaterializeDefault || cte->cterecursive || cte->cterefcount < 2 ||
 			!IsA(cq, Query) || cq->commandType != CMD_SELECT || !(cq->hasAggs || cq->groupClause != NIL) ||
 			cq->rowMarks != NIL || contain_volatile_functions((Node *) cq) ||
-			order_dependent_agg_walker((Node *) cq->targetList, NULL) ||
-			order_dependent_agg_walker(cq->havingQual, NULL))
+			nondeterministic_cte_walker((Node *) cq, NULL))
 			continue;
 		vc.ctename = cte->ctename;
 		vc.found = false;
