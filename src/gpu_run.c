@@ -28,6 +28,7 @@
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "storage/bufmgr.h"
+#include "storage/predicate.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -303,6 +304,12 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				Relation	rel = table_open(pl->relid, AccessShareLock);
 				TmCacheStamp st;
 
+				/*
+				 * A SERIALIZABLE transaction reads the whole table, from the cache or not: its
+				 * predicate lock, as the heap read takes it (colbuild.c), so that a concurrent
+				 * writer's read-write conflict is seen (a no-op at other isolation levels)
+				 */
+				PredicateLockRelation(rel, estate->es_snapshot);
 				tm_modcount_stamp(pl->relid, estate->es_snapshot, &st);
 				s->hdr.dboid = MyDatabaseId;
 				s->hdr.relid = pl->relid;
