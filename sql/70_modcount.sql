@@ -69,10 +69,11 @@ SELECT r AS rel, m.available, m.cacheable
 FROM unnest(ARRAY['mc', 'mc_p1', 'mc_mv', 'mc_part', 'mc_view', 'mc_temp', 'pg_class']::regclass[]) r,
      themis.modcount(r) m;
 
--- logical replication targets are not cacheable (apply workers write without the executor): a
--- subscription to this very database, made without a slot and never enabled, lists the tables of
--- its publication in pg_subscription_rel (with publish_via_partition_root, the partitioned parent:
--- its partitions are not cacheable either)
+-- logical replication: while the database has a subscription, no table is cacheable (apply workers
+-- write without the executor, and may still write a table that REFRESH PUBLICATION took off
+-- pg_subscription_rel): a subscription to this very database, made without a slot and never enabled,
+-- lists the tables of its publication in pg_subscription_rel (with publish_via_partition_root, the
+-- partitioned parent); mc, in no publication, is not cacheable either until DROP SUBSCRIPTION
 CREATE TABLE mc_sub_t (a int PRIMARY KEY) WITH (autovacuum_enabled = off);
 CREATE TABLE mc_sub_p (a int) PARTITION BY RANGE (a);
 CREATE TABLE mc_sub_p1 PARTITION OF mc_sub_p FOR VALUES FROM (0) TO (10) WITH (autovacuum_enabled = off);
@@ -88,9 +89,28 @@ RESET client_min_messages;
 SELECT srrelid::regclass AS rel FROM pg_subscription_rel ORDER BY srrelid::regclass::text;
 SELECT r AS rel, m.cacheable FROM unnest(ARRAY['mc_sub_t', 'mc_sub_p1', 'mc']::regclass[]) r, themis.modcount(r) m;
 DROP SUBSCRIPTION mc_sub;
-SELECT r AS rel, m.cacheable FROM unnest(ARRAY['mc_sub_t', 'mc_sub_p1']::regclass[]) r, themis.modcount(r) m;
+SELECT r AS rel, m.cacheable FROM unnest(ARRAY['mc_sub_t', 'mc_sub_p1', 'mc']::regclass[]) r, themis.modcount(r) m;
 DROP PUBLICATION mc_pub;
 DROP TABLE mc_sub_t, mc_sub_p;
+
+-- a materialized view WITH NO DATA: not cacheable, and not read by themis: its scan stays PostgreSQL's
+-- (a subplan under the Themis node), which raises the error; with data, both; refreshed WITH NO DATA,
+-- a prepared statement is planned anew: the error
+CREATE MATERIALIZED VIEW mc_mv0 AS SELECT k, v FROM mc WITH NO DATA;
+SELECT m.cacheable FROM themis.modcount('mc_mv0') m;
+CALL tt.themis_on();
+EXPLAIN (COSTS OFF) SELECT k, count(*) FROM mc_mv0 GROUP BY k;
+SELECT k, count(*) FROM mc_mv0 GROUP BY k;
+REFRESH MATERIALIZED VIEW mc_mv0;
+SELECT m.cacheable FROM themis.modcount('mc_mv0') m;
+SELECT tt.offloaded($$SELECT k, count(*) FROM mc_mv0 GROUP BY k$$) AS offloaded;
+PREPARE mc_mv0_q AS SELECT k, count(*) FROM mc_mv0 GROUP BY k ORDER BY k LIMIT 2;
+EXECUTE mc_mv0_q;
+REFRESH MATERIALIZED VIEW mc_mv0 WITH NO DATA;
+EXECUTE mc_mv0_q;
+DEALLOCATE mc_mv0_q;
+CALL tt.themis_reset();
+DROP MATERIALIZED VIEW mc_mv0;
 
 SELECT * FROM tt.mc_delta('start', 'mc', 'mc_src', 'mc_p1', 'mc_p2', 'mc_child', 'mc_mv', 'mc_temp');
 

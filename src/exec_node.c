@@ -111,7 +111,18 @@ themis_open_tables(ThemisScanState *ts)
 		for (int i = 0; i < ts->nrels && !seen; i++)
 			seen = RelationGetRelid(ts->rels[i]) == relid;
 		if (!seen)
-			ts->rels[ts->nrels++] = table_open(relid, AccessShareLock);
+		{
+			Relation	rel = table_open(relid, AccessShareLock);
+
+			ts->rels[ts->nrels++] = rel;
+			/* as ExecOpenScanRelation: a materialized view WITH NO DATA (refreshed so since planning) */
+			if ((ts->eflags & EXEC_FLAG_WITH_NO_DATA) == 0 && !RelationIsScannable(rel))
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("materialized view \"%s\" has not been populated",
+								RelationGetRelationName(rel)),
+						 errhint("Use the REFRESH MATERIALIZED VIEW command.")));
+		}
 	}
 }
 

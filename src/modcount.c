@@ -82,9 +82,13 @@
  *     Transactions prepared before a promotion (or a crash restart) wrote without being recorded:
  *     COMMIT PREPARED / ROLLBACK PREPARED bump the global slot (the rest of TransactionStmt does not).
  *   - logical replication apply and table synchronization workers (ExecSimpleRelationInsert, CopyFrom,
- *     ExecuteTruncateGuts, no ExecutorStart): not cacheable when the table or a partition ancestor has
- *     a row in pg_subscription_rel (the only tables they write; CREATE / ALTER SUBSCRIPTION are utility
- *     statements and bump the global slot).  Third-party replication (pglogical, BDR) is NOT covered.
+ *     ExecuteTruncateGuts, no ExecutorStart): no table is cacheable in a database that has a
+ *     subscription.  Not only its pg_subscription_rel tables: an apply worker keeps writing a table that
+ *     ALTER SUBSCRIPTION ... REFRESH PUBLICATION removed from there while changes for it were in flight
+ *     (its own note of the table stays READY).  CREATE / ALTER / DROP SUBSCRIPTION are utility
+ *     statements and bump the global slot; DROP stops the workers.  Third-party replication (pglogical,
+ *     BDR) is NOT covered.
+ *   - a materialized view WITH NO DATA: not cacheable (PostgreSQL's scan of it raises an error).
  *   - system catalogs (written directly by DDL): not cacheable.  Temporary tables: not cacheable.
  *   - shared memory is reinitialized at a crash restart: counts then start at the clock's value in
  *     microseconds since 2000, so that stamps taken before the restart do not match again (unless a
@@ -107,7 +111,7 @@
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
-#include "catalog/pg_subscription_rel.h"
+#include "catalog/pg_subscription.h"
 #include "common/hashfn.h"
 #include "executor/executor.h"
 #include "fmgr.h"
@@ -123,6 +127,7 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/xid8.h"
 
@@ -362,35 +367,43 @@ tm_modcount_bump(Oid relid)
 	bump_slot(table_slot(relid), current_writer());
 }
 
-/* Is relid or one of its partition ancestors a logical replication target (pg_subscription_rel)? */
+/* Has this database a logical replication subscription (pg_subscription, a shared catalog)? */
 static bool
-is_subscription_target(Oid relid)
+database_has_subscription(void)
 {
-	List	   *rels = list_make1_oid(relid);
 	Relation	rel;
-	ListCell   *lc;
-	bool		found = false;
+	ScanKeyData key;
+	SysScanDesc scan;
+	bool		found;
 
-	if (get_rel_relispartition(relid))
-		rels = list_concat(rels, get_partition_ancestors(relid));
-
-	rel = table_open(SubscriptionRelRelationId, AccessShareLock);
-	foreach(lc, rels)
-	{
-		ScanKeyData key;
-		SysScanDesc scan;
-
-		ScanKeyInit(&key, Anum_pg_subscription_rel_srrelid, BTEqualStrategyNumber, F_OIDEQ,
-					ObjectIdGetDatum(lfirst_oid(lc)));
-		scan = systable_beginscan(rel, SubscriptionRelSrrelidSrsubidIndexId, true, NULL, 1, &key);
-		found = HeapTupleIsValid(systable_getnext(scan));
-		systable_endscan(scan);
-		if (found)
-			break;
-	}
+	rel = table_open(SubscriptionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_subscription_subdbid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(MyDatabaseId));
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
+	found = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
-	list_free(rels);
 	return found;
+}
+
+/*
+ * Is relid a materialized view without data (REFRESH / CREATE ... WITH NO DATA)?  PostgreSQL's scan of
+ * it raises an error (ExecOpenScanRelation): not cacheable, and not translated (translate.c).
+ */
+bool
+tm_unpopulated_matview(Oid relid)
+{
+	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	bool		r = false;
+
+	if (HeapTupleIsValid(tp))
+	{
+		Form_pg_class c = (Form_pg_class) GETSTRUCT(tp);
+
+		r = c->relkind == RELKIND_MATVIEW && !c->relispopulated;
+		ReleaseSysCache(tp);
+	}
+	return r;
 }
 
 bool
@@ -409,7 +422,7 @@ tm_modcount_cacheable(Oid relid)
 		return false;
 	/* committed catalog changes up to now, not those of a catalog snapshot taken earlier */
 	InvalidateCatalogSnapshot();
-	return !is_subscription_target(relid);
+	return !tm_unpopulated_matview(relid) && !database_has_subscription();
 }
 
 void

@@ -56,9 +56,12 @@ extern bool tm_modcount_valid(Oid relid, Snapshot snap, const TmCacheStamp *st);
 /*
  * The cache may be used for this relation at all: shared counters available, not in recovery (a
  * standby's changes come from WAL replay, which no hook sees), a permanent or unlogged table or
- * materialized view that is not a system catalog, and neither it nor a partition ancestor is a
- * logical replication target (a row in pg_subscription_rel: apply workers write without the executor).
+ * materialized view with data that is not a system catalog, in a database without a logical
+ * replication subscription (apply workers write without the executor).
  */
 extern bool tm_modcount_cacheable(Oid relid);
+
+/* relid is a materialized view WITH NO DATA (its scan raises an error in PostgreSQL) */
+extern bool tm_unpopulated_matview(Oid relid);
 
 #endif							/* THEMIS_MODCOUNT_H */

@@ -42,6 +42,7 @@
 #include "rewrite/rewriteManip.h"
 
 #include "themis.h"
+#include "modcount.h"
 
 #define TM_BAD_VARNO (-101)		/* marks an output column themis cannot provide */
 
@@ -1109,6 +1110,8 @@ translate_scan(TState *ts, Plan *plan, List *nestparams, List **param_quals)
 	relkind = get_rel_relkind(rte->relid);
 	if (relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW)
 		return fail(ts, "scan of a relation that is not a plain table");
+	if (relkind == RELKIND_MATVIEW && tm_unpopulated_matview(rte->relid))
+		return fail(ts, "materialized view without data");	/* PostgreSQL's scan raises the error */
 
 	s = palloc0(sizeof(Stream));
 	s->pl = new_pipeline(TM_SRC_TABLE);
