@@ -133,3 +133,28 @@ SELECT * FROM tt.check($$SELECT o.o_orderkey FROM orders o WHERE NOT EXISTS (SEL
 SELECT * FROM tt.check($$SELECT jl.id AS lid, jr.id AS rid FROM jl JOIN jr ON jl.k1 < jr.k1 - 60$$);
 SELECT * FROM tt.check($$SELECT a.id AS aid, b.id AS bid FROM edge a CROSS JOIN edge b WHERE a.i4 > b.i4$$);
 SELECT * FROM tt.check($$SELECT jl.id AS lid, jr.id AS rid FROM jl FULL JOIN jr ON jl.k1 = jr.k1$$);
+-- a column of the nullable side that themis rebuilds from its slots after the probe (a numeric quotient:
+-- avg(), x / 3): NULL where no row matched, as PostgreSQL's (computed below the join) is; a non-strict
+-- one (coalesce) would not be NULL there, and is left to PostgreSQL; a strict one stays in the node
+CREATE TABLE jn_c (id int, k int);
+CREATE TABLE jn_o (k int, w int);
+CREATE TABLE jn_q (k int, n numeric(10,2));
+INSERT INTO jn_c SELECT i, i % 7 FROM generate_series(1, 200) i;
+INSERT INTO jn_o SELECT i % 4, i FROM generate_series(1, 100) i;
+INSERT INTO jn_q SELECT i % 5, CASE WHEN i % 3 = 0 THEN NULL ELSE i * 1.25 END FROM generate_series(1, 40) i;
+ANALYZE jn_c, jn_o, jn_q;
+SET enable_nestloop = off;
+SET enable_mergejoin = off;
+SELECT * FROM tt.check($$SELECT jn_c.id, g.av FROM jn_c LEFT JOIN (SELECT k, coalesce(avg(w), 0) AS av FROM jn_o GROUP BY k) g
+                         ON g.k = jn_c.k$$);
+SELECT * FROM tt.check($$SELECT jn_c.id, g.av FROM jn_c LEFT JOIN (SELECT k, avg(w) / 3 AS av FROM jn_o GROUP BY k) g
+                         ON g.k = jn_c.k$$);
+SELECT * FROM tt.check($$SELECT jn_c.id, x.v FROM jn_c LEFT JOIN (SELECT jn_q.k, coalesce(jn_q.n, 1) / 3 AS v FROM jn_q) x
+                         ON x.k = jn_c.k$$);
+SELECT * FROM tt.check($$SELECT jn_c.id, x.v FROM (SELECT jn_q.k, coalesce(jn_q.n / 3, 0) AS v FROM jn_q) x
+                         RIGHT JOIN jn_c ON x.k = jn_c.k$$);
+SELECT * FROM tt.check($$SELECT jn_c.id, x.v FROM jn_c LEFT JOIN (SELECT jn_q.k, jn_q.n / 3 AS v FROM jn_q) x
+                         ON x.k = jn_c.k$$);
+RESET enable_nestloop;
+RESET enable_mergejoin;
+DROP TABLE jn_c, jn_o, jn_q;

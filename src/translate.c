@@ -32,6 +32,7 @@
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
@@ -1527,9 +1528,15 @@ translate_join(TState *ts, Join *join, List *keyclauses, List *residual, Stream 
 	{
 		Expr	   *e = (Expr *) list_nth(build->out, i);
 
+		/*
+		 * A column rebuilt from its slots (PAYLOAD_SLOTS) on the nullable side of a LEFT probe: its
+		 * slots are NULL where no row matched, and there PostgreSQL's column is NULL too (computed
+		 * below the join, it is NULL-extended).  So only where the expression is strict (NULL from
+		 * any NULL slot): coalesce(avg(x), 0) would be 0 instead of NULL.
+		 */
 		if (pc[i] >= 0)
 			payload = lappend(payload, slot_var(probe->pl, payload_slot(&pctx, pc[i], e)));
-		else if (pc[i] == PAYLOAD_SLOTS)
+		else if (pc[i] == PAYLOAD_SLOTS && (tk != TM_JOIN_LEFT || !contain_nonstrict_functions((Node *) e)))
 			payload = lappend(payload, payload_expr_mutator(copyObject((Node *) e), &pctx));
 		else
 			payload = lappend(payload, bad_var(exprType((Node *) e), exprTypmod((Node *) e),
