@@ -129,3 +129,22 @@ SELECT * FROM tt.check_ordered($$SELECT id, f8 FROM types WHERE id % 5 = 0 ORDER
 RESET themis.min_rows;
 RESET themis.fallback;
 RESET themis.device;
+-- a volatile function in the select list runs above the Sort and the Limit in PostgreSQL's plan (once per
+-- row returned, in their order): that projection stays PostgreSQL's; the same sequence values and calls
+CREATE TABLE topn_v (id int, k int);
+INSERT INTO topn_v SELECT i, i % 4 FROM generate_series(1, 500) i;
+CREATE TABLE topn_log (x int);
+CREATE FUNCTION topn_bump(int) RETURNS int LANGUAGE plpgsql VOLATILE AS $f$ BEGIN INSERT INTO topn_log VALUES ($1); RETURN $1; END $f$;
+ANALYZE topn_v;
+CREATE SEQUENCE topn_sq;
+CALL tt.themis_on();
+EXPLAIN (COSTS OFF) SELECT id, nextval('topn_sq') FROM topn_v WHERE id <= 50 ORDER BY id DESC LIMIT 3;
+SELECT id, nextval('topn_sq') FROM topn_v WHERE id <= 50 ORDER BY id DESC LIMIT 3;
+SELECT nextval('topn_sq');
+SELECT id, topn_bump(id) FROM topn_v WHERE id <= 50 ORDER BY id LIMIT 3;
+SELECT count(*) FROM topn_log;
+SELECT * FROM (SELECT id, nextval('topn_sq') AS n FROM topn_v WHERE k = 1 AND id < 30 ORDER BY id DESC) s ORDER BY n;
+CALL tt.themis_reset();
+DROP TABLE topn_v, topn_log;
+DROP FUNCTION topn_bump(int);
+DROP SEQUENCE topn_sq;

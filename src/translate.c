@@ -3004,6 +3004,15 @@ translate_node_nowrap(TState *ts, Plan *plan)
 
 				if (r->resconstantqual != NULL || outerPlan(plan) == NULL)
 					return fail(ts, "Result node with a constant qual or without input");
+
+				/*
+				 * PostgreSQL puts a projection with volatile functions above the Sort and the Limit
+				 * (make_sort_input_target), so that it runs once per row returned, in their order: in
+				 * the node it would run on every row, in the scan's order (nextval(), a function that
+				 * writes)
+				 */
+				if (contain_volatile_functions((Node *) plan->targetlist))
+					return fail(ts, "volatile function in a projection above a Sort or Limit");
 				return translate_passthrough(ts, plan, outerPlan(plan), true);
 			}
 		case T_SubqueryScan:
