@@ -166,3 +166,31 @@ RESET enable_nestloop;
 
 DROP FUNCTION ij_check(text, boolean);
 DROP FUNCTION ij_shape(text);
+
+-- a statement with volatile functions: the node takes no parameter set by PostgreSQL (it evaluates an
+-- initplan's before it reads a row, PostgreSQL when a row first needs it: here never, so the function
+-- is not called) and reads no PostgreSQL subtree as a source (after a fallback, the kept plan would run
+-- it again: other sequence values); the same answers and calls as PostgreSQL
+CREATE TABLE ij_v (id int, k int, v int);
+INSERT INTO ij_v SELECT i, i % 4, i FROM generate_series(1, 200) i;
+CREATE TABLE ij_n (id int, x numeric(10,2));
+INSERT INTO ij_n SELECT i, i FROM generate_series(1, 100) i;
+INSERT INTO ij_n VALUES (101, 'NaN');
+CREATE TABLE ij_log (x int);
+CREATE FUNCTION ij_bump(int) RETURNS int LANGUAGE plpgsql VOLATILE AS $f$ BEGIN INSERT INTO ij_log VALUES ($1); RETURN $1; END $f$;
+CREATE SEQUENCE ij_sq;
+ANALYZE ij_v, ij_n;
+CALL tt.themis_on();
+SET themis.fallback = on;
+SELECT k, count(*) FROM ij_v WHERE k > 10 AND v > (SELECT ij_bump(7)) GROUP BY k;
+SELECT count(*) AS calls FROM ij_log;
+SELECT tt.offloaded($$SELECT k, count(*) FROM ij_v WHERE k > 10 AND v > (SELECT max(id) FROM ij_n) GROUP BY k$$) AS plain_initplan;
+SELECT count(*), sum(n.x), min(s.n + s.rn), max(s.n + s.rn)
+  FROM ij_n n JOIN (SELECT id, nextval('ij_sq') n, row_number() OVER (ORDER BY id) rn FROM ij_v WHERE id < 5) s ON n.id = s.id;
+SELECT count(*), sum(n.x), min(s.n), max(s.n)
+  FROM ij_n n JOIN (SELECT id, ij_bump(id) n, row_number() OVER (ORDER BY id) rn FROM ij_v WHERE id < 5) s ON n.id = s.id;
+SELECT count(*) AS calls FROM ij_log;
+CALL tt.themis_reset();
+DROP TABLE ij_v, ij_n, ij_log;
+DROP FUNCTION ij_bump(int);
+DROP SEQUENCE ij_sq;

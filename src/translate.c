@@ -150,6 +150,7 @@ typedef struct TState
 	int			merge_swaps;	/* ... and this many did */
 	double		gather_divisor; /* under a Gather: its parallel divisor (a partial plan's rows are
 								 * per participant); 0 elsewhere */
+	int			volatile_stmt;	/* stmt_volatile: 0 not known yet, 1 yes, -1 no */
 } TState;
 
 static Stream *translate_node(TState *ts, Plan *plan);
@@ -163,6 +164,121 @@ fail(TState *ts, const char *why)
 	if (ts->why == NULL)
 		ts->why = why;
 	return NULL;
+}
+
+/* Does this plan subtree call a volatile function, sample a table or write (stmt_volatile)? */
+static bool
+plan_volatile(Plan *p)
+{
+	ListCell   *lc;
+	Node	   *e = NULL;
+	List	   *children = NIL;
+
+	if (p == NULL)
+		return false;
+	if (contain_volatile_functions((Node *) p->targetlist) || contain_volatile_functions((Node *) p->qual))
+		return true;
+	switch (nodeTag(p))
+	{
+		case T_ModifyTable:
+		case T_SampleScan:
+			return true;
+		case T_Result:
+			e = ((Result *) p)->resconstantqual;
+			break;
+		case T_FunctionScan:
+			e = (Node *) ((FunctionScan *) p)->functions;
+			break;
+		case T_ValuesScan:
+			e = (Node *) ((ValuesScan *) p)->values_lists;
+			break;
+		case T_TableFuncScan:
+			e = (Node *) ((TableFuncScan *) p)->tablefunc;
+			break;
+		case T_IndexScan:
+			e = (Node *) list_concat_copy(((IndexScan *) p)->indexqualorig, ((IndexScan *) p)->indexorderbyorig);
+			break;
+		case T_IndexOnlyScan:
+			e = (Node *) list_concat_copy(((IndexOnlyScan *) p)->indexqual, ((IndexOnlyScan *) p)->indexorderby);
+			break;
+		case T_BitmapIndexScan:
+			e = (Node *) ((BitmapIndexScan *) p)->indexqualorig;
+			break;
+		case T_BitmapHeapScan:
+			e = (Node *) ((BitmapHeapScan *) p)->bitmapqualorig;
+			break;
+		case T_TidScan:
+			e = (Node *) ((TidScan *) p)->tidquals;
+			break;
+		case T_TidRangeScan:
+			e = (Node *) ((TidRangeScan *) p)->tidrangequals;
+			break;
+		case T_NestLoop:
+			e = (Node *) ((NestLoop *) p)->join.joinqual;
+			break;
+		case T_MergeJoin:
+			e = (Node *) list_concat_copy(((MergeJoin *) p)->join.joinqual, ((MergeJoin *) p)->mergeclauses);
+			break;
+		case T_HashJoin:
+			e = (Node *) list_concat_copy(((HashJoin *) p)->join.joinqual, ((HashJoin *) p)->hashclauses);
+			break;
+		case T_Limit:
+			e = (Node *) list_make2(((Limit *) p)->limitOffset, ((Limit *) p)->limitCount);
+			break;
+		case T_WindowAgg:
+			e = (Node *) list_make2(((WindowAgg *) p)->startOffset, ((WindowAgg *) p)->endOffset);
+			break;
+		case T_Append:
+			children = ((Append *) p)->appendplans;
+			break;
+		case T_MergeAppend:
+			children = ((MergeAppend *) p)->mergeplans;
+			break;
+		case T_BitmapAnd:
+			children = ((BitmapAnd *) p)->bitmapplans;
+			break;
+		case T_BitmapOr:
+			children = ((BitmapOr *) p)->bitmapplans;
+			break;
+		case T_SubqueryScan:
+			children = list_make1(((SubqueryScan *) p)->subplan);
+			break;
+		case T_CustomScan:
+			e = (Node *) ((CustomScan *) p)->custom_exprs;
+			children = ((CustomScan *) p)->custom_plans;
+			break;
+		default:
+			break;
+	}
+	if (e != NULL && contain_volatile_functions(e))
+		return true;
+	foreach(lc, children)
+		if (plan_volatile((Plan *) lfirst(lc)))
+			return true;
+	return plan_volatile(p->lefttree) || plan_volatile(p->righttree);
+}
+
+/*
+ * Does the statement call a volatile function, sample a table or write anywhere (its plan, its
+ * subplans and initplans)?  Then what the node reads from PostgreSQL must not be read twice: a subtree
+ * it reads as a source (wrap_subplan) would run again in the kept plan after a fallback (other
+ * sequence values, the writes of a function done twice); and an initplan's parameter, which the node
+ * evaluates before it reads a row (PostgreSQL: when a row first needs it, maybe never), could call a
+ * volatile function PostgreSQL would not have called.
+ */
+static bool
+stmt_volatile(TState *ts)
+{
+	if (ts->volatile_stmt == 0)
+	{
+		bool		v = plan_volatile(ts->pstmt->planTree);
+		ListCell   *lc;
+
+		foreach(lc, ts->pstmt->subplans)
+			v = v || plan_volatile((Plan *) lfirst(lc));
+		ts->volatile_stmt = v ? 1 : -1;
+	}
+	return ts->volatile_stmt > 0;
 }
 
 static BPipeline *
@@ -398,6 +514,12 @@ param_slot(MapCtx *c, Param *p)
 {
 	TmType		t;
 	const char *why = NULL;
+
+	if (p->paramkind == PARAM_EXEC && stmt_volatile(c->ts))
+	{
+		fail(c->ts, "a parameter set by PostgreSQL in a statement with volatile functions");
+		return -1;
+	}
 
 	if (!tm_type_from_pg(p->paramtype, p->paramtypmod, p->paramcollid, &t, &why))
 	{
@@ -3122,6 +3244,8 @@ wrap_subplan(TState *ts, Plan *plan)
 
 	if (IsA(plan, Hash) || !wrappable(plan))
 		return NULL;
+	if (stmt_volatile(ts))
+		return fail(ts, "a PostgreSQL input in a statement with volatile functions (a fallback would run it again)");
 
 	s = palloc0(sizeof(Stream));
 	pl = new_pipeline(TM_SRC_SUBPLAN);
