@@ -158,7 +158,10 @@ ROLLBACK TO s;
 FETCH ALL FROM ddl_c;
 COMMIT;
 EXPLAIN (COSTS OFF) SELECT a.g, count(*) AS n, sum(a.w) AS s FROM ddl_a a JOIN ddl_b b ON a.g = b.g GROUP BY a.g ORDER BY a.g;
+-- (called by an initplan: the statement has a volatile function, the node takes no initplan parameter
+-- and stays PostgreSQL's; called in the node's projection, with ddl_a open in the node: the error)
 SELECT * FROM tt.check_error($$SELECT g, count(*) FROM ddl_a WHERE id > (SELECT ddl_trunc()) GROUP BY g$$);
+SELECT * FROM tt.check_error($$SELECT x.g, x.n + ddl_trunc() FROM (SELECT g, count(*) AS n FROM ddl_a GROUP BY g ORDER BY g) x$$);
 SELECT count(*) FROM ddl_a;
 CALL tt.themis_reset();
 DROP FUNCTION ddl_trunc();

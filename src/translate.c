@@ -22,6 +22,7 @@
 #include "access/genam.h"
 #include "access/stratnum.h"
 #include "access/table.h"
+#include "access/tsmapi.h"
 #include "miscadmin.h"
 #include "utils/pg_locale.h"
 #include "utils/regproc.h"
@@ -181,8 +182,17 @@ plan_volatile(Plan *p)
 	switch (nodeTag(p))
 	{
 		case T_ModifyTable:
-		case T_SampleScan:
 			return true;
+		case T_SampleScan:
+			{
+				/* a sample repeats only with REPEATABLE, by a method that repeats across scans */
+				TableSampleClause *tsc = ((SampleScan *) p)->tablesample;
+
+				if (tsc->repeatable == NULL || !GetTsmRoutine(tsc->tsmhandler)->repeatable_across_scans)
+					return true;
+				e = (Node *) list_make2(tsc->args, tsc->repeatable);
+				break;
+			}
 		case T_Result:
 			e = ((Result *) p)->resconstantqual;
 			break;
@@ -259,12 +269,12 @@ plan_volatile(Plan *p)
 }
 
 /*
- * Does the statement call a volatile function, sample a table or write anywhere (its plan, its
- * subplans and initplans)?  Then what the node reads from PostgreSQL must not be read twice: a subtree
- * it reads as a source (wrap_subplan) would run again in the kept plan after a fallback (other
- * sequence values, the writes of a function done twice); and an initplan's parameter, which the node
- * evaluates before it reads a row (PostgreSQL: when a row first needs it, maybe never), could call a
- * volatile function PostgreSQL would not have called.
+ * Does the statement call a volatile function, sample a table (not REPEATABLE) or write anywhere (its
+ * plan, its subplans and initplans)?  Then what the node reads from PostgreSQL must not be read
+ * twice: a subtree it reads as a source (wrap_subplan) would run again in the kept plan after a
+ * fallback (other sequence values, the writes of a function done twice); and an initplan's parameter,
+ * which the node evaluates before it reads a row (PostgreSQL: when a row first needs it, maybe never),
+ * could call a volatile function PostgreSQL would not have called.
  */
 static bool
 stmt_volatile(TState *ts)
