@@ -285,3 +285,50 @@ DROP TABLE elide_sub;
 RESET themis.device;
 RESET themis.min_rows;
 RESET themis.fallback;
+-- a cursor declared without SCROLL or NO SCROLL scrolls where its plan can scan backwards
+-- (PerformCursorOpen, SPI_cursor_open: ExecSupportsBackwardScan, no row marks).  A Themis node cannot:
+-- where PostgreSQL's plan could and the rewritten one could not, PostgreSQL's plan stays (src/planner.c);
+-- a rewritten plan with a Sort on top still scrolls (c2 above).  NO SCROLL cursors, statements and
+-- plans that do not scan backwards anyway (an aggregation) are offloaded.
+CREATE TABLE scroll_r (id int, k int);
+INSERT INTO scroll_r SELECT i, i % 3 FROM generate_series(1, 60) i;
+ANALYZE scroll_r;
+CALL tt.themis_on();
+EXPLAIN (COSTS OFF) DECLARE r_c CURSOR FOR SELECT id, k FROM scroll_r WHERE k = 1 AND id < 20;
+EXPLAIN (COSTS OFF) DECLARE r_n NO SCROLL CURSOR FOR SELECT id, k FROM scroll_r WHERE k = 1 AND id < 20;
+EXPLAIN (COSTS OFF) DECLARE r_l CURSOR FOR SELECT id, k FROM scroll_r WHERE k = 1 AND id < 20 LIMIT 4;
+EXPLAIN (COSTS OFF) DECLARE r_a CURSOR FOR SELECT k, count(*) FROM scroll_r GROUP BY k;
+EXPLAIN (COSTS OFF) SELECT id, k FROM scroll_r WHERE k = 1 AND id < 20;
+SELECT tt.offloaded($$SELECT id, k FROM scroll_r WHERE k = 1 AND id < 20$$) AS statement_offloaded;
+BEGIN;
+DECLARE r_c CURSOR FOR SELECT id, k FROM scroll_r WHERE k = 1 AND id < 20;
+FETCH 3 FROM r_c;
+FETCH BACKWARD 2 FROM r_c;
+FETCH LAST FROM r_c;
+FETCH ABSOLUTE 2 FROM r_c;
+DECLARE r_l CURSOR FOR SELECT id, k FROM scroll_r WHERE k = 1 AND id < 20 LIMIT 4;
+FETCH ALL FROM r_l;
+FETCH BACKWARD 2 FROM r_l;
+COMMIT;
+-- a NO SCROLL cursor is the Themis node's, forward only as in PostgreSQL
+BEGIN;
+DECLARE r_n NO SCROLL CURSOR FOR SELECT id, k FROM scroll_r WHERE k = 1 AND id < 20;
+FETCH 3 FROM r_n;
+FETCH BACKWARD 1 FROM r_n;
+ROLLBACK;
+-- PL/pgSQL: an explicit cursor without SCROLL
+DO $d$
+DECLARE
+    c CURSOR FOR SELECT id, k FROM scroll_r WHERE k = 1 AND id < 20;
+    r record;
+BEGIN
+    OPEN c;
+    FETCH c INTO r;
+    FETCH c INTO r;
+    FETCH c INTO r;
+    FETCH PRIOR FROM c INTO r;
+    RAISE NOTICE 'prior: %', r;
+    CLOSE c;
+END $d$;
+CALL tt.themis_reset();
+DROP TABLE scroll_r;

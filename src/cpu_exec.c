@@ -737,8 +737,21 @@ sink_row(TmPipeExec *pe)
 							{
 								int			cmp = tm_values_cmp(&v, &out->vals[col][g],
 																&out->types[col]);
+								bool		tie_new = out->types[col].kind == TM_K_FLOAT4 ||
+									out->types[col].kind == TM_K_FLOAT8;
 
-								if (agg->kind == TM_AGG_MIN ? cmp < 0 : cmp > 0)
+								/*
+								 * On a tie, PostgreSQL's transition function decides which value
+								 * stays.  float4/float8 smaller/larger return the new one
+								 * (float8_lt(state, new) ? state : new): 0 and -0 tie, and the
+								 * later row's sign shows.  bpchar_smaller/larger keep the state
+								 * ('a' and 'a  ' tie); the other kinds tie only on values shown
+								 * alike (text under a C collation: equal bytes; numeric: one scale
+								 * here; integers, dates, timestamps), whichever stays.
+								 */
+								if (tie_new && cmp == 0)
+									agg_set_extreme(out, col, g, &v);
+								else if (agg->kind == TM_AGG_MIN ? cmp < 0 : cmp > 0)
 									agg_set_extreme(out, col, g, &v);
 							}
 							break;

@@ -26,6 +26,7 @@
 #include "nodes/nodeFuncs.h"
 #include <math.h>
 
+#include "executor/executor.h"
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/planner.h"
@@ -533,6 +534,7 @@ static PlannedStmt *
 themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams)
 {
 	PlannedStmt *stmt;
+	PlannedStmt *scrollable = NULL;
 	RewriteCtx	ctx;
 	ListCell   *lc;
 	int			maxid = 0;
@@ -572,6 +574,23 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	if (stmt->rowMarks != NIL)
 		return stmt;
 
+	/*
+	 * A cursor declared without SCROLL or NO SCROLL (DECLARE c CURSOR, a PL/pgSQL cursor or FOR loop,
+	 * SPI_cursor_open of a plan prepared without either) scrolls where its finished plan can:
+	 * PerformCursorOpen and SPI_cursor_open make it SCROLL when the plan has no row marks and
+	 * ExecSupportsBackwardScan(planTree), NO SCROLL otherwise.  A Themis node cannot scan backwards, so
+	 * where PostgreSQL's plan could (a scan, a Sort, a Limit over them), the rewrite would turn FETCH
+	 * BACKWARD / PRIOR / ABSOLUTE into "cursor can only scan forward".  Statements (planned with
+	 * CURSOR_OPT_PARALLEL_OK: the protocols, SQL functions, PL/pgSQL statements) and NO SCROLL cursors
+	 * never fetch backwards; a cursor that may has neither bit (presort.c's rule).  Keep a copy of
+	 * PostgreSQL's plan (the rewrite changes its nodes in place) and return it where the rewritten plan
+	 * no longer scans backwards.  A rewritten plan that still does (a Sort above the node holds the rows:
+	 * an ORDER BY) is kept: the cursor scrolls through the Sort as through PostgreSQL's own.
+	 */
+	if ((cursorOptions & (CURSOR_OPT_NO_SCROLL | CURSOR_OPT_PARALLEL_OK)) == 0 &&
+		ExecSupportsBackwardScan(stmt->planTree))
+		scrollable = copyObject(stmt);
+
 	/* (an index that tm_unique_index_covers passed over makes the plan transient, as in PostgreSQL) */
 	save_transient = themis_plan_transient;
 	themis_plan_transient = false;
@@ -595,6 +614,14 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	themis_presort_mark(stmt);
 	/* and where that Sort is the statement's top node (or under a top Limit), it takes its place */
 	themis_presort_elide(stmt, cursorOptions, &ctx.next_node_id);
+	if (scrollable != NULL && !ExecSupportsBackwardScan(stmt->planTree))
+	{
+		if (themis_debug_ir)
+			ereport(NOTICE,
+					(errmsg("themis: a cursor that may scroll keeps PostgreSQL's plan: it scans backwards, the rewritten one would not")));
+		themis_plan_transient = save_transient;
+		return scrollable;
+	}
 	if (themis_plan_transient)
 		stmt->transientPlan = true;
 	themis_plan_transient = save_transient;
