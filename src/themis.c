@@ -299,10 +299,10 @@ _PG_init(void)
 
 	DefineCustomBoolVariable("themis.debug_ir",
 							 "Prints the themis IR of every Themis node planned (NOTICE).",
-							 NULL,
+							 "Superusers only: it prints the plans' constants, also those of a SECURITY DEFINER function's queries.",
 							 &themis_debug_ir,
 							 false,
-							 PGC_USERSET,
+							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
 
