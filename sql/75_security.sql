@@ -51,6 +51,10 @@ SELECT themis.cache_drop();
 SELECT * FROM themis.modcount('sec_rls');
 -- the cache listing shows only tables alice may read
 SELECT count(*) AS listed_unreadable FROM themis.cache WHERE relation IN ('sec_none'::regclass, 'sec_cols'::regclass);
+-- nor one a policy shows her only in part (the cache holds the whole table: its rows and bytes), which
+-- she cannot load either
+SELECT count(*) AS listed_rls FROM themis.cache WHERE relation = 'sec_rls'::regclass;
+SELECT themis.cache_table('sec_rls');
 RESET ROLE;
 
 -- as bob: his rows
@@ -68,6 +72,46 @@ ALTER TABLE sec_rls NO FORCE ROW LEVEL SECURITY;
 SELECT themis.cache_table(NULL);
 SELECT themis.cache_table(0);
 SELECT themis.cache_table('pg_class');
+
+-- a table read under row-level security or through a security-barrier view: its scan stays
+-- PostgreSQL's (the rows above it may still be the node's).  The node reads every visible row of a
+-- table before its filters, so a value it cannot represent on a hidden row (a numeric NaN) would show,
+-- as its error or its fallback; here the hidden row is never read and nothing fails
+CREATE TABLE sec_nan (id int, visible bool, balance numeric(12,2));
+INSERT INTO sec_nan SELECT g, g <> 7, CASE WHEN g = 7 THEN 'NaN'::numeric ELSE g END FROM generate_series(1, 500) g;
+CREATE VIEW sec_nan_v WITH (security_barrier) AS SELECT id, balance FROM sec_nan WHERE visible;
+CREATE TABLE sec_nan_r (id int, rating numeric);
+INSERT INTO sec_nan_r SELECT g, CASE WHEN g = 900 THEN 'NaN'::numeric ELSE g % 7 END FROM generate_series(1, 1000) g;
+ALTER TABLE sec_nan_r ENABLE ROW LEVEL SECURITY;
+CREATE POLICY sec_nan_p ON sec_nan_r FOR SELECT USING (rating < 5 AND id < 500);
+GRANT SELECT ON sec_nan_v TO regress_themis_alice;
+GRANT SELECT (id) ON sec_nan_r TO regress_themis_alice;
+ANALYZE sec_nan, sec_nan_r;
+SET ROLE regress_themis_alice;
+CALL tt.themis_on();
+EXPLAIN (COSTS OFF) SELECT sum(balance) FROM sec_nan_v;
+SELECT sum(balance), count(*) FROM sec_nan_v;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM sec_nan_r;
+SELECT count(*) FROM sec_nan_r;
+CALL tt.themis_reset();
+RESET ROLE;
+-- the owner reads the table itself (no policy applies to him): the node reads it, and its NaN falls back
+SELECT tt.offloaded($$SELECT count(*) FROM sec_nan_r$$) AS owner_offloaded;
+DROP VIEW sec_nan_v;
+DROP TABLE sec_nan, sec_nan_r;
+
+-- the extension is not trusted: a database owner who is not a superuser cannot create it (its schema,
+-- owned by him, would let him put functions ahead of its own for a superuser's call)
+SELECT current_database() AS sec_orig_db \gset
+CREATE ROLE regress_themis_dbo LOGIN;
+CREATE DATABASE regress_themis_dbodb OWNER regress_themis_dbo;
+\c regress_themis_dbodb
+SET ROLE regress_themis_dbo;
+CREATE EXTENSION themis;
+RESET ROLE;
+\c :sec_orig_db
+DROP DATABASE regress_themis_dbodb;
+DROP ROLE regress_themis_dbo;
 
 DROP TABLE sec_rls, sec_cols, sec_none;
 DROP OWNED BY regress_themis_alice, regress_themis_bob;

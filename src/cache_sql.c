@@ -27,6 +27,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
@@ -78,6 +79,12 @@ themis_cache_table(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for table %s", get_rel_name(relid))));
+	/* the cache holds every row: not loaded, nor sized, by a caller whom a policy shows only some */
+	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("themis: table \"%s\" is read under row-level security and cannot be cached by this role",
+						get_rel_name(relid))));
 	if (!tm_modcount_available())
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -248,10 +255,14 @@ themis_cache_entries(PG_FUNCTION_ARGS)
 		bool		valid = false;
 		HeapTuple	ctup;
 
-		/* this database's tables the caller may read */
+		/*
+		 * this database's tables the caller may read, whole: not those a row-level security policy
+		 * shows him only in part (the entry's rows and bytes are the whole table's)
+		 */
 		if (r->dboid != MyDatabaseId ||
 			!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(r->relid)) ||
-			pg_class_aclcheck(r->relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+			pg_class_aclcheck(r->relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+			check_enable_rls(r->relid, InvalidOid, true) == RLS_ENABLED)
 			continue;
 		memset(nulls, 0, sizeof(nulls));
 		values[0] = ObjectIdGetDatum(r->relid);

@@ -40,6 +40,8 @@ void		themis_install_planner_hook(void);
 
 static planner_hook_type prev_planner_hook = NULL;
 
+List	   *themis_secure_relids = NIL;
+
 typedef struct RewriteCtx
 {
 	PlannedStmt *pstmt;
@@ -52,6 +54,47 @@ typedef struct RewriteCtx
 static Plan *rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel);
 
 /* ---------------------------------------------------------------- helpers */
+
+/*
+ * The tables of a query (and of its subqueries, sublinks and CTEs) that carry security quals: row-level
+ * security policies or a security-barrier view's conditions, which the rewriter puts on the table's
+ * range table entry (the planner applies them first and the finished plan no longer marks them).  A
+ * Themis node reads every visible row of a table before its filters: a value it cannot represent on a
+ * row the policy hides (a numeric NaN) would show, as the node's error or its fallback in EXPLAIN
+ * ANALYZE, and the cache listing would show the hidden rows' bytes.  Such scans stay PostgreSQL's.
+ */
+typedef struct SecureCtx
+{
+	List	   *relids;
+	int			barrier;		/* inside a security-barrier subquery (a view): every table counts */
+} SecureCtx;
+
+static bool
+secure_relids_walker(Node *node, SecureCtx *c)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		if (rte->rtekind == RTE_RELATION && (rte->securityQuals != NIL || c->barrier > 0))
+			c->relids = list_append_unique_oid(c->relids, rte->relid);
+		if (rte->rtekind == RTE_SUBQUERY)
+		{
+			int			b = rte->security_barrier ? 1 : 0;
+
+			c->barrier += b;
+			(void) secure_relids_walker((Node *) rte->subquery, c);
+			c->barrier -= b;
+		}
+		return false;
+	}
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, secure_relids_walker, (void *) c,
+								 QTW_EXAMINE_RTES_BEFORE | QTW_IGNORE_RT_SUBQUERIES);
+	return expression_tree_walker(node, secure_relids_walker, (void *) c);
+}
 
 /*
  * May this statement get Themis nodes, as far as themis.device goes?  gpu and cpu: yes (gpu falls back
@@ -540,6 +583,7 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	int			maxid = 0;
 	int			gpu = 0;
 	bool		save_transient;
+	List	   *save_secure;
 
 	stmt = NULL;
 	if (themis_enabled && themis_decorrelate_on && themis_decorrelate_candidate(parse) &&
@@ -594,6 +638,13 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	/* (an index that tm_unique_index_covers passed over makes the plan transient, as in PostgreSQL) */
 	save_transient = themis_plan_transient;
 	themis_plan_transient = false;
+	save_secure = themis_secure_relids;
+	{
+		SecureCtx	sc = {NIL, 0};
+
+		(void) secure_relids_walker((Node *) parse, &sc);
+		themis_secure_relids = sc.relids;
+	}
 	max_node_id_walker(stmt->planTree, &maxid);
 	foreach(lc, stmt->subplans)
 		max_node_id_walker((Plan *) lfirst(lc), &maxid);
@@ -620,11 +671,13 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 			ereport(NOTICE,
 					(errmsg("themis: a cursor that may scroll keeps PostgreSQL's plan: it scans backwards, the rewritten one would not")));
 		themis_plan_transient = save_transient;
+		themis_secure_relids = save_secure;
 		return scrollable;
 	}
 	if (themis_plan_transient)
 		stmt->transientPlan = true;
 	themis_plan_transient = save_transient;
+	themis_secure_relids = save_secure;
 	return stmt;
 }
 

@@ -202,6 +202,13 @@ extern bool tm_unique_index_covers(Oid relid, Bitmapset *attnos);
 /* an index was passed over as not yet usable by the snapshot: the plan is transient (build_reduce.c) */
 extern bool themis_plan_transient;
 
+/* ---- planner.c ---- */
+/*
+ * Tables the statement being planned reads under security quals (row-level security policies, a
+ * security-barrier view's conditions): translate.c leaves their scans to PostgreSQL
+ */
+extern List *themis_secure_relids;
+
 /* ---- exec_node.c ---- */
 extern CustomScanMethods themis_scan_methods;
 extern void themis_register_exec(void);

@@ -1245,6 +1245,8 @@ translate_scan(TState *ts, Plan *plan, List *nestparams, List **param_quals)
 		return fail(ts, "scan of a relation that is not a plain table");
 	if (relkind == RELKIND_MATVIEW && tm_unpopulated_matview(rte->relid))
 		return fail(ts, "materialized view without data");	/* PostgreSQL's scan raises the error */
+	if (list_member_oid(themis_secure_relids, rte->relid))
+		return fail(ts, "a table read under row-level security or a security-barrier view");
 
 	s = palloc0(sizeof(Stream));
 	s->pl = new_pipeline(TM_SRC_TABLE);
