@@ -199,6 +199,18 @@ COMMIT;
 CHECKPOINT;
 CREATE TABLE mc_new (a int);
 SELECT * FROM tt.mc_delta('vacuum, analyze, set, show, lock, savepoint, checkpoint, create table', 'mc');
+-- statements that change no table's rows: a view, a function, a comment, privileges (a transaction
+-- that made one and stays open leaves the cache usable)
+CREATE TEMP VIEW mc_tv AS SELECT k FROM mc;
+CREATE OR REPLACE VIEW mc_v2 AS SELECT k, v FROM mc;
+CREATE FUNCTION mc_f(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 + 1';
+COMMENT ON TABLE mc IS 'modcount test';
+GRANT SELECT ON mc TO PUBLIC;
+REVOKE SELECT ON mc FROM PUBLIC;
+SELECT * FROM tt.mc_delta('create view, create function, comment, grant, revoke', 'mc');
+DROP VIEW mc_tv, mc_v2;
+DROP FUNCTION mc_f(int);
+SELECT * FROM tt.mc_delta('drop view', 'mc');
 VACUUM FULL mc;
 SELECT * FROM tt.mc_delta('vacuum full', 'mc');
 CLUSTER mc USING mc_pkey;

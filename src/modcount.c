@@ -607,6 +607,11 @@ utility_is_read_only(Node *stmt)
 		case T_CheckPointStmt:
 		case T_DiscardStmt:
 		case T_CreateStmt:		/* a new, empty table */
+		case T_ViewStmt:		/* views, functions, comments and privileges hold no table's rows */
+		case T_CreateFunctionStmt:
+		case T_CommentStmt:
+		case T_GrantStmt:
+		case T_GrantRoleStmt:
 		case T_DeclareCursorStmt:
 		case T_ClosePortalStmt:
 		case T_FetchStmt:
