@@ -332,3 +332,27 @@ BEGIN
 END $d$;
 CALL tt.themis_reset();
 DROP TABLE scroll_r;
+-- a subquery's ORDER BY that PostgreSQL meets without a Sort (a Merge Join of two index scans): a view's
+-- rows returned as they come, array_agg() over it, a UNION ALL branch keep that order (the node puts its
+-- rows in it)
+CREATE TABLE so_ix (id int PRIMARY KEY, t text);
+INSERT INTO so_ix SELECT g, 's' || g FROM generate_series(1, 3000) g ORDER BY (g * 7919) % 3001;
+ANALYZE so_ix;
+CREATE VIEW so_ixv AS SELECT a.id, a.t FROM so_ix a JOIN so_ix b ON a.id = b.id ORDER BY a.id;
+CALL tt.themis_on();
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT id FROM so_ixv;
+SELECT id FROM so_ixv LIMIT 0;
+SELECT (array_agg(id))[1:6] AS first_six FROM so_ixv;
+SELECT bool_and(id = rn) AS in_order FROM (SELECT id, row_number() OVER () AS rn FROM so_ixv) x;
+SELECT (SELECT array_agg(id) FROM (SELECT id FROM so_ixv) x)[1:6] AS sub_first_six;
+SELECT (array_agg(id))[1:4] AS union_first FROM (SELECT * FROM (SELECT a.id FROM so_ix a JOIN so_ix b ON a.id = b.id ORDER BY a.id) x
+                                                 UNION ALL SELECT -1) u;
+RESET enable_hashjoin;
+RESET enable_nestloop;
+RESET enable_sort;
+CALL tt.themis_reset();
+DROP VIEW so_ixv;
+DROP TABLE so_ix;

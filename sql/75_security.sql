@@ -93,6 +93,9 @@ EXPLAIN (COSTS OFF) SELECT sum(balance) FROM sec_nan_v;
 SELECT sum(balance), count(*) FROM sec_nan_v;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM sec_nan_r;
 SELECT count(*) FROM sec_nan_r;
+-- (also in a sublink, which planning turns into a subplan)
+EXPLAIN (COSTS OFF) SELECT (SELECT count(*) FROM sec_nan_r) + 1 AS n;
+SELECT (SELECT count(*) FROM sec_nan_r) + 1 AS n;
 CALL tt.themis_reset();
 RESET ROLE;
 -- the owner reads the table itself (no policy applies to him): the node reads it, and its NaN falls back

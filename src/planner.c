@@ -49,11 +49,38 @@ typedef struct RewriteCtx
 	Bitmapset  *initplan_params;	/* PARAM_EXEC ids set once by initplans */
 	Cost		limit_cost;		/* the Limit's cost while the walk is at its input, else -1 */
 	int			gpu;			/* themis.device = auto: GPU usable 1, not -1, not asked yet 0 */
+	bool		inner_sort;		/* a subquery of the statement has an ORDER BY (inner_sort_walker) */
 } RewriteCtx;
 
 static Plan *rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel);
 
 /* ---------------------------------------------------------------- helpers */
+
+/*
+ * Has a query below the statement's own (a subquery, a view, a CTE, a sublink) an ORDER BY?  PostgreSQL
+ * may meet it without a Sort (a Merge Join, an index scan: sorted_output does not see it), and the
+ * subquery scan that marked it is gone from the finished plan; its parent may rely on the order (a
+ * UNION ALL branch, string_agg() or array_agg() over it, a view's rows returned as they come).
+ */
+static bool
+inner_sort_walker(Node *node, int *depth)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		Query	   *q = (Query *) node;
+		bool		r;
+
+		if (*depth > 0 && q->sortClause != NIL)
+			return true;
+		(*depth)++;
+		r = query_tree_walker(q, inner_sort_walker, (void *) depth, 0);
+		(*depth)--;
+		return r;
+	}
+	return expression_tree_walker(node, inner_sort_walker, (void *) depth);
+}
 
 /*
  * The tables of a query (and of its subqueries, sublinks and CTEs) that carry security quals: row-level
@@ -489,9 +516,12 @@ rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_parallel)
 		/*
 		 * A Sort whose order reaches the subtree's output is an order its parent asked for, even where
 		 * the query's result needs none: a subquery's ORDER BY under string_agg() or array_agg(), a
-		 * UNION ALL of ordered branches (PostgreSQL keeps it; users rely on it)
+		 * UNION ALL of ordered branches (PostgreSQL keeps it; users rely on it).  So is any order of
+		 * the subtree's output where a subquery has an ORDER BY: PostgreSQL may meet it without a Sort
 		 */
-		TmTranslation *tr = tm_translate(ctx->pstmt, plan, need_order || sorted_output(plan), &why);
+		TmTranslation *tr = tm_translate(ctx->pstmt, plan,
+										 need_order || sorted_output(plan) ||
+										 (ctx->inner_sort && tm_plan_ordered(plan)), &why);
 
 		if (tr != NULL && offload_pays(tr, plan, limit_cost) && device_allows(&ctx->gpu))
 		{
@@ -584,6 +614,22 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	int			gpu = 0;
 	bool		save_transient;
 	List	   *save_secure;
+	List	   *secure_relids = NIL;
+	bool		inner_sort = false;
+
+	/*
+	 * What the query tree says that the finished plan no longer does (read before planning, which turns
+	 * sublinks into subplans in place): the tables under security quals, and subqueries' ORDER BYs
+	 */
+	if (themis_enabled)
+	{
+		SecureCtx	sc = {NIL, 0};
+		int			depth = 0;
+
+		(void) secure_relids_walker((Node *) parse, &sc);
+		secure_relids = sc.relids;
+		inner_sort = inner_sort_walker((Node *) parse, &depth);
+	}
 
 	stmt = NULL;
 	if (themis_enabled && themis_decorrelate_on && themis_decorrelate_candidate(parse) &&
@@ -639,18 +685,14 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 	save_transient = themis_plan_transient;
 	themis_plan_transient = false;
 	save_secure = themis_secure_relids;
-	{
-		SecureCtx	sc = {NIL, 0};
-
-		(void) secure_relids_walker((Node *) parse, &sc);
-		themis_secure_relids = sc.relids;
-	}
+	themis_secure_relids = secure_relids;
 	max_node_id_walker(stmt->planTree, &maxid);
 	foreach(lc, stmt->subplans)
 		max_node_id_walker((Plan *) lfirst(lc), &maxid);
 	ctx.pstmt = stmt;
 	ctx.next_node_id = maxid + 1;
 	ctx.initplan_params = NULL;
+	ctx.inner_sort = inner_sort;
 	ctx.limit_cost = -1;
 	ctx.gpu = gpu;
 	themis_walk_plans(stmt, collect_initplan_params, &ctx.initplan_params);

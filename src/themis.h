@@ -193,6 +193,8 @@ typedef struct TmTranslation
  * part of the subtree cannot run in themis.
  */
 extern TmTranslation *tm_translate(PlannedStmt *pstmt, Plan *root, bool need_order, const char **why);
+/* may the rows of a plan tree come out in an order (a Sort, a Merge Join, an index scan, ...)? */
+extern bool tm_plan_ordered(Plan *p);
 
 /* ---- build_reduce.c ---- */
 /* SEMI probes that drop a hash build's rows that its probing pipeline would drop (themis.build_reduction) */

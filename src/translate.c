@@ -3433,8 +3433,9 @@ compile_final(TState *ts, TmType *types, int nslots, Expr *e, const TmType *coer
 	return c;
 }
 
-static bool
-plan_ordered(Plan *p)
+/* may the rows of plan tree p come out in an order (that a parent can rely on)? */
+bool
+tm_plan_ordered(Plan *p)
 {
 	if (p == NULL)
 		return false;
@@ -3453,9 +3454,9 @@ plan_ordered(Plan *p)
 		case T_Memoize:
 		case T_Result:
 		case T_Hash:
-			return plan_ordered(outerPlan(p));
+			return tm_plan_ordered(outerPlan(p));
 		case T_SubqueryScan:
-			return plan_ordered(((SubqueryScan *) p)->subplan);
+			return tm_plan_ordered(((SubqueryScan *) p)->subplan);
 		case T_SeqScan:
 		case T_Gather:
 			return false;
@@ -3523,7 +3524,7 @@ translate_once(PlannedStmt *pstmt, Plan *root, bool need_order, bool merge_swap,
 		goto failed;
 	}
 
-	if (need_order && plan_ordered(root))
+	if (need_order && tm_plan_ordered(root))
 	{
 		if (s->order == NIL)
 		{
