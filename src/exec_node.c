@@ -115,8 +115,11 @@ themis_open_tables(ThemisScanState *ts)
 			Relation	rel = table_open(relid, AccessShareLock);
 
 			ts->rels[ts->nrels++] = rel;
-			/* as ExecOpenScanRelation: a materialized view WITH NO DATA (refreshed so since planning) */
-			if ((ts->eflags & EXEC_FLAG_WITH_NO_DATA) == 0 && !RelationIsScannable(rel))
+			/*
+			 * as ExecOpenScanRelation: a materialized view WITH NO DATA (refreshed so since planning;
+			 * translate.c leaves one that was so at planning to PostgreSQL), unless the plan will not run
+			 */
+			if ((ts->eflags & (EXEC_FLAG_EXPLAIN_ONLY | EXEC_FLAG_WITH_NO_DATA)) == 0 && !RelationIsScannable(rel))
 				ereport(ERROR,
 						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 						 errmsg("materialized view \"%s\" has not been populated",
