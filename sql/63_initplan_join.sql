@@ -184,6 +184,9 @@ CALL tt.themis_on();
 SET themis.fallback = on;
 SELECT k, count(*) FROM ij_v WHERE k > 10 AND v > (SELECT ij_bump(7)) GROUP BY k;
 SELECT count(*) AS calls FROM ij_log;
+-- (also where the parameter is compared as a numeric: not called)
+SELECT count(*) FROM ij_n WHERE id > 100000 AND x > (SELECT nextval('ij_sq')::numeric);
+SELECT is_called FROM ij_sq;
 SELECT tt.offloaded($$SELECT k, count(*) FROM ij_v WHERE k > 10 AND v > (SELECT max(id) FROM ij_n) GROUP BY k$$) AS plain_initplan;
 SELECT count(*), sum(n.x), min(s.n + s.rn), max(s.n + s.rn)
   FROM ij_n n JOIN (SELECT id, nextval('ij_sq') n, row_number() OVER (ORDER BY id) rn FROM ij_v WHERE id < 5) s ON n.id = s.id;

@@ -350,6 +350,11 @@ SELECT bool_and(id = rn) AS in_order FROM (SELECT id, row_number() OVER () AS rn
 SELECT (SELECT array_agg(id) FROM (SELECT id FROM so_ixv) x)[1:6] AS sub_first_six;
 SELECT (array_agg(id))[1:4] AS union_first FROM (SELECT * FROM (SELECT a.id FROM so_ix a JOIN so_ix b ON a.id = b.id ORDER BY a.id) x
                                                  UNION ALL SELECT -1) u;
+-- (an SQL function in FROM, inlined by the planner: its ORDER BY too)
+CREATE FUNCTION so_f() RETURNS SETOF so_ix LANGUAGE sql STABLE AS 'SELECT a.* FROM so_ix a JOIN so_ix b ON a.id = b.id ORDER BY a.id';
+SELECT (array_agg(id))[1:6] AS fn_first_six FROM so_f();
+SELECT (array_agg(id))[1:4] AS fn_union_first FROM (SELECT id FROM so_f() UNION ALL SELECT -1) u;
+DROP FUNCTION so_f();
 RESET enable_hashjoin;
 RESET enable_nestloop;
 RESET enable_sort;

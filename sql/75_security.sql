@@ -100,6 +100,33 @@ CALL tt.themis_reset();
 RESET ROLE;
 -- the owner reads the table itself (no policy applies to him): the node reads it, and its NaN falls back
 SELECT tt.offloaded($$SELECT count(*) FROM sec_nan_r$$) AS owner_offloaded;
+-- the same where the policy is a parent's (a partition, an inheritance child read through it) or the
+-- table is in an SQL function the planner inlines: PostgreSQL's scans
+CREATE TABLE sec_pt (id int, visible bool, bal numeric(12,2)) PARTITION BY RANGE (id);
+CREATE TABLE sec_pt1 PARTITION OF sec_pt FOR VALUES FROM (0) TO (1000);
+INSERT INTO sec_pt SELECT g, g <> 7, CASE WHEN g = 7 THEN 'NaN'::numeric ELSE g END FROM generate_series(1, 500) g;
+ALTER TABLE sec_pt ENABLE ROW LEVEL SECURITY;
+CREATE POLICY sec_pt_p ON sec_pt FOR SELECT USING (visible);
+CREATE TABLE sec_ih (id int, visible bool, bal numeric(12,2));
+CREATE TABLE sec_ih_c () INHERITS (sec_ih);
+INSERT INTO sec_ih_c SELECT g, g <> 7, CASE WHEN g = 7 THEN 'NaN'::numeric ELSE g END FROM generate_series(1, 500) g;
+ALTER TABLE sec_ih ENABLE ROW LEVEL SECURITY;
+CREATE POLICY sec_ih_p ON sec_ih FOR SELECT USING (visible);
+CREATE FUNCTION sec_f() RETURNS SETOF sec_nan_r LANGUAGE sql STABLE AS 'SELECT * FROM sec_nan_r';
+GRANT SELECT ON sec_pt, sec_ih TO regress_themis_alice;
+GRANT SELECT ON sec_nan_r TO regress_themis_alice;
+ANALYZE sec_pt, sec_ih, sec_ih_c;
+SET ROLE regress_themis_alice;
+CALL tt.themis_on();
+EXPLAIN (COSTS OFF) SELECT sum(bal), count(*) FROM sec_pt WHERE id < 600;
+SELECT sum(bal), count(*) FROM sec_pt WHERE id < 600;
+SELECT sum(bal), count(*) FROM sec_ih;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM sec_f();
+SELECT count(*) FROM sec_f();
+CALL tt.themis_reset();
+RESET ROLE;
+DROP FUNCTION sec_f();
+DROP TABLE sec_pt, sec_ih_c, sec_ih;
 DROP VIEW sec_nan_v;
 DROP TABLE sec_nan, sec_nan_r;
 

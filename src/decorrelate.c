@@ -1020,8 +1020,8 @@ order_dependent_agg_walker(Node *node, void *context)
  * references must share one evaluation (the materialized CTE).  Besides volatile functions (checked by
  * the caller): a LIMIT or OFFSET (which rows it keeps may depend on the plan: its ORDER BY may have
  * ties), DISTINCT ON and window functions (which row of the peers), TABLESAMPLE, an order-dependent
- * aggregate (order_dependent_agg_walker), anywhere in its query tree, or a reference to another CTE
- * (inlined into both copies by PostgreSQL, it would run twice too).
+ * aggregate (order_dependent_agg_walker), anywhere in its query tree, a reference to another CTE
+ * (inlined into both copies by PostgreSQL, it would run twice too) or a function in FROM.
  */
 static bool
 nondeterministic_cte_walker(Node *node, void *context)
@@ -1040,7 +1040,8 @@ nondeterministic_cte_walker(Node *node, void *context)
 	{
 		RangeTblEntry *rte = (RangeTblEntry *) node;
 
-		return rte->tablesample != NULL || rte->rtekind == RTE_CTE;
+		/* (a function in FROM: an SQL function inlined may hold any of these, another may vary) */
+		return rte->tablesample != NULL || rte->rtekind == RTE_CTE || rte->rtekind == RTE_FUNCTION;
 	}
 	if (IsA(node, Aggref) && order_dependent_agg_walker(node, NULL))
 		return true;

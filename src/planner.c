@@ -27,10 +27,13 @@
 #include <math.h>
 
 #include "executor/executor.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/planner.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "themis.h"
 #include "exec_node.h"
@@ -57,7 +60,8 @@ static Plan *rewrite_plan(RewriteCtx *ctx, Plan *plan, bool need_order, bool in_
 /* ---------------------------------------------------------------- helpers */
 
 /*
- * Has a query below the statement's own (a subquery, a view, a CTE, a sublink) an ORDER BY?  PostgreSQL
+ * Has a query below the statement's own (a subquery, a view, a CTE, a sublink, an SQL function in FROM)
+ * an ORDER BY?  PostgreSQL
  * may meet it without a Sort (a Merge Join, an index scan: sorted_output does not see it), and the
  * subquery scan that marked it is gone from the finished plan; its parent may rely on the order (a
  * UNION ALL branch, string_agg() or array_agg() over it, a view's rows returned as they come).
@@ -67,6 +71,21 @@ inner_sort_walker(Node *node, int *depth)
 {
 	if (node == NULL)
 		return false;
+	if (IsA(node, RangeTblFunction) && IsA(((RangeTblFunction *) node)->funcexpr, FuncExpr))
+	{
+		/* an SQL function in FROM, which the planner may inline: its query may have an ORDER BY */
+		HeapTuple	tp = SearchSysCache1(PROCOID,
+										 ObjectIdGetDatum(((FuncExpr *) ((RangeTblFunction *) node)->funcexpr)->funcid));
+		bool		sql = false;
+
+		if (HeapTupleIsValid(tp))
+		{
+			sql = ((Form_pg_proc) GETSTRUCT(tp))->prolang == SQLlanguageId;
+			ReleaseSysCache(tp);
+		}
+		if (sql)
+			return true;
+	}
 	if (IsA(node, Query))
 	{
 		Query	   *q = (Query *) node;
@@ -665,7 +684,7 @@ themis_planner(Query *parse, const char *query_string, int cursorOptions, ParamL
 		return stmt;
 
 	/*
-	 * A cursor declared without SCROLL or NO SCROLL (DECLARE c CURSOR, a PL/pgSQL cursor or FOR loop,
+	 * A cursor declared without SCROLL or NO SCROLL (DECLARE c CURSOR, a PL/pgSQL cursor variable,
 	 * SPI_cursor_open of a plan prepared without either) scrolls where its finished plan can:
 	 * PerformCursorOpen and SPI_cursor_open make it SCROLL when the plan has no row marks and
 	 * ExecSupportsBackwardScan(planTree), NO SCROLL otherwise.  A Themis node cannot scan backwards, so

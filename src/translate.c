@@ -30,6 +30,7 @@
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -40,6 +41,7 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/ruleutils.h"
 #include "rewrite/rewriteManip.h"
 
@@ -257,6 +259,9 @@ plan_volatile(Plan *p)
 			e = (Node *) ((CustomScan *) p)->custom_exprs;
 			children = ((CustomScan *) p)->custom_plans;
 			break;
+		case T_ForeignScan:
+			e = (Node *) list_concat_copy(((ForeignScan *) p)->fdw_exprs, ((ForeignScan *) p)->fdw_recheck_quals);
+			break;
 		default:
 			break;
 	}
@@ -289,6 +294,40 @@ stmt_volatile(TState *ts)
 		ts->volatile_stmt = v ? 1 : -1;
 	}
 	return ts->volatile_stmt > 0;
+}
+
+/*
+ * Is relid read under security quals (themis_secure_relids: the query's tables with policies or under a
+ * security-barrier view), or under a row-level security policy of its own or of a table it inherits
+ * from (a partition or an inheritance child is read through its parent, under the parent's policies;
+ * a table in an SQL function that the planner inlined was not in the query tree)?
+ */
+static bool
+read_under_policy(Oid relid, Oid checkAsUser)
+{
+	List	   *rels = list_make1_oid(relid);
+	ListCell   *lc;
+
+	foreach(lc, rels)
+	{
+		Oid			r = lfirst_oid(lc);
+		Relation	inh;
+		ScanKeyData key;
+		SysScanDesc scan;
+		HeapTuple	tup;
+
+		if (list_member_oid(themis_secure_relids, r) || check_enable_rls(r, checkAsUser, true) == RLS_ENABLED)
+			return true;
+		/* its parents (pg_inherits: partitions and inheritance children), appended to the walk */
+		inh = table_open(InheritsRelationId, AccessShareLock);
+		ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(r));
+		scan = systable_beginscan(inh, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
+		while (HeapTupleIsValid(tup = systable_getnext(scan)))
+			rels = list_append_unique_oid(rels, ((Form_pg_inherits) GETSTRUCT(tup))->inhparent);
+		systable_endscan(scan);
+		table_close(inh, AccessShareLock);
+	}
+	return false;
 }
 
 static BPipeline *
@@ -486,6 +525,16 @@ scan_slot(MapCtx *c, Var *v)
 }
 
 /* slot of a parameter expression (evaluated by PostgreSQL once per scan), of TmType t */
+static bool
+exec_param_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXEC)
+		return true;
+	return expression_tree_walker(node, exec_param_walker, context);
+}
+
 static int
 param_slot_typed(MapCtx *c, Expr *e, const TmType *t, Oid pgtype, int32 typmod, Oid coll)
 {
@@ -493,6 +542,14 @@ param_slot_typed(MapCtx *c, Expr *e, const TmType *t, Oid pgtype, int32 typmod, 
 	int			idx = -1;
 	int			i = 0;
 	ListCell   *lc;
+
+	/* every parameter expression the node evaluates comes through here (param_slot, numeric_param_compare) */
+	if (exec_param_walker((Node *) e, NULL) && stmt_volatile(c->ts))
+	{
+		c->failed = true;
+		fail(c->ts, "a parameter set by PostgreSQL in a statement with volatile functions");
+		return -1;
+	}
 
 	foreach(lc, c->ts->params)
 	{
@@ -524,12 +581,6 @@ param_slot(MapCtx *c, Param *p)
 {
 	TmType		t;
 	const char *why = NULL;
-
-	if (p->paramkind == PARAM_EXEC && stmt_volatile(c->ts))
-	{
-		fail(c->ts, "a parameter set by PostgreSQL in a statement with volatile functions");
-		return -1;
-	}
 
 	if (!tm_type_from_pg(p->paramtype, p->paramtypmod, p->paramcollid, &t, &why))
 	{
@@ -1245,7 +1296,7 @@ translate_scan(TState *ts, Plan *plan, List *nestparams, List **param_quals)
 		return fail(ts, "scan of a relation that is not a plain table");
 	if (relkind == RELKIND_MATVIEW && tm_unpopulated_matview(rte->relid))
 		return fail(ts, "materialized view without data");	/* PostgreSQL's scan raises the error */
-	if (list_member_oid(themis_secure_relids, rte->relid))
+	if (read_under_policy(rte->relid, rte->checkAsUser))
 		return fail(ts, "a table read under row-level security or a security-barrier view");
 
 	s = palloc0(sizeof(Stream));
