@@ -93,7 +93,7 @@ themis_cache_table(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("themis: table \"%s\" cannot be cached", get_rel_name(relid)),
-				 errdetail("Only permanent and unlogged tables that are not logical replication targets are cached, and not on a standby.")));
+				 errdetail("Only permanent and unlogged tables and populated materialized views are cached, in a database without logical replication subscriptions, and not on a standby.")));
 	require_daemon();
 
 	rel = table_open(relid, AccessShareLock);
