@@ -205,6 +205,9 @@ SELECT * FROM tt.check($$SELECT g, avg(a) AS aa, avg(b) AS ab, count(a) AS ca, c
                                 avg(c) AS ac, count(DISTINCT b) AS db FROM agg_nn GROUP BY g$$);
 SELECT * FROM tt.check($$SELECT count(a) FILTER (WHERE b > 2) AS f, count(*) FILTER (WHERE b > 2) AS s,
                                 avg(b) FILTER (WHERE c IS NULL) AS x FROM agg_nn$$);
+-- (no rows: 0 and NULL, grouped: none)
+SELECT * FROM tt.check($$SELECT count(a) AS c, avg(a) AS av, count(*) AS n FROM agg_nn WHERE g > 100$$);
+SELECT * FROM tt.check($$SELECT g, count(a) AS c, avg(b) AS av FROM agg_nn WHERE g > 100 GROUP BY g$$);
 SET enable_nestloop = off;
 SET enable_mergejoin = off;
 EXPLAIN (COSTS OFF) SELECT n.g, count(r.v), avg(r.w), sum(r.v) FROM agg_nn n LEFT JOIN agg_nn_r r ON r.k = n.b GROUP BY n.g;
