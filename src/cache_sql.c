@@ -4,8 +4,9 @@
  *   themis.cache_table(regclass) -> int8    load every column themis can represent into the cache now
  *                                           (bytes stored); requires SELECT on the table
  *   themis.cache_drop(regclass = NULL) -> int8   drop the table's entry (NULL: every table of this
- *                                           database); number of entries dropped (0 without a usable
- *                                           GPU daemon: nothing is cached then)
+ *                                           database), after stopping its background loads (bgload.c);
+ *                                           number of entries dropped (0 without a usable GPU daemon:
+ *                                           nothing is cached then)
  *   themis.cache_entries() -> setof record  one row per cached column of this database's tables that the
  *                                           caller may read, with whether the
  *                                           entry may serve the caller's snapshot now (valid); the view
@@ -35,6 +36,7 @@
 #include "colbuild.h"
 #include "gpud_client.h"
 #include "modcount.h"
+#include "bgload.h"
 
 PG_FUNCTION_INFO_V1(themis_cache_table);
 PG_FUNCTION_INFO_V1(themis_cache_drop);
@@ -55,25 +57,6 @@ Datum
 themis_cache_table(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
-	Relation	rel;
-	TupleDesc	desc;
-	TmColSet	set;
-	TmCacheStamp st;
-	const char *why = NULL;
-	TmxSource	src;
-	TmxExec		x;
-	TmxCol	   *cols;
-	StringInfoData buf;
-	int64		total;
-	int64		off = 0;
-	int			fd;
-	int64		fdlen;
-	bool		own_fd;
-	char	   *map = NULL;
-	void	   *reply;
-	Size		rlen;
-	int			t;
-	int64		stored = 0;
 
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		ereport(ERROR,
@@ -95,6 +78,56 @@ themis_cache_table(PG_FUNCTION_ARGS)
 				 errmsg("themis: table \"%s\" cannot be cached", get_rel_name(relid)),
 				 errdetail("Only permanent and unlogged tables and populated materialized views are cached, in a database without logical replication subscriptions, and not on a standby.")));
 	require_daemon();
+	PG_RETURN_INT64(tm_cache_load(relid, NULL, -1, false));
+}
+
+/*
+ * Read columns attnos of relid (natts < 0: every column themis can represent) with the active snapshot
+ * and store them in the cache; bytes stored.  themis.cache_table() checked the table and the caller
+ * before; a background load (bgload.c) checks here, and where a check fails, or the stamp is not clean,
+ * it loads nothing and says so at DEBUG1 only.
+ */
+int64
+tm_cache_load(Oid relid, const int16 *attnos, int natts, bool background)
+{
+	Relation	rel;
+	TupleDesc	desc;
+	TmColSet	set;
+	TmCacheStamp st;
+	const char *why = NULL;
+	TmxSource	src;
+	TmxExec		x;
+	TmxCol	   *cols;
+	StringInfoData buf;
+	int64		total;
+	int64		off = 0;
+	int			fd;
+	int64		fdlen;
+	bool		own_fd;
+	char	   *map = NULL;
+	void	   *reply;
+	Size		rlen;
+	int			t;
+
+	if (background)
+	{
+		/* the role may still read the columns: SELECT on the table, or on each of them */
+		bool		readable = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+
+		if (!readable && natts > 0)
+		{
+			readable = true;
+			for (int a = 0; a < natts && readable; a++)
+				readable = pg_attribute_aclcheck(relid, attnos[a], GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+		}
+		if (!readable || check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED ||
+			!tm_modcount_available() || !tm_modcount_cacheable(relid) || !tm_gpud_ready(true, &why))
+		{
+			elog(DEBUG1, "themis: background load of \"%s\" skipped: %s", get_rel_name(relid),
+				 why ? why : "the table or the role no longer allows it");
+			return 0;
+		}
+	}
 
 	rel = table_open(relid, AccessShareLock);
 	desc = RelationGetDescr(rel);
@@ -103,22 +136,26 @@ themis_cache_table(PG_FUNCTION_ARGS)
 	{
 		Form_pg_attribute a = TupleDescAttr(desc, i);
 		const char *tw;
+		bool		wanted = natts < 0;
 
 		set.cols[i].attno = a->attnum;
 		if (a->attisdropped)
 			continue;
-		set.cols[i].present = tm_type_from_pg(a->atttypid, a->atttypmod, a->attcollation,
-											  &set.cols[i].type, &tw);
+		for (int k = 0; k < natts && !wanted; k++)
+			wanted = attnos[k] == a->attnum;
+		if (wanted)
+			set.cols[i].present = tm_type_from_pg(a->atttypid, a->atttypmod, a->attcollation,
+												  &set.cols[i].type, &tw);
 	}
 	/* the stamp before reading (see modcount.c) */
 	tm_modcount_stamp(relid, GetActiveSnapshot(), &st);
 	if (!st.clean)
 	{
 		table_close(rel, AccessShareLock);
-		ereport(NOTICE,
+		ereport(background ? DEBUG1 : NOTICE,
 				(errmsg("themis: \"%s\" has writes that this snapshot cannot see as final; it is cached by the first query after they are",
 						RelationGetRelationName(rel))));
-		PG_RETURN_INT64(0);
+		return 0;
 	}
 	if (!tm_colset_read_table_parallel(&set, rel, GetActiveSnapshot(), &why))
 	{
@@ -190,8 +227,7 @@ themis_cache_table(PG_FUNCTION_ARGS)
 	}
 	if (t != TM_MSG_LOAD_OK || rlen != sizeof(TmxLoadReply))
 		elog(ERROR, "themis: unexpected answer %d from themis-gpud", t);
-	stored = ((TmxLoadReply *) reply)->bytes_stored;
-	PG_RETURN_INT64(stored);
+	return ((TmxLoadReply *) reply)->bytes_stored;
 }
 
 Datum
@@ -213,6 +249,8 @@ themis_cache_drop(PG_FUNCTION_ARGS)
 				 errmsg("must be superuser to drop every table from the GPU cache")));
 	d.dboid = MyDatabaseId;
 	d.relid = PG_ARGISNULL(0) ? 0 : PG_GETARG_OID(0);
+	/* a background load of a table dropped here would store it again after the drop: stopped first */
+	tm_bgload_stop(d.relid);
 	if (!tm_gpud_ready(true, &why))
 		PG_RETURN_INT64(0);		/* no daemon with a GPU: nothing is cached */
 	t = tm_gpud_request(TM_MSG_CACHE_DROP, &d, sizeof(d), -1, &reply, &rlen, NULL, &why);

@@ -20,10 +20,13 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "themis.h"
+#include "bgload.h"
 #include "exec_node.h"
 #include "gpu_run.h"
 #include "themis/tm_gpud_proto.h"
@@ -277,6 +280,40 @@ themis_start_fallback(ThemisScanState *ts, const char *reason, bool forced)
 	MemoryContextReset(ts->runcxt);
 }
 
+/*
+ * A cold start (gpu_run.c): the kept plan runs, and the tables the daemon lacked are queued for
+ * background loads at the end of the node (themis_end), so that they do not slow that plan down.
+ */
+static void
+themis_cold_start(ThemisScanState *ts, const TmGpuRunInfo *info)
+{
+	EState	   *estate = ts->css.ss.ps.state;
+	MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
+	StringInfoData names;
+
+	initStringInfo(&names);
+	ts->ncold = info->ncold;
+	ts->cold_relids = palloc(sizeof(Oid) * info->ncold);
+	ts->cold_attnos = palloc(sizeof(int16 *) * info->ncold);
+	ts->cold_natts = palloc(sizeof(int) * info->ncold);
+	for (int i = 0; i < info->ncold; i++)
+	{
+		char	   *name = get_rel_name(info->cold_relids[i]);
+
+		ts->cold_relids[i] = info->cold_relids[i];
+		ts->cold_natts[i] = info->cold_natts[i];
+		ts->cold_attnos[i] = palloc(sizeof(int16) * Max(info->cold_natts[i], 1));
+		memcpy(ts->cold_attnos[i], info->cold_attnos[i], sizeof(int16) * info->cold_natts[i]);
+		appendStringInfo(&names, "%s%s", i > 0 ? ", " : "", name ? quote_identifier(name) : "?");
+	}
+	ts->cold_reason = psprintf("PostgreSQL's plan ran (estimated cost %.0f, under themis.cold_plan_fraction of %.0f for reading %s); "
+							   "those tables load into the GPU column cache in the background",
+							   info->cold_kept_cost, info->cold_scan_cost, names.data);
+	MemoryContextSwitchTo(old);
+	themis_start_fallback(ts, "cold start", true);
+	ts->fallback_reason = NULL; /* not a fallback: EXPLAIN shows the cold start */
+}
+
 /* the subplans read by SUBPLAN sources start over if an earlier run (or attempt) read them */
 static void
 themis_rescan_inputs(ThemisScanState *ts)
@@ -335,6 +372,7 @@ themis_compute(ThemisScanState *ts)
 				TmGpuRunInfo info;
 				TmGpuRunTopN topn;
 				int			flags = 0;
+				double		kept_cost = -1;
 
 				if (themis_debug_fault == THEMIS_FAULT_DAEMON_CRASH)
 					flags |= TMX_FLAG_FAULT_CRASH;
@@ -362,10 +400,21 @@ themis_compute(ThemisScanState *ts)
 					flags |= TMX_FLAG_STATIC_ROWS;
 				if (!themis_probe_order)
 					flags |= TMX_FLAG_PLAN_PROBE_ORDER;
+				/* the kept plan, which a cold start may run instead (not twice: once it ran, it stays) */
+				if (cscan->custom_plans != NIL && ts->nruns == 0)
+					kept_cost = ((Plan *) linitial(cscan->custom_plans))->total_cost;
 				themis_rescan_inputs(ts);
 				rs = tm_gpu_run(ts->plan, DatumGetByteaPP(blob->constvalue), estate, params, paramnulls,
 								ts->inputs, ts->ninputs, flags,
-								themis_topn_device(ts, &topn) ? &topn : NULL, stats, &info, &reason, &error);
+								themis_topn_device(ts, &topn) ? &topn : NULL, kept_cost, stats, &info,
+								&reason, &error);
+				ts->bgload_wait_ms += info.bgload_wait_ms;
+				if (rs == NULL && info.cold)
+				{
+					MemoryContextSwitchTo(old);
+					themis_cold_start(ts, &info);
+					return;
+				}
 				if (rs != NULL)
 				{
 					topn_in = info.topn_rows_in;
@@ -528,6 +577,10 @@ themis_end(CustomScanState *node)
 
 	if (ts->fallback_ps != NULL)
 		ExecEndNode(ts->fallback_ps);
+	/* a cold start's loads start now that the query's plan is done (bgload.c) */
+	for (int i = 0; i < ts->ncold; i++)
+		(void) tm_bgload_start(ts->cold_relids[i], ts->cold_attnos[i], ts->cold_natts[i]);
+	ts->ncold = 0;
 	for (int i = 0; i < ts->ninputs; i++)
 		ExecEndNode(ts->inputs[i]);
 	for (int i = 0; i < ts->nrels; i++)

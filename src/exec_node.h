@@ -74,6 +74,14 @@ typedef struct ThemisScanState
 	PlanState  *fallback_ps;	/* initialized lazily */
 	char	   *fallback_reason;
 
+	/* a cold start (gpu_run.c, bgload.c): the kept plan ran; at the end, these tables load in the background */
+	char	   *cold_reason;	/* EXPLAIN; NULL: none */
+	int			ncold;
+	Oid		   *cold_relids;
+	int16	  **cold_attnos;
+	int		   *cold_natts;
+	double		bgload_wait_ms; /* EXPLAIN ANALYZE: waiting for background loads */
+
 	/* EXPLAIN ANALYZE: totals over all runs */
 	int			nruns;
 	TmPipelineStats *stats;		/* npipelines, summed over runs */

@@ -341,6 +341,8 @@ themis_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		if (ts->nruns > 0 && ts->device != NULL)
 			device = ts->device;
+		else if (ts->fallback && ts->cold_reason != NULL)
+			device = "none (cold start)";
 		else if (ts->fallback)
 			device = "none (fallback)";
 		else
@@ -414,4 +416,9 @@ themis_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	if (ts->fallback && ts->fallback_reason != NULL)
 		ExplainPropertyText("Fallback", ts->fallback_reason, es);
+	if (ts->cold_reason != NULL)
+		ExplainPropertyText("Cold Start", ts->cold_reason, es);
+	/* only where it waited: a time that is rarely there */
+	if (es->analyze && es->timing && ts->bgload_wait_ms > 0)
+		ExplainPropertyFloat("Background Load Wait Time", "ms", ts->bgload_wait_ms, 3, es);
 }

@@ -7,7 +7,10 @@
  *            no write to it is newer than the snapshot's xmin), with the stamp taken now, before anything
  *            is read; otherwise INLINE: read here with the query's snapshot and sent;
  *   SUBPLAN  INLINE: the PostgreSQL subplan runs here and its rows are sent.
- * If the daemon lacks a CACHED source (NEED), that table is read now and sent INLINE with `store`, under
+ * A table that a background worker loads (bgload.c) is waited for first.  On the daemon's first NEED, where
+ * the caller's kept PostgreSQL plan is estimated much cheaper than reading the tables it lacks
+ * (themis.cold_plan_fraction), the run ends there: the caller runs that plan and queues background loads.
+ * Otherwise, if the daemon lacks a CACHED source (NEED), that table is read now and sent INLINE with `store`, under
  * the stamp taken before reading, so that the daemon keeps it for later queries.  With themis.stream_loads
  * those tables are read largest first and each but the last read goes at once in a LOAD of its own, which
  * the daemon uploads while the others are read; the request then names it as CACHED.
@@ -22,6 +25,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "access/htup_details.h"
 #include "access/table.h"
 #include "executor/executor.h"
 #include "lib/stringinfo.h"
@@ -33,6 +37,7 @@
 #include "utils/snapmgr.h"
 
 #include "themis.h"
+#include "bgload.h"
 #include "colbuild.h"
 #include "gpu_run.h"
 #include "gpud_client.h"
@@ -250,11 +255,75 @@ ms_since(instr_time t0)
 	return INSTR_TIME_GET_MILLISEC(t);
 }
 
+/*
+ * On the first NEED: whether the kept plan, estimated at kept_cost, is cheaper than
+ * themis.cold_plan_fraction of PostgreSQL's estimate of scanning the tables the daemon lacks (bgload.c);
+ * if so, info->cold lists them with the columns that the plan reads, to be loaded in the background.
+ */
+static bool
+cold_start(const TmPlan *plan, const SrcState *srcs, const int32 *need, double kept_cost,
+		   TmGpuRunInfo *info)
+{
+	int			np = plan->npipelines;
+	double		scan = 0;
+
+	if (themis_cold_plan_fraction <= 0 || !tm_bgload_possible())
+		return false;
+	info->cold_relids = palloc0(sizeof(Oid) * np);
+	info->cold_attnos = palloc0(sizeof(int16 *) * np);
+	info->cold_natts = palloc0(sizeof(int) * np);
+	info->ncold = 0;
+	for (int p = 0; p < np; p++)
+	{
+		const TmPipeline *pl = &plan->pipelines[p];
+		int			k;
+
+		if (!need[p] || srcs[p].hdr.mode != TMX_SRC_CACHED || pl->srckind != TM_SRC_TABLE)
+			continue;
+		for (k = 0; k < info->ncold && info->cold_relids[k] != pl->relid; k++)
+			;
+		if (k == info->ncold)
+		{
+			Relation	rel = table_open(pl->relid, AccessShareLock);
+
+			scan += tm_bgload_scan_cost(rel);
+			table_close(rel, NoLock);
+			info->cold_relids[k] = pl->relid;
+			info->cold_attnos[k] = palloc(sizeof(int16) * MaxHeapAttributeNumber);
+			info->ncold++;
+		}
+		/* the columns of every pipeline that reads it */
+		for (int c = 0; c < pl->nsrccols; c++)
+		{
+			bool		dup = false;
+
+			if (!srcs[p].present[c])
+				continue;
+			for (int j = 0; j < info->cold_natts[k] && !dup; j++)
+				dup = info->cold_attnos[k][j] == pl->src_attnos[c];
+			if (!dup)
+				info->cold_attnos[k][info->cold_natts[k]++] = pl->src_attnos[c];
+		}
+	}
+	info->cold_kept_cost = kept_cost;
+	info->cold_scan_cost = scan;
+	if (info->ncold == 0 || kept_cost >= themis_cold_plan_fraction * scan)
+	{
+		info->ncold = 0;
+		return false;
+	}
+	info->cold = true;
+	if (tm_trace_wanted())
+		elog(LOG, "themis trace: cold start: the kept plan (cost %.0f) runs, %d tables (scan cost %.0f) load in the background",
+			 kept_cost, info->ncold, scan);
+	return true;
+}
+
 TmResultSet *
 tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		   const TmValue *params, const bool *paramnulls,
 		   PlanState **inputs, int ninputs, int flags, const TmGpuRunTopN *topn,
-		   TmPipelineStats *stats, TmGpuRunInfo *info,
+		   double kept_cost, TmPipelineStats *stats, TmGpuRunInfo *info,
 		   const char **reason, TmStatus *error)
 {
 	SrcState   *srcs;
@@ -325,6 +394,19 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 						 p, s->hdr.relname);
 			}
 		}
+	}
+
+	/* a table that a background worker loads: this query waits for it, as it would load it too */
+	{
+		instr_time	tw0;
+		bool		waited = false;
+
+		INSTR_TIME_SET_CURRENT(tw0);
+		for (int p = 0; p < np; p++)
+			if (srcs[p].hdr.mode == TMX_SRC_CACHED && tm_bgload_wait(srcs[p].hdr.relid))
+				waited = true;
+		if (waited)
+			info->bgload_wait_ms = ms_since(tw0);
 	}
 
 	/*
@@ -651,6 +733,11 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 			{
 				*reason = "themis-gpud asked again for sources that were sent";
 				tm_gpud_disconnect();
+				return NULL;
+			}
+			if (attempt == 0 && kept_cost >= 0 && cold_start(plan, srcs, need, kept_cost, info))
+			{
+				*reason = "cold start";
 				return NULL;
 			}
 			for (int p = 0; p < np; p++)

@@ -21,6 +21,20 @@ typedef struct TmGpuRunInfo
 	int64		bytes_sent;		/* bytes of inline sources written to shared memory */
 	int64		topn_rows_in;	/* rows before the daemon's top-N cut; -1: it made none */
 	int			loads_streamed; /* sources loaded into the cache by LOADs of their own (stream_loads) */
+	double		bgload_wait_ms; /* waiting for background loads of the sources' tables (bgload.c) */
+
+	/*
+	 * Cold start (themis.cold_plan_fraction): the daemon lacked tables that the kept plan, estimated at
+	 * kept_cost, reads more cheaply than a scan of them (scan_cost): NULL is returned, the caller runs
+	 * the kept plan and queues background loads of cold_relids[i]'s columns cold_attnos[i][0..natts)
+	 */
+	bool		cold;
+	double		cold_kept_cost;
+	double		cold_scan_cost;
+	int			ncold;
+	Oid		   *cold_relids;
+	int16	  **cold_attnos;
+	int		   *cold_natts;
 } TmGpuRunInfo;
 
 /* a top-N cut the daemon makes on the output result (topn.c: themis_topn_device) */
@@ -34,12 +48,15 @@ typedef struct TmGpuRunTopN
 
 /*
  * Run plan (whose serialized form is blob) on the daemon.  flags: TMX_FLAG_* (fault injection).  topn:
- * NULL, or a cut of the output rows to make on the device.  Returns the output result, or NULL with
- * *error (an expression error) or *reason (GPU path unavailable / failed).
+ * NULL, or a cut of the output rows to make on the device.  kept_cost: the estimated cost of the
+ * PostgreSQL plan the caller may run instead on a cold start (info->cold), < 0: none.  Returns the
+ * output result, or NULL with *error (an expression error) or *reason (GPU path unavailable / failed,
+ * or a cold start).
  */
 extern TmResultSet *tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 							   const TmValue *params, const bool *paramnulls,
 							   PlanState **inputs, int ninputs, int flags, const TmGpuRunTopN *topn,
+							   double kept_cost,
 							   TmPipelineStats *stats, TmGpuRunInfo *info,
 							   const char **reason, TmStatus *error);
 

@@ -59,6 +59,7 @@ extern bool themis_probe_order;	/* themis.probe_order */
 extern bool themis_build_reduction;	/* themis.build_reduction */
 extern bool themis_dependent_group_keys;	/* themis.dependent_group_keys */
 extern bool themis_stream_loads;	/* themis.stream_loads */
+extern double themis_cold_plan_fraction;	/* themis.cold_plan_fraction */
 extern bool themis_load_page_reader;	/* themis.load_page_reader */
 
 /* decorrelate.c */

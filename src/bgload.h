@@ -1,0 +1,31 @@
+/*
+ * bgload.h — loads of the GPU column cache in background workers, for cold queries (bgload.c).
+ */
+#ifndef THEMIS_BGLOAD_H
+#define THEMIS_BGLOAD_H
+
+#include "utils/relcache.h"
+
+/* _PG_init: the shared memory of the loads (with themis in shared_preload_libraries) */
+extern void tm_bgload_init(void);
+
+/* whether this backend may queue loads now (shared memory, a role that can log in, no pause) */
+extern bool tm_bgload_possible(void);
+
+/* PostgreSQL's estimated cost of a parallel sequential scan of rel */
+extern double tm_bgload_scan_cost(Relation rel);
+
+/* queue a worker that loads relid's columns attnos (true: queued, or another load of it is) */
+extern bool tm_bgload_start(Oid relid, const int16 *attnos, int natts);
+
+/* wait while a load of relid (this database) is queued or running; true if there was one */
+extern bool tm_bgload_wait(Oid relid);
+
+/* stop the loads of relid (InvalidOid: of every table of this database) and wait for them to end */
+extern void tm_bgload_stop(Oid relid);
+
+/* cache_sql.c: load columns attnos of relid into the cache (natts < 0: every column themis can
+ * represent); background: as a worker, where a check that fails loads nothing instead of an ERROR */
+extern int64 tm_cache_load(Oid relid, const int16 *attnos, int natts, bool background);
+
+#endif							/* THEMIS_BGLOAD_H */
