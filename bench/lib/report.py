@@ -272,7 +272,8 @@ def header_lines(h):
 def stages(path):
     """where an EXPLAIN ANALYZE's time went: dict of planning, execution, gpu (the daemon's execution),
     upload (sources sent with the request), themis_other (the rest of the outermost Themis nodes' time:
-    reading sources, waiting, the result's transfer and conversion), postgres (the rest of the execution);
+    reading sources, waiting, the result's transfer and conversion), postgres (the rest of the execution,
+    and the PostgreSQL plan of a node that made a cold start);
     None if the file has no plan"""
     txt = read(path).strip()
     i = txt.find("[")
@@ -298,11 +299,14 @@ def stages(path):
             if not inside or n.get("Parent Relationship") in ("InitPlan", "SubPlan"):
                 for k, name in host_keys.items():
                     host[k] += float(n.get(name, 0) or 0)
+                # waiting for a background load of the cache (src/bgload.c) is a column read too
+                host["read"] += float(n.get("Background Load Wait Time", 0) or 0)
                 w = float(n.get("Daemon Round Trip Time", 0) or 0)
                 if w > 0:
                     host["daemon"] += max(w - float(n.get("GPU Time", 0) or 0)
                                           - float(n.get("GPU Upload Time", 0) or 0), 0.0)
-            if not inside:
+            # a cold start ran PostgreSQL's plan (src/bgload.c): its time is PostgreSQL's
+            if not inside and "Cold Start" not in n:
                 node += float(n.get("Actual Total Time", 0) or 0) * float(n.get("Actual Loops", 1) or 0)
             inside = True
         for c in n.get("Plans", []) or []:
