@@ -25,6 +25,7 @@ bool		themis_gpu_private_global_agg = false;
 bool		themis_gpu_dynamic_rows = true;
 bool		themis_probe_order = true;
 bool		themis_build_reduction = true;
+bool		themis_build_exprs = true;
 bool		themis_dependent_group_keys = false;
 bool		themis_stream_loads = true;
 double		themis_cold_plan_fraction = 0.2;
@@ -216,6 +217,17 @@ _PG_init(void)
 							 "(bench/reports/2026-12-07-h100-sf10-checks). Takes effect when a query is planned (src/translate.c).",
 							 &themis_dependent_group_keys,
 							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("themis.build_exprs",
+							 "Compute an expression over an inner join's build-side columns once per build row, where it is built, rather than once per match.",
+							 "Only expressions that cannot raise an error (comparisons, LIKE with a plain pattern, IS NULL, AND / OR / NOT of "
+							 "those), where the build is estimated to have no more rows than the matches: TPC-H Q14's p_type LIKE 'PROMO%' "
+							 "on the part rows, not on each matching lineitem row (src/translate.c). Takes effect when a query is planned.",
+							 &themis_build_exprs,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -57,6 +57,7 @@ extern bool themis_gpu_private_global_agg;	/* themis.gpu_private_global_agg */
 extern bool themis_gpu_dynamic_rows;	/* themis.gpu_dynamic_rows */
 extern bool themis_probe_order;	/* themis.probe_order */
 extern bool themis_build_reduction;	/* themis.build_reduction */
+extern bool themis_build_exprs;	/* themis.build_exprs */
 extern bool themis_dependent_group_keys;	/* themis.dependent_group_keys */
 extern bool themis_stream_loads;	/* themis.stream_loads */
 extern double themis_cold_plan_fraction;	/* themis.cold_plan_fraction */
