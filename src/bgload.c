@@ -148,10 +148,12 @@ tm_bgload_possible(void)
 	bool		canlogin = false;
 	bool		paused;
 
+	TimestampTz now = GetCurrentTimestamp();
+
 	if (bgload_shared == NULL || IsParallelWorker() || RecoveryInProgress())
 		return false;
 	SpinLockAcquire(&bgload_shared->mutex);
-	paused = bgload_shared->paused_until > GetCurrentTimestamp();
+	paused = bgload_shared->paused_until > now;
 	SpinLockRelease(&bgload_shared->mutex);
 	if (paused)
 		return false;
@@ -288,10 +290,11 @@ tm_bgload_wait(Oid relid)
 		return false;
 	for (;;)
 	{
+		TimestampTz now = GetCurrentTimestamp();
 		int			idx;
 
 		SpinLockAcquire(&bgload_shared->mutex);
-		idx = find_slot(relid, GetCurrentTimestamp());
+		idx = find_slot(relid, now);
 		SpinLockRelease(&bgload_shared->mutex);
 		if (idx < 0)
 			return waited;
@@ -311,6 +314,9 @@ tm_bgload_stop(Oid relid)
 		return;
 	for (;;)
 	{
+		TimestampTz now = GetCurrentTimestamp();
+		pid_t		signal_pids[TM_BGLOAD_SLOTS];
+		int			nsignal = 0;
 		bool		left = false;
 
 		SpinLockAcquire(&bgload_shared->mutex);
@@ -318,7 +324,7 @@ tm_bgload_stop(Oid relid)
 		{
 			TmBgLoadSlot *s = &bgload_shared->slots[i];
 
-			if (slot_stale(s, GetCurrentTimestamp()))
+			if (slot_stale(s, now))
 				s->used = false;
 			if (!s->used || s->dboid != MyDatabaseId || (OidIsValid(relid) && s->relid != relid))
 				continue;
@@ -327,12 +333,15 @@ tm_bgload_stop(Oid relid)
 			else
 			{
 				if (!s->cancel)
-					kill(s->pid, SIGTERM);
+					signal_pids[nsignal++] = s->pid;
 				s->cancel = true;
 				left = true;
 			}
 		}
 		SpinLockRelease(&bgload_shared->mutex);
+		/* outside the spinlock: a worker that exited meanwhile is gone, or not ours (ESRCH, EPERM) */
+		for (int i = 0; i < nsignal; i++)
+			(void) kill(signal_pids[i], SIGTERM);
 		if (!left)
 			return;
 		if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), 60000))
