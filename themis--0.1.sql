@@ -46,6 +46,14 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.cache_table(pg_catalog.regclass) IS
 	'loads every column of the table that themis can represent into the GPU column cache, as the current snapshot sees it; returns the bytes cached';
 
+CREATE FUNCTION @extschema@.cache_wait()
+RETURNS pg_catalog.bool
+AS 'MODULE_PATHNAME', 'themis_cache_wait'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION @extschema@.cache_wait() IS
+	'waits until no background load of this database''s tables into the GPU column cache is queued or running (cold starts, themis.cold_plan_fraction); returns whether there was one';
+
 CREATE FUNCTION @extschema@.cache_drop(rel pg_catalog.regclass DEFAULT NULL)
 RETURNS pg_catalog.int8
 AS 'MODULE_PATHNAME', 'themis_cache_drop'

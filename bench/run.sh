@@ -14,7 +14,8 @@
 # uses the tables already there); CREATE EXTENSION themis; loads (bench/tpch/load.sh); then per query:
 #   * EXPLAIN (FORMAT JSON) with themis on: is there a Custom Scan (Themis) node;
 #   * themis off, then on, each in a new session: one cold run (the first of the session, after
-#     themis's cache-drop function where one exists), then N warm runs (median reported);
+#     themis's cache-drop function where one exists), then N warm runs (median reported), after
+#     themis.cache_wait() where it exists (untimed: the background loads a cold start queued, src/bgload.c);
 #     --pg-runs N gives themis off N warm runs instead (0: its one run counts as cold and warm;
 #     skip: themis off does not run at all, for diagnostics such as THEMIS_GPU_TRACE: no speedups and
 #     no result check);
@@ -239,6 +240,9 @@ alt_lines() {  # SET statements of --compare (the "alt" session only)
 	for s in "${ALT_SETS[@]}"; do printf 'SET %s = %s;\n' "${s%%=*}" "'${s#*=}'"; done
 }
 DROP_FN="$(sql -c "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'themis' AND (p.pronargs = 0 OR p.pronargdefaults = p.pronargs) AND (p.proname ~ 'cache' AND p.proname ~ '(drop|clear|reset|evict|flush)') ORDER BY 1 LIMIT 1")"
+# themis.cache_wait(): waits for the background loads of a cold start (src/bgload.c); the warm runs come
+# after it, untimed, so that they find the cache as the cold run left it once its loads are done
+WAIT_FN="$(sql -c "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'themis' AND p.proname = 'cache_wait' AND p.pronargs = 0")"
 GPU_NAME="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)"
 [ -n "$GPU_NAME" ] || GPU_NAME="none"
 {
@@ -316,6 +320,7 @@ session() {
 			echo "\\i $RAW/q$q.sql"
 			echo "\\timing off"
 			echo "\\o"
+			[ "$i" = 0 ] && [ "$setting" != off ] && [ -n "$WAIT_FN" ] && echo "SELECT themis.$WAIT_FN() AS cold_loads_waited_for;"
 		done
 	} >"$script"
 	rm -f "$TMP/q$q.$setting".*.out
@@ -383,12 +388,13 @@ for q in "${QS[@]}"; do
 	fi
 	[ "${#ALT_SETS[@]}" -gt 0 ] && session alt "$q"
 	wait_ready
-	# planned and run twice before (output dropped): its Planning Time is then a warm session's, as in the
+	# planned and run once before (output dropped): its Planning Time is then a warm session's, as in the
 	# timed runs after the first, not a new backend's first look at the catalogs and the daemon, and the
-	# cache holds its columns (after the cold analysis above dropped them: the first run may be a cold start,
-	# src/bgload.c, whose background load the second one waits for)
+	# cache holds its columns (after the cold analysis above dropped them, that run may be a cold start,
+	# src/bgload.c, whose background loads are waited for, as in the timed runs)
 	{ echo "SET statement_timeout = '${TIMEOUT}s';"; set_lines; echo "SET themis.enabled = on;"; echo "SET themis.fallback = on;"
-	  echo "\\o /dev/null"; echo "EXPLAIN $body;"; echo "$body;"; echo "$body;"; echo "\\o"
+	  echo "\\o /dev/null"; echo "EXPLAIN $body;"; echo "$body;"
+	  [ -n "$WAIT_FN" ] && echo "SELECT themis.$WAIT_FN();"; echo "\\o"
 	  echo "EXPLAIN (ANALYZE, FORMAT JSON) $body;"; } \
 		| "${PSQL[@]}" -At -f - >"$RAW/q$q.analyze.json" 2>"$RAW/q$q.analyze.err"
 	if [ "${#ALT_SETS[@]}" -gt 0 ]; then

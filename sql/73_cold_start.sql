@@ -1,9 +1,10 @@
 --
 -- 73_cold_start: a query whose tables are not in the GPU column cache, where PostgreSQL's plan is
 -- estimated much cheaper than reading them (themis.cold_plan_fraction), runs that plan; at its end a
--- background worker loads the columns it read (src/bgload.c), and the next query waits for that load
--- and reads them from the cache.  Without a GPU nothing is cached and the CPU executor runs every query:
--- each check below holds on both, and shows the cold start and the cache only where a GPU is usable.
+-- background worker loads the columns it read (src/bgload.c).  Such a query makes a cold start while
+-- they load, too; themis.cache_wait() waits for the loads, and then queries read the cache.  Without a
+-- GPU nothing is cached and the CPU executor runs every query: each check below holds on both, and shows
+-- the cold start and the cache only where a GPU is usable.
 --
 CALL tt.device_on();
 CREATE TABLE cs_big (id int4 PRIMARY KEY, k int4, v numeric(12,2), t text) WITH (autovacuum_enabled = off);
@@ -41,7 +42,8 @@ SELECT themis.cache_drop() >= 0 AS dropped;
 SELECT cold = tt.cs_gpu() AS cold_start_where_gpu,
        device = CASE WHEN tt.cs_gpu() THEN 'none (cold start)' ELSE 'cpu' END AS device
 FROM tt.cs_run($$SELECT count(*), sum(v) FROM cs_big WHERE id BETWEEN 1000 AND 1100$$);
--- the next query waits for the background load, then reads the cache
+-- once the background load is over, the query reads the cache
+SELECT themis.cache_wait() IS NOT NULL AS waited;
 SELECT device = CASE WHEN tt.cs_gpu() THEN 'gpu' ELSE 'cpu' END AS device, NOT cold AS not_cold,
        coalesce(sources LIKE '1 cached,%', NOT tt.cs_gpu()) AS cached
 FROM tt.cs_run($$SELECT count(*), sum(v) FROM cs_big WHERE id BETWEEN 1000 AND 1100$$);
@@ -64,6 +66,7 @@ FROM tt.cs_run($$SELECT count(*), sum(v) FROM cs_big WHERE id BETWEEN 1000 AND 1
 SELECT themis.cache_drop('cs_big') >= 0 AS dropped;
 SELECT cold = tt.cs_gpu() AS cold_start_again
 FROM tt.cs_run($$SELECT count(*), sum(v) FROM cs_big WHERE id BETWEEN 1000 AND 1100$$);
+SELECT themis.cache_wait() IS NOT NULL AS waited;
 SELECT coalesce(sources LIKE '1 cached,%', NOT tt.cs_gpu()) AS cached
 FROM tt.cs_run($$SELECT count(*), sum(v) FROM cs_big WHERE id BETWEEN 1000 AND 1100$$);
 
@@ -90,12 +93,25 @@ SELECT NOT cold AS not_cold, coalesce(sources LIKE '0 cached, 1 loaded%', NOT tt
 FROM tt.cs_run($$SELECT count(*), sum(v) FROM cs_big WHERE id BETWEEN 1000 AND 1100$$);
 RESET ROLE;
 
+-- a role that reads the table only through a view (the view owner's privilege) could not have it loaded
+-- as itself: it loads the table itself
+SELECT themis.cache_drop() >= 0 AS dropped;
+CREATE VIEW cs_view AS SELECT * FROM cs_big;
+CREATE ROLE cs_viewer LOGIN;
+GRANT SELECT ON cs_view TO cs_viewer;
+GRANT USAGE ON SCHEMA tt TO cs_viewer;
+SET ROLE cs_viewer;
+SELECT NOT cold AS not_cold, coalesce(sources LIKE '0 cached, 1 loaded%', NOT tt.cs_gpu()) AS loaded_itself
+FROM tt.cs_run($$SELECT count(*), sum(v) FROM cs_view WHERE id BETWEEN 1000 AND 1100$$);
+RESET ROLE;
+
 -- with themis.fallback off a cold start is no error either (it is not a fallback), and inside a
--- transaction the next query waits for the load queued by the first
+-- transaction a query waits for the load queued by the first (whose end queued it)
 SELECT themis.cache_drop() >= 0 AS dropped;
 BEGIN;
 SELECT cold = tt.cs_gpu() AS cold_start_where_gpu
 FROM tt.cs_run($$SELECT count(*), sum(v) FROM cs_big WHERE id BETWEEN 1000 AND 1100$$);
+SELECT themis.cache_wait() IS NOT NULL AS waited;
 SELECT coalesce(sources LIKE '1 cached,%', NOT tt.cs_gpu()) AS cached
 FROM tt.cs_run($$SELECT count(*), sum(v) FROM cs_big WHERE id BETWEEN 1000 AND 1100$$);
 COMMIT;
@@ -104,6 +120,9 @@ SELECT themis.cache_drop() >= 0 AS dropped;
 REVOKE ALL ON cs_big FROM cs_nologin;
 REVOKE USAGE ON SCHEMA tt FROM cs_nologin;
 DROP ROLE cs_nologin;
+DROP VIEW cs_view;
+REVOKE USAGE ON SCHEMA tt FROM cs_viewer;
+DROP ROLE cs_viewer;
 DROP TABLE cs_big;
 DROP FUNCTION tt.cs_run(text);
 DROP FUNCTION tt.cs_gpu();

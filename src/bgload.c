@@ -10,11 +10,18 @@
  * plan down.
  *
  * Shared memory holds one slot per load that is queued or running.  A query that reads a table whose load
- * runs waits for it (it would have read the table itself) before it asks the daemon; themis.cache_drop()
- * stops the loads of the tables it drops, so that none stores them again after it.  A worker clears its
- * slot when it exits, errors included; a slot whose worker never started is taken back after
- * TM_BGLOAD_START_MS.  Where a worker cannot be registered (max_worker_processes), no cold query defers
- * its loads for a minute.
+ * runs makes a cold start too where its own kept plan is that cheap (without queueing another load), and
+ * otherwise waits for the load, as it would read the table itself (gpu_run.c); themis.cache_wait() waits
+ * for the loads of the database.  themis.cache_drop() stops the loads of the tables it drops, so that none
+ * stores them again after it: a worker closes its daemon connection (which the daemon checks when it takes
+ * a request, src/gpud/cancel.c) before it clears its slot.  A worker clears its slot when it exits, errors
+ * included; a slot whose worker never started is taken back after TM_BGLOAD_START_MS.
+ *
+ * A load that stored nothing (the worker failed: the role may not connect, a value themis cannot
+ * represent, no room in the cache; or the table had writes its snapshot could not see as final) marks
+ * its table for TM_BGLOAD_RETRY_MS: meanwhile cold queries of it load it themselves, as before, instead
+ * of queueing the same load again.  Where a worker cannot be registered (max_worker_processes), no cold
+ * query defers its loads for that long either.
  */
 #include "postgres.h"
 
@@ -47,11 +54,13 @@
 
 #include "themis.h"
 #include "bgload.h"
+#include "gpud_client.h"
 #include "modcount.h"
 
 #define TM_BGLOAD_SLOTS		16
 #define TM_BGLOAD_START_MS	30000	/* a worker not started after this never will */
-#define TM_BGLOAD_PAUSE_MS	60000	/* no deferral this long after a worker could not be registered */
+#define TM_BGLOAD_RETRY_MS	60000	/* no deferral of a table this long after its load failed, nor of
+										 * any after a worker could not be registered */
 #define TM_ATTMASK_BYTES	((MaxHeapAttributeNumber + 8) / 8)
 
 typedef struct TmBgLoadSlot
@@ -67,12 +76,21 @@ typedef struct TmBgLoadSlot
 	bits8		attmask[TM_ATTMASK_BYTES];	/* bit attno - 1: a column to load */
 } TmBgLoadSlot;
 
+typedef struct TmBgLoadFailed
+{
+	Oid			dboid;
+	Oid			relid;
+	TimestampTz until;
+} TmBgLoadFailed;
+
 typedef struct TmBgLoadShared
 {
 	slock_t		mutex;
 	uint32		next_generation;
 	TimestampTz paused_until;	/* a registration failed: no deferral before this */
 	TmBgLoadSlot slots[TM_BGLOAD_SLOTS];
+	TmBgLoadFailed failed[TM_BGLOAD_SLOTS];	/* recent loads that stored nothing (a ring) */
+	int			next_failed;
 } TmBgLoadShared;
 
 static TmBgLoadShared *bgload_shared = NULL;
@@ -144,11 +162,10 @@ find_slot(Oid relid, TimestampTz now)
 bool
 tm_bgload_possible(void)
 {
+	TimestampTz now = GetCurrentTimestamp();
 	HeapTuple	tup;
 	bool		canlogin = false;
 	bool		paused;
-
-	TimestampTz now = GetCurrentTimestamp();
 
 	if (bgload_shared == NULL || IsParallelWorker() || RecoveryInProgress())
 		return false;
@@ -157,14 +174,60 @@ tm_bgload_possible(void)
 	SpinLockRelease(&bgload_shared->mutex);
 	if (paused)
 		return false;
-	/* the worker connects as this role (PostgreSQL 15 refuses a role without LOGIN) */
+	/* the worker connects as this role (PostgreSQL 15 refuses a role without LOGIN or CONNECT) */
 	tup = SearchSysCache1(AUTHOID, ObjectIdGetDatum(GetUserId()));
 	if (HeapTupleIsValid(tup))
 	{
 		canlogin = ((Form_pg_authid) GETSTRUCT(tup))->rolcanlogin;
 		ReleaseSysCache(tup);
 	}
-	return canlogin;
+	return canlogin && pg_database_aclcheck(MyDatabaseId, GetUserId(), ACL_CONNECT) == ACLCHECK_OK;
+}
+
+bool
+tm_bgload_may_load(Oid relid, const int16 *attnos, int natts)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	bool		failed = false;
+	bool		readable;
+
+	if (bgload_shared == NULL)
+		return false;
+	SpinLockAcquire(&bgload_shared->mutex);
+	for (int i = 0; i < TM_BGLOAD_SLOTS && !failed; i++)
+		failed = bgload_shared->failed[i].dboid == MyDatabaseId && bgload_shared->failed[i].relid == relid &&
+			bgload_shared->failed[i].until > now;
+	SpinLockRelease(&bgload_shared->mutex);
+	if (failed)
+		return false;
+
+	/*
+	 * The worker reads as this role, and stores nothing where the role could not read the columns
+	 * itself: a query that reads them through a view or a SECURITY DEFINER function's owner loads them
+	 * itself (so does cache_table's caller, cache_sql.c)
+	 */
+	readable = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+	if (!readable && natts > 0)
+	{
+		readable = true;
+		for (int a = 0; a < natts && readable; a++)
+			readable = pg_attribute_aclcheck(relid, attnos[a], GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+	}
+	return readable && check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED;
+}
+
+bool
+tm_bgload_running(Oid relid)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	int			idx;
+
+	if (bgload_shared == NULL)
+		return false;
+	SpinLockAcquire(&bgload_shared->mutex);
+	idx = find_slot(relid, now);
+	SpinLockRelease(&bgload_shared->mutex);
+	return idx >= 0;
 }
 
 /*
@@ -215,7 +278,7 @@ tm_bgload_scan_cost(Relation rel)
 }
 
 bool
-tm_bgload_start(Oid relid, const int16 *attnos, int natts)
+tm_bgload_start(Oid relid, Oid roleid, const int16 *attnos, int natts)
 {
 	BackgroundWorker w;
 	BackgroundWorkerHandle *handle;
@@ -244,7 +307,7 @@ tm_bgload_start(Oid relid, const int16 *attnos, int natts)
 		s->generation = gen = ++bgload_shared->next_generation;
 		s->dboid = MyDatabaseId;
 		s->relid = relid;
-		s->roleid = GetUserId();
+		s->roleid = roleid;
 		s->queued = now;
 		for (int a = 0; a < natts; a++)
 			if (attnos[a] > 0 && attnos[a] <= MaxHeapAttributeNumber)
@@ -272,7 +335,7 @@ tm_bgload_start(Oid relid, const int16 *attnos, int natts)
 	SpinLockAcquire(&bgload_shared->mutex);
 	if (bgload_shared->slots[idx].generation == gen)
 		bgload_shared->slots[idx].used = false;
-	bgload_shared->paused_until = TimestampTzPlusMilliseconds(now, TM_BGLOAD_PAUSE_MS);
+	bgload_shared->paused_until = TimestampTzPlusMilliseconds(now, TM_BGLOAD_RETRY_MS);
 	SpinLockRelease(&bgload_shared->mutex);
 	ereport(LOG,
 			(errmsg("themis: no background worker for loading \"%s\" into the GPU column cache; cold queries load their tables themselves for a minute",
@@ -299,6 +362,37 @@ tm_bgload_wait(Oid relid)
 		if (idx < 0)
 			return waited;
 		waited = true;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 2, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+int
+tm_bgload_wait_all(void)
+{
+	int			waited = 0;
+
+	if (bgload_shared == NULL)
+		return 0;
+	for (;;)
+	{
+		TimestampTz now = GetCurrentTimestamp();
+		bool		any = false;
+
+		SpinLockAcquire(&bgload_shared->mutex);
+		for (int i = 0; i < TM_BGLOAD_SLOTS && !any; i++)
+		{
+			TmBgLoadSlot *s = &bgload_shared->slots[i];
+
+			if (slot_stale(s, now))
+				s->used = false;
+			any = s->used && s->dboid == MyDatabaseId;
+		}
+		SpinLockRelease(&bgload_shared->mutex);
+		if (!any)
+			return waited;
+		waited++;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 2, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
@@ -358,15 +452,37 @@ tm_bgload_stop(Oid relid)
 
 static int	my_slot = -1;
 static uint32 my_generation = 0;
+static bool my_stored = false;
 
+/*
+ * At the worker's exit, errors included: the daemon connection is closed first, so that a LOAD the daemon
+ * has not taken yet is dropped (src/gpud/cancel.c) before themis.cache_drop() can see the slot free.  A
+ * load that stored nothing, unless stopped, marks its table (see the top of the file).
+ */
 static void
 release_slot(int code, Datum arg)
 {
+	TimestampTz now = GetCurrentTimestamp();
+
 	if (bgload_shared == NULL || my_slot < 0)
 		return;
+	tm_gpud_disconnect();
 	SpinLockAcquire(&bgload_shared->mutex);
 	if (bgload_shared->slots[my_slot].generation == my_generation)
-		bgload_shared->slots[my_slot].used = false;
+	{
+		TmBgLoadSlot *s = &bgload_shared->slots[my_slot];
+
+		if (!my_stored && !s->cancel)
+		{
+			TmBgLoadFailed *f = &bgload_shared->failed[bgload_shared->next_failed];
+
+			f->dboid = s->dboid;
+			f->relid = s->relid;
+			f->until = TimestampTzPlusMilliseconds(now, TM_BGLOAD_RETRY_MS);
+			bgload_shared->next_failed = (bgload_shared->next_failed + 1) % TM_BGLOAD_SLOTS;
+		}
+		s->used = false;
+	}
 	SpinLockRelease(&bgload_shared->mutex);
 	my_slot = -1;
 }
@@ -419,6 +535,7 @@ themis_bgload_main(Datum arg)
 		pgstat_report_activity(STATE_RUNNING,
 							   psprintf("themis: loading \"%s\" into the GPU column cache", get_rel_name(s.relid)));
 		stored = tm_cache_load(s.relid, attnos, natts, true);
+		my_stored = stored > 0;
 		elog(DEBUG1, "themis: background load of \"%s\": %lld bytes stored", get_rel_name(s.relid),
 			 (long long) stored);
 	}

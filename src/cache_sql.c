@@ -7,6 +7,8 @@
  *                                           database), after stopping its background loads (bgload.c);
  *                                           number of entries dropped (0 without a usable GPU daemon:
  *                                           nothing is cached then)
+ *   themis.cache_wait() -> bool              wait until no background load of this database's tables
+ *                                           (bgload.c) is queued or running; whether there was one
  *   themis.cache_entries() -> setof record  one row per cached column of this database's tables that the
  *                                           caller may read, with whether the
  *                                           entry may serve the caller's snapshot now (valid); the view
@@ -40,6 +42,7 @@
 
 PG_FUNCTION_INFO_V1(themis_cache_table);
 PG_FUNCTION_INFO_V1(themis_cache_drop);
+PG_FUNCTION_INFO_V1(themis_cache_wait);
 PG_FUNCTION_INFO_V1(themis_cache_entries);
 
 static void
@@ -85,7 +88,8 @@ themis_cache_table(PG_FUNCTION_ARGS)
  * Read columns attnos of relid (natts < 0: every column themis can represent) with the active snapshot
  * and store them in the cache; bytes stored.  themis.cache_table() checked the table and the caller
  * before; a background load (bgload.c) checks here, and where a check fails, or the stamp is not clean,
- * it loads nothing and says so at DEBUG1 only.
+ * it loads nothing and says so at DEBUG1 only (a read or the daemon failing is an ERROR either way: the
+ * worker exits with it, and its table is marked, bgload.c).
  */
 int64
 tm_cache_load(Oid relid, const int16 *attnos, int natts, bool background)
@@ -259,6 +263,12 @@ themis_cache_drop(PG_FUNCTION_ARGS)
 	if (t != TM_MSG_CACHE_DROPPED || rlen != sizeof(int64))
 		elog(ERROR, "themis: unexpected answer %d from themis-gpud", t);
 	PG_RETURN_INT64(*(int64 *) reply);
+}
+
+Datum
+themis_cache_wait(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(tm_bgload_wait_all() > 0);
 }
 
 Datum

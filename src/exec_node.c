@@ -292,7 +292,8 @@ themis_cold_start(ThemisScanState *ts, const TmGpuRunInfo *info)
 	StringInfoData names;
 
 	initStringInfo(&names);
-	ts->ncold = info->ncold;
+	ts->ncold = info->cold_queue ? info->ncold : 0;
+	ts->cold_roleid = info->cold_roleid;
 	ts->cold_relids = palloc(sizeof(Oid) * info->ncold);
 	ts->cold_attnos = palloc(sizeof(int16 *) * info->ncold);
 	ts->cold_natts = palloc(sizeof(int) * info->ncold);
@@ -306,9 +307,10 @@ themis_cold_start(ThemisScanState *ts, const TmGpuRunInfo *info)
 		memcpy(ts->cold_attnos[i], info->cold_attnos[i], sizeof(int16) * info->cold_natts[i]);
 		appendStringInfo(&names, "%s%s", i > 0 ? ", " : "", name ? quote_identifier(name) : "?");
 	}
-	ts->cold_reason = psprintf("PostgreSQL's plan ran (estimated cost %.0f, under themis.cold_plan_fraction of %.0f for reading %s); "
-							   "those tables load into the GPU column cache in the background",
-							   info->cold_kept_cost, info->cold_scan_cost, names.data);
+	ts->cold_reason = psprintf("PostgreSQL's plan ran: estimated cost %.0f, under %g (themis.cold_plan_fraction) of %.0f, "
+							   "PostgreSQL's cost of reading %s, which %s the GPU column cache in the background",
+							   info->cold_kept_cost, themis_cold_plan_fraction, info->cold_scan_cost, names.data,
+							   info->cold_queue ? "load into" : "are loading into");
 	MemoryContextSwitchTo(old);
 	themis_start_fallback(ts, "cold start", true);
 	ts->fallback_reason = NULL; /* not a fallback: EXPLAIN shows the cold start */
@@ -579,7 +581,7 @@ themis_end(CustomScanState *node)
 		ExecEndNode(ts->fallback_ps);
 	/* a cold start's loads start now that the query's plan is done (bgload.c) */
 	for (int i = 0; i < ts->ncold; i++)
-		(void) tm_bgload_start(ts->cold_relids[i], ts->cold_attnos[i], ts->cold_natts[i]);
+		(void) tm_bgload_start(ts->cold_relids[i], ts->cold_roleid, ts->cold_attnos[i], ts->cold_natts[i]);
 	ts->ncold = 0;
 	for (int i = 0; i < ts->ninputs; i++)
 		ExecEndNode(ts->inputs[i]);

@@ -76,7 +76,8 @@ typedef struct ThemisScanState
 
 	/* a cold start (gpu_run.c, bgload.c): the kept plan ran; at the end, these tables load in the background */
 	char	   *cold_reason;	/* EXPLAIN; NULL: none */
-	int			ncold;
+	int			ncold;			/* loads to queue (0: none; the tables may load already) */
+	Oid			cold_roleid;	/* the role the loads run as: the query's when it chose */
 	Oid		   *cold_relids;
 	int16	  **cold_attnos;
 	int		   *cold_natts;

@@ -7,9 +7,10 @@
  *            no write to it is newer than the snapshot's xmin), with the stamp taken now, before anything
  *            is read; otherwise INLINE: read here with the query's snapshot and sent;
  *   SUBPLAN  INLINE: the PostgreSQL subplan runs here and its rows are sent.
- * A table that a background worker loads (bgload.c) is waited for first.  On the daemon's first NEED, where
- * the caller's kept PostgreSQL plan is estimated much cheaper than reading the tables it lacks
- * (themis.cold_plan_fraction), the run ends there: the caller runs that plan and queues background loads.
+ * Cold starts (themis.cold_plan_fraction, bgload.c): where the caller's kept PostgreSQL plan is estimated
+ * much cheaper than reading the tables that background workers load now, or that the daemon's first NEED
+ * lacks, the run ends there: the caller runs that plan, and after a NEED queues background loads.  A
+ * table that a worker loads is otherwise waited for before the first request.
  * Otherwise, if the daemon lacks a CACHED source (NEED), that table is read now and sent INLINE with `store`, under
  * the stamp taken before reading, so that the daemon keeps it for later queries.  With themis.stream_loads
  * those tables are read largest first and each but the last read goes at once in a LOAD of its own, which
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "access/htup_details.h"
+#include "access/parallel.h"
 #include "access/table.h"
 #include "executor/executor.h"
 #include "lib/stringinfo.h"
@@ -256,9 +258,11 @@ ms_since(instr_time t0)
 }
 
 /*
- * On the first NEED: whether the kept plan, estimated at kept_cost, is cheaper than
- * themis.cold_plan_fraction of PostgreSQL's estimate of scanning the tables the daemon lacks (bgload.c);
- * if so, info->cold lists them with the columns that the plan reads, to be loaded in the background.
+ * Whether the kept plan, estimated at kept_cost, is cheaper than themis.cold_plan_fraction of PostgreSQL's
+ * estimate of scanning the tables that the daemon lacks (need: its first NEED), or that background workers
+ * load now (need NULL: before the first request).  If so, info->cold lists those tables with the columns
+ * that the plan reads, and info->cold_queue says whether to queue their loads (bgload.c): after a NEED,
+ * where a worker of this role may load every one of them; while they load, there is nothing to queue.
  */
 static bool
 cold_start(const TmPlan *plan, const SrcState *srcs, const int32 *need, double kept_cost,
@@ -267,7 +271,8 @@ cold_start(const TmPlan *plan, const SrcState *srcs, const int32 *need, double k
 	int			np = plan->npipelines;
 	double		scan = 0;
 
-	if (themis_cold_plan_fraction <= 0 || !tm_bgload_possible())
+	if (kept_cost < 0 || themis_cold_plan_fraction <= 0 || IsParallelWorker() ||
+		(need != NULL && !tm_bgload_possible()))
 		return false;
 	info->cold_relids = palloc0(sizeof(Oid) * np);
 	info->cold_attnos = palloc0(sizeof(int16 *) * np);
@@ -278,7 +283,8 @@ cold_start(const TmPlan *plan, const SrcState *srcs, const int32 *need, double k
 		const TmPipeline *pl = &plan->pipelines[p];
 		int			k;
 
-		if (!need[p] || srcs[p].hdr.mode != TMX_SRC_CACHED || pl->srckind != TM_SRC_TABLE)
+		if (srcs[p].hdr.mode != TMX_SRC_CACHED || pl->srckind != TM_SRC_TABLE ||
+			(need != NULL ? !need[p] : !tm_bgload_running(pl->relid)))
 			continue;
 		for (k = 0; k < info->ncold && info->cold_relids[k] != pl->relid; k++)
 			;
@@ -312,10 +318,19 @@ cold_start(const TmPlan *plan, const SrcState *srcs, const int32 *need, double k
 		info->ncold = 0;
 		return false;
 	}
+	/* a load that would store nothing (see bgload.c): this query loads the tables itself */
+	for (int k = 0; need != NULL && k < info->ncold; k++)
+		if (!tm_bgload_may_load(info->cold_relids[k], info->cold_attnos[k], info->cold_natts[k]))
+		{
+			info->ncold = 0;
+			return false;
+		}
 	info->cold = true;
+	info->cold_queue = need != NULL;
+	info->cold_roleid = GetUserId();
 	if (tm_trace_wanted())
-		elog(LOG, "themis trace: cold start: the kept plan (cost %.0f) runs, %d tables (scan cost %.0f) load in the background",
-			 kept_cost, info->ncold, scan);
+		elog(LOG, "themis trace: cold start: the kept plan (cost %.0f) runs, %d tables (scan cost %.0f) %s in the background",
+			 kept_cost, info->ncold, scan, need != NULL ? "load" : "are loading");
 	return true;
 }
 
@@ -396,7 +411,16 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		}
 	}
 
-	/* a table that a background worker loads: this query waits for it, as it would load it too */
+	/*
+	 * A table that a background worker loads: a cold start again where the kept plan is that cheap (the
+	 * next runs of the query that made the load, TPC-H Q19), else this query waits for the load, as it
+	 * would load the table itself
+	 */
+	if (cold_start(plan, srcs, NULL, kept_cost, info))
+	{
+		*reason = "cold start";
+		return NULL;
+	}
 	{
 		instr_time	tw0;
 		bool		waited = false;
@@ -735,7 +759,7 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				tm_gpud_disconnect();
 				return NULL;
 			}
-			if (attempt == 0 && kept_cost >= 0 && cold_start(plan, srcs, need, kept_cost, info))
+			if (attempt == 0 && cold_start(plan, srcs, need, kept_cost, info))
 			{
 				*reason = "cold start";
 				return NULL;

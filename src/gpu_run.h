@@ -24,11 +24,14 @@ typedef struct TmGpuRunInfo
 	double		bgload_wait_ms; /* waiting for background loads of the sources' tables (bgload.c) */
 
 	/*
-	 * Cold start (themis.cold_plan_fraction): the daemon lacked tables that the kept plan, estimated at
-	 * kept_cost, reads more cheaply than a scan of them (scan_cost): NULL is returned, the caller runs
-	 * the kept plan and queues background loads of cold_relids[i]'s columns cold_attnos[i][0..natts)
+	 * Cold start (themis.cold_plan_fraction): the daemon lacked tables, or background workers load them,
+	 * that the kept plan, estimated at kept_cost, reads more cheaply than a scan of them (scan_cost):
+	 * NULL is returned, the caller runs the kept plan and, with cold_queue, queues background loads of
+	 * cold_relids[i]'s columns cold_attnos[i][0..natts) as cold_roleid
 	 */
 	bool		cold;
+	bool		cold_queue;
+	Oid			cold_roleid;
 	double		cold_kept_cost;
 	double		cold_scan_cost;
 	int			ncold;
