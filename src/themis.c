@@ -21,7 +21,7 @@ int			themis_stream_lookup_side = THEMIS_TRI_AUTO;
 int			themis_inline_view_ctes = THEMIS_TRI_AUTO;
 bool		themis_view_max_ties = true;
 bool		themis_gpu_fast_paths = true;
-bool		themis_gpu_private_global_agg = true;
+bool		themis_gpu_private_global_agg = false;
 bool		themis_gpu_dynamic_rows = true;
 bool		themis_probe_order = true;
 bool		themis_build_reduction = true;
@@ -161,11 +161,10 @@ _PG_init(void)
 	DefineCustomBoolVariable("themis.gpu_private_global_agg",
 							 "GPU: a global aggregate (no GROUP BY) keeps block-private states and thread-private partial sums, as a grouped one does for its first groups.",
 							 "Instead of one atomic per warp of rows on the aggregate's words (TPC-H Q14 on skewed data: 4.2 M rows into "
-							 "one group). Results are the same either way; measured on the GPU host: the skewed Q14 4.5% faster on an H200, "
-							 "uniform Q6, Q14, Q17 and Q19 unchanged (README). Under themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, "
-							 "tm_gpu_pool_set_private_global).",
+							 "one group). Off by default until measured on a GPU; results are the same either way. Under "
+							 "themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, tm_gpu_pool_set_private_global).",
 							 &themis_gpu_private_global_agg,
-							 true,
+							 false,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
