@@ -54,6 +54,26 @@ FROM be_fact f LEFT JOIN be_dim d ON d.id = f.k$$, ARRAY['%Hash Build%']) line;
 SELECT * FROM tt.check($$
 SELECT count(*) FILTER (WHERE d.name IS NULL) AS noname, sum(CASE WHEN d.flag IS NOT TRUE THEN f.v END)
 FROM be_fact f LEFT JOIN be_dim d ON d.id = f.k$$);
+-- the build side's reduction (build_reduce.c) still applies to a build that computes such columns: they
+-- raise no error either on the rows it drops
+CREATE TABLE be_d2 (id int4, s text);
+INSERT INTO be_d2 SELECT g, CASE WHEN g % 2 = 0 THEN 'S1 ' || g ELSE 'S2 ' || g END FROM generate_series(0, 9) g;
+ANALYZE be_d2;
+SET join_collapse_limit = 1;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+SELECT line FROM tt.explain_lines($$
+SELECT count(*) FILTER (WHERE d.name LIKE 'PROMO1%') AS promo1, sum(f.v)
+FROM (be_fact f JOIN be_dim d ON f.k = d.id) JOIN be_d2 e ON e.id = d.x WHERE e.s LIKE 'S1%'$$,
+  ARRAY['%Hash Build%', '%reducing%']) line;
+SELECT * FROM tt.check($$
+SELECT count(*) FILTER (WHERE d.name LIKE 'PROMO1%') AS promo1, sum(f.v)
+FROM (be_fact f JOIN be_dim d ON f.k = d.id) JOIN be_d2 e ON e.id = d.x WHERE e.s LIKE 'S1%'$$);
+RESET join_collapse_limit;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+DROP TABLE be_d2;
+
 -- themis.build_exprs = off: per match, the same rows
 SET themis.build_exprs = off;
 SELECT line FROM tt.explain_lines($$

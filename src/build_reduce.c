@@ -20,8 +20,9 @@
  *     values, read where they are built);
  *   - nothing between A and B, nor A's or B's residual condition, can raise an error: the ops between are
  *     probes with bare keys and no residual condition, and A and B have none.  Nor can A's build keys and
- *     payload, computed for every row that reaches its sink (bare slots).  The rows that the reduction
- *     drops early are then rows on which PostgreSQL's plan raises no error either before B drops them.
+ *     payload, computed for every row that reaches its sink (bare slots, or payload expressions that
+ *     cannot raise an error: TmSink.vals_errfree).  The rows that the reduction drops early are then
+ *     rows on which PostgreSQL's plan raises no error either before B drops them.
  *     (Where B's build and A's both raise one, B's now runs first: which of the two errors is reported
  *     may change, as it does in PostgreSQL with the plan's costs);
  *   - A's table is probed by P alone (another probe of it would lose rows);
@@ -333,12 +334,15 @@ reduce_one(TmPlan *plan, int p, int j)
 	/*
 	 * A's build computes its keys and payload from every row that reaches its sink, and PostgreSQL's Hash
 	 * node does from every row of its side: where one of them could raise an error, the rows the SEMI
-	 * probe drops must not go without it.  Bare slots only.
+	 * probe drops must not go without it.  Bare slots only, and payload columns the translator knows
+	 * cannot raise one (vals_errfree: comparisons, LIKE, boolean tests, as its build-side expressions)
 	 */
 	for (int k = 0; k < apl->sink.nkeys + apl->sink.nvals; k++)
 	{
 		int			s;
 
+		if (k >= apl->sink.nkeys && apl->sink.vals_errfree != NULL && apl->sink.vals_errfree[k - apl->sink.nkeys])
+			continue;
 		if (!bare_slot(k < apl->sink.nkeys ? apl->sink.keys[k] : apl->sink.vals[k - apl->sink.nkeys], &s))
 			return false;
 	}

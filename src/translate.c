@@ -3506,6 +3506,56 @@ hoist_safe(Node *node, HoistCtx *c)
 	}
 }
 
+/*
+ * Can e, over slots, raise no error?  hoist_safe's constructs over any slots: the build side's reduction
+ * (build_reduce.c) may drop rows before a build computes such a payload column.
+ */
+static bool
+errfree_walker(Node *node, void *ctx)
+{
+	if (node == NULL)
+		return false;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+			return ((Var *) node)->varno != TM_SLOT_VARNO;
+		case T_Const:
+		case T_RelabelType:
+		case T_NullTest:
+		case T_BooleanTest:
+		case T_BoolExpr:
+			break;
+		case T_OpExpr:
+			{
+				OpExpr	   *o = (OpExpr *) node;
+
+				set_opfuncid(o);
+				if (!hoist_safe_op(o->opno, o->opfuncid, o->args, o->inputcollid))
+					return true;
+				break;
+			}
+		case T_ScalarArrayOpExpr:
+			{
+				ScalarArrayOpExpr *o = (ScalarArrayOpExpr *) node;
+
+				set_sa_opfuncid(o);
+				if (list_length(o->args) != 2 || !IsA(lsecond(o->args), Const) ||
+					o->opfuncid >= FirstNormalObjectId || get_op_btree_interpretation(o->opno) == NIL)
+					return true;
+				break;
+			}
+		default:
+			return true;
+	}
+	return expression_tree_walker(node, errfree_walker, ctx);
+}
+
+static bool
+expr_errfree(Expr *e)
+{
+	return !errfree_walker((Node *) e, NULL);
+}
+
 /* the build pipeline's form of e: each payload slot replaced by the payload column's expression */
 static Node *
 hoist_build_mutator(Node *node, HoistCtx *c)
@@ -4163,12 +4213,14 @@ translate_once(PlannedStmt *pstmt, Plan *root, bool need_order, bool merge_swap,
 			}
 			tp->sink.nvals = list_length(pl->sinkvals);
 			tp->sink.vals = palloc0(sizeof(TmExpr *) * Max(tp->sink.nvals, 1));
+			tp->sink.vals_errfree = palloc0(sizeof(bool) * Max(tp->sink.nvals, 1));
 			i = 0;
 			foreach(lc, pl->sinkvals)
 			{
 				tp->sink.vals[i] = compile_final(&ts, types, n, (Expr *) renum_mutator(lfirst(lc), map), NULL);
 				if (tp->sink.vals[i] == NULL)
 					goto failed;
+				tp->sink.vals_errfree[i] = expr_errfree(lfirst(lc));
 				i++;
 			}
 			tp->sink.naggs = list_length(pl->aggs);

@@ -124,6 +124,8 @@ typedef struct TmSink
 	TmExpr	  **keys;
 	int32_t		nvals;			/* HASH_BUILD payload columns; EMIT output columns */
 	TmExpr	  **vals;
+	bool	   *vals_errfree;	/* host only, while translating (NULL after deserializing): vals[i]
+								 * cannot raise an error (build_reduce.c) */
 	int32_t		naggs;			/* AGG */
 	TmAgg	   *aggs;
 	char	   *label;			/* host only: text for EXPLAIN */
