@@ -3405,9 +3405,10 @@ translate_node(TState *ts, Plan *plan)
  * estimated to have at most HOIST_MAX_BUILD_SHARE times the probe's matches: on the skewed data 2 M part
  * rows against 4.2 M matches, each of which evaluated the LIKE twice on a text payload read at a random
  * place.  The build evaluates it in a sequential pass, and the payload columns it replaces need no longer
- * be copied into the table.  Equal expressions share one column.  The build evaluates it for rows that no probe matches too, where PostgreSQL never does: only
- * expressions that cannot raise an error are taken (hoist_safe), and PostgreSQL's result on the matched
- * rows is the same, since an inner probe's slots are the build row's values (never NULL for a miss).
+ * be copied into the table.  Equal expressions share one column.  The build evaluates it for rows that
+ * no probe matches too, where PostgreSQL never does: only expressions that cannot raise an error are
+ * taken (hoist_safe), and PostgreSQL's result on the matched rows is the same, since an inner probe's
+ * slots are the build row's values (never NULL for a miss).
  */
 #define HOIST_MAX_BUILD_SHARE	4.0
 
@@ -3415,7 +3416,7 @@ typedef struct HoistCtx
 {
 	TState	   *ts;
 	BPipeline  *pl;
-	int			level;			/* hoist_safe: the probe level read, 0 none yet, -1 not hoistable */
+	int			level;			/* hoist_safe: the probe level read, 0: none yet */
 } HoistCtx;
 
 /* built-in operators that raise no error on any input: btree comparisons, LIKE with a plain pattern */
@@ -3437,78 +3438,10 @@ hoist_safe_op(Oid opno, Oid funcid, List *args, Oid collid)
 	return get_op_btree_interpretation(opno) != NIL;
 }
 
-/* is node made of error-free parts over constants and the payload slots of one inner probe? */
-static bool
-hoist_safe(Node *node, HoistCtx *c)
-{
-	if (node == NULL)
-		return true;
-	switch (nodeTag(node))
-	{
-		case T_Var:
-			{
-				Var		   *v = (Var *) node;
-				BSlot	   *sl;
-				BOp		   *op;
-
-				if (v->varno != TM_SLOT_VARNO || v->varattno < 1 || v->varattno > c->pl->nslots)
-					return false;
-				sl = &c->pl->slots[v->varattno - 1];
-				if (sl->level < 1 || (c->level > 0 && sl->level != c->level))
-					return false;
-				op = list_nth(c->pl->ops, sl->level - 1);
-				if (op->kind != TM_OP_PROBE || op->jointype != TM_JOIN_INNER)
-					return false;
-				c->level = sl->level;
-				return true;
-			}
-		case T_Const:
-			return true;
-		case T_RelabelType:
-			return hoist_safe((Node *) ((RelabelType *) node)->arg, c);
-		case T_NullTest:
-			return hoist_safe((Node *) ((NullTest *) node)->arg, c);
-		case T_BooleanTest:
-			return hoist_safe((Node *) ((BooleanTest *) node)->arg, c);
-		case T_BoolExpr:
-			{
-				ListCell   *lc;
-
-				foreach(lc, ((BoolExpr *) node)->args)
-					if (!hoist_safe(lfirst(lc), c))
-						return false;
-				return true;
-			}
-		case T_OpExpr:
-			{
-				OpExpr	   *o = (OpExpr *) node;
-				ListCell   *lc;
-
-				set_opfuncid(o);
-				if (!hoist_safe_op(o->opno, o->opfuncid, o->args, o->inputcollid))
-					return false;
-				foreach(lc, o->args)
-					if (!hoist_safe(lfirst(lc), c))
-						return false;
-				return true;
-			}
-		case T_ScalarArrayOpExpr:
-			{
-				ScalarArrayOpExpr *o = (ScalarArrayOpExpr *) node;
-
-				set_sa_opfuncid(o);
-				return list_length(o->args) == 2 && IsA(lsecond(o->args), Const) &&
-					o->opfuncid < FirstNormalObjectId && get_op_btree_interpretation(o->opno) != NIL &&
-					hoist_safe(linitial(o->args), c);
-			}
-		default:
-			return false;
-	}
-}
-
 /*
- * Can e, over slots, raise no error?  hoist_safe's constructs over any slots: the build side's reduction
- * (build_reduce.c) may drop rows before a build computes such a payload column.
+ * Can e, over slots and constants, raise no error?  Error-free operators (hoist_safe_op), IS [NOT] NULL,
+ * boolean tests, AND / OR / NOT.  The build-side expressions are such (hoist_safe), and the build side's
+ * reduction (build_reduce.c) may drop rows before a build computes such a payload column.
  */
 static bool
 errfree_walker(Node *node, void *ctx)
@@ -3554,6 +3487,39 @@ static bool
 expr_errfree(Expr *e)
 {
 	return !errfree_walker((Node *) e, NULL);
+}
+
+/* does node read slots of one inner probe's payload only (c->level: that probe's level)? true if not */
+static bool
+hoist_level_walker(Node *node, HoistCtx *c)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+		BSlot	   *sl;
+		BOp		   *op;
+
+		if (v->varno != TM_SLOT_VARNO || v->varattno < 1 || v->varattno > c->pl->nslots)
+			return true;
+		sl = &c->pl->slots[v->varattno - 1];
+		if (sl->level < 1 || (c->level > 0 && sl->level != c->level))
+			return true;
+		op = list_nth(c->pl->ops, sl->level - 1);
+		if (op->kind != TM_OP_PROBE || op->jointype != TM_JOIN_INNER)
+			return true;
+		c->level = sl->level;
+		return false;
+	}
+	return expression_tree_walker(node, hoist_level_walker, (void *) c);
+}
+
+/* is node made of error-free parts over constants and the payload slots of one inner probe? */
+static bool
+hoist_safe(Node *node, HoistCtx *c)
+{
+	return expr_errfree((Expr *) node) && !hoist_level_walker(node, c);
 }
 
 /* the build pipeline's form of e: each payload slot replaced by the payload column's expression */
