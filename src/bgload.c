@@ -285,6 +285,7 @@ tm_bgload_start(Oid relid, Oid roleid, const int16 *attnos, int natts)
 	TimestampTz now = GetCurrentTimestamp();
 	int			idx = -1;
 	uint32		gen = 0;
+	char	   *name;
 
 	if (bgload_shared == NULL)
 		return false;
@@ -323,7 +324,8 @@ tm_bgload_start(Oid relid, Oid roleid, const int16 *attnos, int natts)
 	w.bgw_restart_time = BGW_NEVER_RESTART;
 	snprintf(w.bgw_library_name, BGW_MAXLEN, "themis");
 	snprintf(w.bgw_function_name, BGW_MAXLEN, "themis_bgload_main");
-	snprintf(w.bgw_name, BGW_MAXLEN, "themis background load of %s", get_rel_name(relid));
+	name = get_rel_name(relid);
+	snprintf(w.bgw_name, BGW_MAXLEN, "themis background load of %s", name ? name : "a table");
 	snprintf(w.bgw_type, BGW_MAXLEN, "themis background load");
 	w.bgw_main_arg = Int32GetDatum(idx);
 	memcpy(w.bgw_extra, &gen, sizeof(gen));
@@ -339,7 +341,7 @@ tm_bgload_start(Oid relid, Oid roleid, const int16 *attnos, int natts)
 	SpinLockRelease(&bgload_shared->mutex);
 	ereport(LOG,
 			(errmsg("themis: no background worker for loading \"%s\" into the GPU column cache; cold queries load their tables themselves for a minute",
-					get_rel_name(relid)),
+					name ? name : "?"),
 			 errhint("Raise max_worker_processes.")));
 	return false;
 }
