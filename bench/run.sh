@@ -320,7 +320,9 @@ session() {
 			echo "\\i $RAW/q$q.sql"
 			echo "\\timing off"
 			echo "\\o"
-			[ "$i" = 0 ] && [ "$setting" != off ] && [ -n "$WAIT_FN" ] && echo "SELECT themis.$WAIT_FN() AS cold_loads_waited_for;"
+			# (no statement_timeout for the wait: a long load must not stop the session's runs)
+			[ "$i" = 0 ] && [ "$setting" != off ] && [ -n "$WAIT_FN" ] &&
+				echo "SET statement_timeout = 0; SELECT themis.$WAIT_FN() AS cold_loads_waited_for; SET statement_timeout = '${TIMEOUT}s';"
 		done
 	} >"$script"
 	rm -f "$TMP/q$q.$setting".*.out
@@ -394,7 +396,8 @@ for q in "${QS[@]}"; do
 	# src/bgload.c, whose background loads are waited for, as in the timed runs)
 	{ echo "SET statement_timeout = '${TIMEOUT}s';"; set_lines; echo "SET themis.enabled = on;"; echo "SET themis.fallback = on;"
 	  echo "\\o /dev/null"; echo "EXPLAIN $body;"; echo "$body;"
-	  [ -n "$WAIT_FN" ] && echo "SELECT themis.$WAIT_FN();"; echo "\\o"
+	  [ -n "$WAIT_FN" ] && echo "SET statement_timeout = 0; SELECT themis.$WAIT_FN(); SET statement_timeout = '${TIMEOUT}s';"
+	  echo "\\o"
 	  echo "EXPLAIN (ANALYZE, FORMAT JSON) $body;"; } \
 		| "${PSQL[@]}" -At -f - >"$RAW/q$q.analyze.json" 2>"$RAW/q$q.analyze.err"
 	if [ "${#ALT_SETS[@]}" -gt 0 ]; then

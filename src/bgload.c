@@ -17,8 +17,9 @@
  * a request, src/gpud/cancel.c) before it clears its slot.  A worker clears its slot when it exits, errors
  * included; a slot whose worker never started is taken back after TM_BGLOAD_START_MS.
  *
- * A load that stored nothing (the worker failed: the role may not connect, a value themis cannot
- * represent, no room in the cache; or the table had writes its snapshot could not see as final) marks
+ * A load that did not store every column it read (the worker failed: the role may not connect, a value
+ * themis cannot represent, no room in the cache; or the table had writes its snapshot could not see as
+ * final) marks
  * its table for TM_BGLOAD_RETRY_MS: meanwhile cold queries of it load it themselves, as before, instead
  * of queueing the same load again.  Where a worker cannot be registered (max_worker_processes), no cold
  * query defers its loads for that long either.
@@ -89,7 +90,7 @@ typedef struct TmBgLoadShared
 	uint32		next_generation;
 	TimestampTz paused_until;	/* a registration failed: no deferral before this */
 	TmBgLoadSlot slots[TM_BGLOAD_SLOTS];
-	TmBgLoadFailed failed[TM_BGLOAD_SLOTS];	/* recent loads that stored nothing (a ring) */
+	TmBgLoadFailed failed[TM_BGLOAD_SLOTS];	/* recent loads that did not store every column (a ring) */
 	int			next_failed;
 } TmBgLoadShared;
 
@@ -202,9 +203,9 @@ tm_bgload_may_load(Oid relid, const int16 *attnos, int natts)
 		return false;
 
 	/*
-	 * The worker reads as this role, and stores nothing where the role could not read the columns
-	 * itself: a query that reads them through a view or a SECURITY DEFINER function's owner loads them
-	 * itself (so does cache_table's caller, cache_sql.c)
+	 * The worker reads as this role (inside a SECURITY DEFINER function, its owner), and stores nothing
+	 * where the role could not read the columns itself: a query that reads them only through a view's
+	 * owner loads them itself (cache_table()'s caller needs the same privilege, cache_sql.c)
 	 */
 	readable = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
 	if (!readable && natts > 0)
@@ -217,17 +218,21 @@ tm_bgload_may_load(Oid relid, const int16 *attnos, int natts)
 }
 
 bool
-tm_bgload_running(Oid relid)
+tm_bgload_running(Oid relid, const int16 *attnos, int natts)
 {
 	TimestampTz now = GetCurrentTimestamp();
+	bool		any = false;
 	int			idx;
 
 	if (bgload_shared == NULL)
 		return false;
 	SpinLockAcquire(&bgload_shared->mutex);
 	idx = find_slot(relid, now);
+	for (int a = 0; idx >= 0 && a < natts && !any; a++)
+		any = attnos[a] > 0 && attnos[a] <= MaxHeapAttributeNumber &&
+			(bgload_shared->slots[idx].attmask[(attnos[a] - 1) / 8] & (1 << ((attnos[a] - 1) % 8))) != 0;
 	SpinLockRelease(&bgload_shared->mutex);
-	return idx >= 0;
+	return any;
 }
 
 /*
@@ -459,7 +464,8 @@ static bool my_stored = false;
 /*
  * At the worker's exit, errors included: the daemon connection is closed first, so that a LOAD the daemon
  * has not taken yet is dropped (src/gpud/cancel.c) before themis.cache_drop() can see the slot free.  A
- * load that stored nothing, unless stopped, marks its table (see the top of the file).
+ * load that did not store every column it read, unless stopped, marks its table (see the top of the
+ * file).
  */
 static void
 release_slot(int code, Datum arg)
@@ -536,10 +542,9 @@ themis_bgload_main(Datum arg)
 	{
 		pgstat_report_activity(STATE_RUNNING,
 							   psprintf("themis: loading \"%s\" into the GPU column cache", get_rel_name(s.relid)));
-		stored = tm_cache_load(s.relid, attnos, natts, true);
-		my_stored = stored > 0;
-		elog(DEBUG1, "themis: background load of \"%s\": %lld bytes stored", get_rel_name(s.relid),
-			 (long long) stored);
+		stored = tm_cache_load(s.relid, attnos, natts, true, &my_stored);
+		elog(DEBUG1, "themis: background load of \"%s\": %s, %lld bytes in its entry", get_rel_name(s.relid),
+			 my_stored ? "every column stored" : "not every column stored", (long long) stored);
 	}
 	PopActiveSnapshot();
 	CommitTransactionCommand();

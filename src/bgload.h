@@ -15,8 +15,8 @@ extern bool tm_bgload_possible(void);
 /* whether a worker of this role may load relid's columns attnos (no recent failure, privileges, RLS) */
 extern bool tm_bgload_may_load(Oid relid, const int16 *attnos, int natts);
 
-/* whether a load of relid (this database) is queued or running */
-extern bool tm_bgload_running(Oid relid);
+/* whether a load of relid (this database) with any of the columns attnos is queued or running */
+extern bool tm_bgload_running(Oid relid, const int16 *attnos, int natts);
 
 /* PostgreSQL's estimated cost of a parallel sequential scan of rel */
 extern double tm_bgload_scan_cost(Relation rel);
@@ -34,7 +34,8 @@ extern int	tm_bgload_wait_all(void);
 extern void tm_bgload_stop(Oid relid);
 
 /* cache_sql.c: load columns attnos of relid into the cache (natts < 0: every column themis can
- * represent); background: as a worker, where a check that fails loads nothing instead of an ERROR */
-extern int64 tm_cache_load(Oid relid, const int16 *attnos, int natts, bool background);
+ * represent); background: as a worker, where a check that fails loads nothing instead of an ERROR;
+ * the bytes of the table's entry, *complete: every column read is cached now */
+extern int64 tm_cache_load(Oid relid, const int16 *attnos, int natts, bool background, bool *complete);
 
 #endif							/* THEMIS_BGLOAD_H */

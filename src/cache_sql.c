@@ -81,18 +81,19 @@ themis_cache_table(PG_FUNCTION_ARGS)
 				 errmsg("themis: table \"%s\" cannot be cached", get_rel_name(relid)),
 				 errdetail("Only permanent and unlogged tables and populated materialized views are cached, in a database without logical replication subscriptions, and not on a standby.")));
 	require_daemon();
-	PG_RETURN_INT64(tm_cache_load(relid, NULL, -1, false));
+	PG_RETURN_INT64(tm_cache_load(relid, NULL, -1, false, NULL));
 }
 
 /*
  * Read columns attnos of relid (natts < 0: every column themis can represent) with the active snapshot
- * and store them in the cache; bytes stored.  themis.cache_table() checked the table and the caller
+ * and store them in the cache; the bytes of the table's entry, and in *complete (unless NULL) whether
+ * every column read is in it now (the daemon keeps no column that does not fit in its cache).  themis.cache_table() checked the table and the caller
  * before; a background load (bgload.c) checks here, and where a check fails, or the stamp is not clean,
  * it loads nothing and says so at DEBUG1 only (a read or the daemon failing is an ERROR either way: the
  * worker exits with it, and its table is marked, bgload.c).
  */
 int64
-tm_cache_load(Oid relid, const int16 *attnos, int natts, bool background)
+tm_cache_load(Oid relid, const int16 *attnos, int natts, bool background, bool *complete)
 {
 	Relation	rel;
 	TupleDesc	desc;
@@ -113,6 +114,8 @@ tm_cache_load(Oid relid, const int16 *attnos, int natts, bool background)
 	Size		rlen;
 	int			t;
 
+	if (complete != NULL)
+		*complete = false;
 	if (background)
 	{
 		/* the role may still read the columns: SELECT on the table, or on each of them */
@@ -231,6 +234,8 @@ tm_cache_load(Oid relid, const int16 *attnos, int natts, bool background)
 	}
 	if (t != TM_MSG_LOAD_OK || rlen != sizeof(TmxLoadReply))
 		elog(ERROR, "themis: unexpected answer %d from themis-gpud", t);
+	if (complete != NULL)
+		*complete = ((TmxLoadReply *) reply)->entries_stored > 0;
 	return ((TmxLoadReply *) reply)->bytes_stored;
 }
 

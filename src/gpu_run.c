@@ -283,9 +283,23 @@ cold_start(const TmPlan *plan, const SrcState *srcs, const int32 *need, double k
 		const TmPipeline *pl = &plan->pipelines[p];
 		int			k;
 
-		if (srcs[p].hdr.mode != TMX_SRC_CACHED || pl->srckind != TM_SRC_TABLE ||
-			(need != NULL ? !need[p] : !tm_bgload_running(pl->relid)))
+		if (srcs[p].hdr.mode != TMX_SRC_CACHED || pl->srckind != TM_SRC_TABLE || (need != NULL && !need[p]))
 			continue;
+		if (need == NULL)
+		{
+			/* the columns this pipeline reads: is any of them loading? */
+			int16	   *mine = palloc(sizeof(int16) * Max(pl->nsrccols, 1));
+			int			n = 0;
+			bool		loading;
+
+			for (int c = 0; c < pl->nsrccols; c++)
+				if (srcs[p].present[c])
+					mine[n++] = pl->src_attnos[c];
+			loading = tm_bgload_running(pl->relid, mine, n);
+			pfree(mine);
+			if (!loading)
+				continue;
+		}
 		for (k = 0; k < info->ncold && info->cold_relids[k] != pl->relid; k++)
 			;
 		if (k == info->ncold)
