@@ -247,11 +247,11 @@ _PG_init(void)
 							 "GPU: a query whose tables are not in the column cache runs PostgreSQL's plan, and loads them in the background, where that plan is estimated cheaper than this fraction of reading them.",
 							 "On the daemon's request for tables it does not hold, the Themis node compares the estimated cost of the PostgreSQL "
 							 "plan it replaced with PostgreSQL's estimate of a parallel sequential scan of those tables.  Below this fraction, that "
-							 "plan runs, and at the end of the query a background worker per table loads the columns the query read; queries that "
-							 "read a table while it loads wait for the load.  0: cold queries always load their tables themselves.  The default, "
-							 "0.2, is measured: on an H100 host at TPC-H scale factor 10, PostgreSQL's index plan for Q19 (0.17 of the scan's "
-							 "cost) took 0.32 s where loading took 1.3 s, and its plans for Q4 and Q7 (0.25 and 0.26) took longer than loading "
-							 "(src/bgload.c).",
+							 "plan runs, and at the end of the query a background worker per table loads the columns the query read.  While a "
+							 "table loads, queries whose plan is that cheap run it too, and other queries wait for the load (themis.cache_wait() "
+							 "waits for them all).  0: cold queries always load their tables themselves.  The default, 0.2, is measured: on an "
+							 "H100 host at TPC-H scale factor 10, PostgreSQL's index plan for Q19 (0.17 of the scan's cost) took 0.22-0.32 s where "
+							 "loading took 1.3 s, and its plans for Q4 and Q7 (0.25 and 0.26) took longer than loading (src/bgload.c).",
 							 &themis_cold_plan_fraction,
 							 0.2,
 							 0.0, 1.0,
