@@ -41,6 +41,10 @@ FROM be_fact f JOIN be_dim d ON d.id = f.k GROUP BY 1, 2$$, ARRAY['%Hash Build%'
 SELECT * FROM tt.check($$
 SELECT d.name LIKE 'PROMO%' AS promo, d.code IS NULL AS nocode, count(*), sum(f.v)
 FROM be_fact f JOIN be_dim d ON d.id = f.k GROUP BY 1, 2$$);
+-- no fact row matches (empty probe input): the build still computes its columns, no row reaches them
+SELECT * FROM tt.check($$
+SELECT sum(CASE WHEN d.name LIKE 'PROMO%' THEN f.v ELSE 0 END) AS promo, count(*) FILTER (WHERE d.flag IS NOT TRUE) AS nflag
+FROM be_fact f JOIN be_dim d ON f.k = d.id WHERE f.k < 0$$);
 -- an expression that can raise an error stays per match: build rows 901-1000 divide by zero, and no
 -- fact row matches them
 SELECT line FROM tt.explain_lines($$

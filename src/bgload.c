@@ -190,7 +190,6 @@ tm_bgload_may_load(Oid relid, const int16 *attnos, int natts)
 {
 	TimestampTz now = GetCurrentTimestamp();
 	bool		failed = false;
-	bool		readable;
 
 	if (bgload_shared == NULL)
 		return false;
@@ -205,9 +204,16 @@ tm_bgload_may_load(Oid relid, const int16 *attnos, int natts)
 	/*
 	 * The worker reads as this role (inside a SECURITY DEFINER function, its owner), and stores nothing
 	 * where the role could not read the columns itself: a query that reads them only through a view's
-	 * owner loads them itself (cache_table()'s caller needs the same privilege, cache_sql.c)
+	 * owner loads them itself
 	 */
-	readable = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+	return tm_bgload_may_read(relid, attnos, natts);
+}
+
+bool
+tm_bgload_may_read(Oid relid, const int16 *attnos, int natts)
+{
+	bool		readable = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+
 	if (!readable && natts > 0)
 	{
 		readable = true;

@@ -15,6 +15,9 @@ extern bool tm_bgload_possible(void);
 /* whether a worker of this role may load relid's columns attnos (no recent failure, privileges, RLS) */
 extern bool tm_bgload_may_load(Oid relid, const int16 *attnos, int natts);
 
+/* whether this role may read relid's columns attnos (SELECT on the table or on each) whole (no RLS) */
+extern bool tm_bgload_may_read(Oid relid, const int16 *attnos, int natts);
+
 /* whether a load of relid (this database) with any of the columns attnos is queued or running */
 extern bool tm_bgload_running(Oid relid, const int16 *attnos, int natts);
 

@@ -118,16 +118,8 @@ tm_cache_load(Oid relid, const int16 *attnos, int natts, bool background, bool *
 		*complete = false;
 	if (background)
 	{
-		/* the role may still read the columns: SELECT on the table, or on each of them */
-		bool		readable = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
-
-		if (!readable && natts > 0)
-		{
-			readable = true;
-			for (int a = 0; a < natts && readable; a++)
-				readable = pg_attribute_aclcheck(relid, attnos[a], GetUserId(), ACL_SELECT) == ACLCHECK_OK;
-		}
-		if (!readable || check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED ||
+		/* the role may still read the columns whole, and the table be cached */
+		if (!tm_bgload_may_read(relid, attnos, natts) ||
 			!tm_modcount_available() || !tm_modcount_cacheable(relid) || !tm_gpud_ready(true, &why))
 		{
 			elog(DEBUG1, "themis: background load of \"%s\" skipped: %s", get_rel_name(relid),
