@@ -519,6 +519,8 @@ struct DPipe
 	int32_t		npretest;		/* > 0: prefq[] are conjunctions of the column-against-constant tests
 								 * pretest[] (prefilter_kernel's plain form), 0: they are not */
 	const DPreTest *pretest;
+	int32_t		nointerp;		/* host only: pipeline_kernel<true> runs it (img_pipeline) */
+	int32_t		pad2;
 };
 
 /*
@@ -622,21 +624,25 @@ d_eval(const TmExpr *e, const TmValue *slots, const bool *nulls, TmValue *res, b
  * PUSH_SLOT) is its value without a call into the interpreter, which returns the slot as it is, where
  * fast (themis.gpu_fast_paths); anything else through d_eval
  */
+template <bool NI = false>
 __device__ __forceinline__ int
 x_eval(const TmExpr *e, int fast, const TmValue *slots, const bool *nulls, TmValue *res, bool *isnull)
 {
-	if (fast && e->ninstr == 1)
+	if (NI || (fast && e->ninstr == 1))
 	{
 		const TmInstr *in = tm_expr_code(e);
 
-		if (in->op == TMI_PUSH_SLOT)
+		if (in->op == TMI_PUSH_SLOT && (!NI || e->ninstr == 1))
 		{
 			*res = slots[in->a];
 			*isnull = nulls[in->a];
 			return TM_OK;
 		}
 	}
-	return d_eval(e, slots, nulls, res, isnull);
+	if constexpr (NI)
+		return TM_ERR_INTERNAL;	/* not a bare slot: DPipe.nointerp is wrong */
+	else
+		return d_eval(e, slots, nulls, res, isnull);
 }
 
 /* the fast form of an arithmetic expression (TmFastArith), instantiated once */
@@ -647,12 +653,13 @@ d_fast_arith(const TmFastArith *fa, const TmValue *slots, const bool *nulls, TmV
 }
 
 /* an aggregate's argument over the current row: its fast form where it has one (themis.gpu_fast_paths) */
+template <bool NI = false>
 __device__ __forceinline__ int
 agg_arg(const DAgg *ag, const TmValue *slots, const bool *nulls, TmValue *res, bool *isnull)
 {
 	if (ag->fa != NULL)
 		return d_fast_arith(ag->fa, slots, nulls, res, isnull);
-	return x_eval(ag->arg, ag->fastx, slots, nulls, res, isnull);
+	return x_eval<NI>(ag->arg, ag->fastx, slots, nulls, res, isnull);
 }
 
 __device__ __noinline__ int
@@ -662,17 +669,29 @@ d_qual(const TmExpr *e, const TmValue *slots, const bool *nulls, bool *pass)
 }
 
 /* a FILTER's or a probe's residual qual: its fast form where it has one, else the interpreter */
+template <bool NI = false>
 __device__ __forceinline__ int
 op_qual(const DOp *op, const TmValue *vals, const bool *nulls, bool *pass)
 {
 	const DFastQual *fq = op->fq;
 
-	if (fq == NULL)
-		return d_qual(op->qual, vals, nulls, pass);
-	*pass = fq_eval(fq, op->qual, vals, nulls);
-	if (*pass && fq->partial)
-		return d_qual(op->qual, vals, nulls, pass);
-	return TM_OK;
+	if constexpr (NI)
+	{
+		/* DPipe.nointerp: every qual has a whole fast form */
+		if (fq == NULL || fq->partial)
+			return TM_ERR_INTERNAL;
+		*pass = fq_eval(fq, op->qual, vals, nulls);
+		return TM_OK;
+	}
+	else
+	{
+		if (fq == NULL)
+			return d_qual(op->qual, vals, nulls, pass);
+		*pass = fq_eval(fq, op->qual, vals, nulls);
+		if (*pass && fq->partial)
+			return d_qual(op->qual, vals, nulls, pass);
+		return TM_OK;
+	}
 }
 
 /*
@@ -922,6 +941,7 @@ probe_set(OpState *o, int64_t r, int64_t end)
 }
 
 /* a probe's keys looked up: o->r, o->end = the build rows with those keys (none where a key is NULL) */
+template <bool NI = false>
 __device__ __forceinline__ int
 probe_lookup(const DOp *op, OpState *o, TmValue *vals, bool *nulls)
 {
@@ -933,7 +953,7 @@ probe_lookup(const DOp *op, OpState *o, TmValue *vals, bool *nulls)
 	for (int i = 0; i < op->nkeys; i++)
 	{
 		bool		isnull;
-		int			st = x_eval(op->keys[i], op->fastx, vals, nulls, &keys[i], &isnull);
+		int			st = x_eval<NI>(op->keys[i], op->fastx, vals, nulls, &keys[i], &isnull);
 
 		if (st != TM_OK)
 			return st;
@@ -951,6 +971,7 @@ probe_lookup(const DOp *op, OpState *o, TmValue *vals, bool *nulls)
 }
 
 /* the rest of a probe's first visit after probe_lookup: SEMI / ANTI decide on their matches */
+template <bool NI = false>
 __device__ int
 probe_decide(const DOp *op, OpState *o, TmValue *vals, bool *nulls, DCancel *cp)
 {
@@ -966,7 +987,7 @@ probe_decide(const DOp *op, OpState *o, TmValue *vals, bool *nulls, DCancel *cp)
 			fill_level(op, o->r, vals, nulls);
 			if (op->qual != NULL)
 			{
-				int			st = op_qual(op, vals, nulls, &pass);
+				int			st = op_qual<NI>(op, vals, nulls, &pass);
 
 				if (st != TM_OK)
 					return st;
@@ -983,6 +1004,7 @@ probe_decide(const DOp *op, OpState *o, TmValue *vals, bool *nulls, DCancel *cp)
 }
 
 /* first visit of op: decide the filter, look the keys up */
+template <bool NI = false>
 __device__ int
 op_enter(const DOp *op, OpState *o, TmValue *vals, bool *nulls, DCancel *cp)
 {
@@ -992,19 +1014,20 @@ op_enter(const DOp *op, OpState *o, TmValue *vals, bool *nulls, DCancel *cp)
 	{
 		bool		pass;
 
-		st = op_qual(op, vals, nulls, &pass);
+		st = op_qual<NI>(op, vals, nulls, &pass);
 		o->pending = pass;
 		return st;
 	}
 
 	/* PROBE */
-	st = probe_lookup(op, o, vals, nulls);
+	st = probe_lookup<NI>(op, o, vals, nulls);
 	if (st != TM_OK)
 		return st;
-	return probe_decide(op, o, vals, nulls, cp);
+	return probe_decide<NI>(op, o, vals, nulls, cp);
 }
 
 /* next child of op: *down = true (its level's slots are set) or false (op is done) */
+template <bool NI = false>
 __device__ int
 op_next(const DOp *op, OpState *o, TmValue *vals, bool *nulls, bool *down, DCancel *cp)
 {
@@ -1026,7 +1049,7 @@ op_next(const DOp *op, OpState *o, TmValue *vals, bool *nulls, bool *down, DCanc
 		fill_level(op, r, vals, nulls);
 		if (op->qual != NULL)
 		{
-			int			st = op_qual(op, vals, nulls, &pass);
+			int			st = op_qual<NI>(op, vals, nulls, &pass);
 
 			if (st != TM_OK)
 				return st;
@@ -1326,7 +1349,11 @@ sum192_input(const DAgg *ag, const TmValue *v, tm_int128 *x)
 	return !tm_num_upscale(v->n, ag->restype.scale - ag->argtype.scale, x);
 }
 
-/* update aggregate a of group g with the current row */
+/*
+ * update aggregate a of group g with the current row (NI: pipeline_kernel<true>, DPipe.nointerp: no
+ * DISTINCT, no AM_LOCKED, and neither is compiled in)
+ */
+template <bool NI = false>
 __device__ int
 agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals, const bool *nulls,
 		   DFlags *flags, const volatile int *cancel)
@@ -1347,7 +1374,7 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 	if (ag->filter != NULL)
 	{
 		/* FILTER is an expression, not a qual list: evaluate it whole */
-		st = x_eval(ag->filter, ag->fastx, vals, nulls, &v, &isnull);
+		st = x_eval<NI>(ag->filter, ag->fastx, vals, nulls, &v, &isnull);
 		if (st != TM_OK)
 			return st;
 		if (isnull || v.i == 0)
@@ -1366,12 +1393,17 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 		atomicAdd(w, 1ULL);
 		return TM_OK;
 	}
-	st = agg_arg(ag, vals, nulls, &v, &isnull);
+	st = agg_arg<NI>(ag, vals, nulls, &v, &isnull);
 	if (st != TM_OK)
 		return st;
 	if (isnull)
 		return TM_OK;
-	if (ag->distinct)
+	if constexpr (NI)
+	{
+		if (ag->distinct)
+			return TM_ERR_INTERNAL;
+	}
+	else if (ag->distinct)
 	{
 		/* only the first occurrence of a value in the group is aggregated */
 		int			added = distinct_insert(S, &ag->argtype, g, &v, flags);
@@ -1449,6 +1481,9 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 			mark_seen(&S->seen[g]);
 			return TM_OK;
 		case AM_LOCKED:
+			if constexpr (NI)
+				return TM_ERR_INTERNAL;
+			else
 			{
 				unsigned int *lock = &S->lock[g];
 				volatile unsigned long long *vw = w;
@@ -1879,6 +1914,7 @@ priv_flush(const DPipe *P, const DRun &R)
  * not NULL; count(*): always), in x[0..2] (AM_SUM_I192: the 192-bit sign-extended scaled integer; the
  * other modes: x[0])
  */
+template <bool NI = false>
 __device__ __forceinline__ int
 priv_input(const DAgg *ag, const TmValue *vals, const bool *nulls, bool *has, unsigned long long x[3])
 {
@@ -1889,7 +1925,7 @@ priv_input(const DAgg *ag, const TmValue *vals, const bool *nulls, bool *has, un
 	*has = false;
 	if (ag->filter != NULL)
 	{
-		st = x_eval(ag->filter, ag->fastx, vals, nulls, &v, &isnull);
+		st = x_eval<NI>(ag->filter, ag->fastx, vals, nulls, &v, &isnull);
 		if (st != TM_OK)
 			return st;
 		if (isnull || v.i == 0)
@@ -1900,7 +1936,7 @@ priv_input(const DAgg *ag, const TmValue *vals, const bool *nulls, bool *has, un
 		*has = true;
 		return TM_OK;
 	}
-	st = agg_arg(ag, vals, nulls, &v, &isnull);
+	st = agg_arg<NI>(ag, vals, nulls, &v, &isnull);
 	if (st != TM_OK)
 		return st;
 	if (isnull)
@@ -1970,6 +2006,7 @@ peers_combine(unsigned int act, unsigned int peers, int op, unsigned long long x
  * takes part in every aggregate's combination, whatever its own row does: a lane whose expression fails
  * adds nothing from then on and returns the error (the pass then fails; its states are not used).
  */
+template <bool NI = false>
 __device__ int
 agg_update_priv_warp(const DPipe *P, const DRun &R, long long g, const TmValue *vals, const bool *nulls)
 {
@@ -1998,12 +2035,12 @@ agg_update_priv_warp(const DPipe *P, const DRun &R, long long g, const TmValue *
 			 * lane of act: nothing collective is skipped)
 			 */
 			if (err == TM_OK)
-				err = agg_update(ag, &R.astate[a], g, vals, nulls, R.flags, R.cancel);
+				err = agg_update<NI>(ag, &R.astate[a], g, vals, nulls, R.flags, R.cancel);
 			continue;
 		}
 		if (err == TM_OK)
 		{
-			int			st = priv_input(ag, vals, nulls, &has, x);
+			int			st = priv_input<NI>(ag, vals, nulls, &has, x);
 
 			if (st != TM_OK)
 			{
@@ -2185,6 +2222,7 @@ claim_pos(const DRun &R)
 }
 
 /* a leaf of the evaluation tree reaches the sink */
+template <bool NI>
 __device__ int
 sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, long long *pos,
 		 long long *cnt)
@@ -2201,7 +2239,7 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 					TmValue		v;
 					bool		isnull;
 
-					st = x_eval(P->vals[i], P->fastx, vals, nulls, &v, &isnull);
+					st = x_eval<NI>(P->vals[i], P->fastx, vals, nulls, &v, &isnull);
 					if (st != TM_OK)
 						return st;
 					if (isnull)
@@ -2223,7 +2261,7 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 				{
 					bool		isnull;
 
-					st = x_eval(P->keys[i], P->fastx, vals, nulls, &keys[i], &isnull);
+					st = x_eval<NI>(P->keys[i], P->fastx, vals, nulls, &keys[i], &isnull);
 					if (st != TM_OK)
 						return st;
 					if (isnull)
@@ -2240,7 +2278,7 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 						bool		isnull;
 						int			c = P->nkeys + i;
 
-						st = x_eval(P->vals[i], P->fastx, vals, nulls, &v, &isnull);
+						st = x_eval<NI>(P->vals[i], P->fastx, vals, nulls, &v, &isnull);
 						if (st != TM_OK)
 							return st;
 						if (isnull)
@@ -2277,7 +2315,7 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 
 					for (int i = 0; i < P->nkeys; i++)
 					{
-						st = x_eval(P->keys[i], P->fastx, vals, nulls, &keys[i], &knulls[i]);
+						st = x_eval<NI>(P->keys[i], P->fastx, vals, nulls, &keys[i], &knulls[i]);
 						if (st != TM_OK)
 							return st;
 						h = tm_hash_key(h, &keys[i], knulls[i], &P->keytypes[i]);
@@ -2304,7 +2342,7 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 				}
 				if (g < R.priv_k)
 				{
-					st = agg_update_priv_warp(P, R, g, vals, nulls);
+					st = agg_update_priv_warp<NI>(P, R, g, vals, nulls);
 					if (st != TM_OK)
 						return st;
 				}
@@ -2312,7 +2350,7 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
 				{
 					for (int a = 0; a < P->naggs; a++)
 					{
-						st = agg_update(&P->aggs[a], &R.astate[a], g, vals, nulls, R.flags, R.cancel);
+						st = agg_update<NI>(&P->aggs[a], &R.astate[a], g, vals, nulls, R.flags, R.cancel);
 						if (st != TM_OK)
 							return st;
 					}
@@ -2328,9 +2366,13 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
  * the evaluation tree of the current source row, depth first (run_ops of the CPU executor), from op k0
  * on (ops before it are filters the row has passed: each has the one child the walk starts with);
  * looked: op k0 is a probe whose keys were looked up already (os[k0] from probe_lookup: the pre-check
- * of pipeline_rows_compacted)
+ * of pipeline_rows_compacted).  Not inlined: pipeline_rows_compacted walks rows at three places and
+ * pipeline_rows at a fourth, and inlined each had its own copy of the walk, the sink and the aggregates'
+ * updates, 2.1 MB of sm_90 code in pipeline_kernel, where warps waited for instructions to be fetched
+ * (see img_pipeline); one copy: 1.07 MB, 0.48 MB in pipeline_kernel<true>
  */
-__device__ int
+template <bool NI>
+__device__ __noinline__ int
 walk_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *os, long long *pos,
 		 long long *cnt, DCancel *cp, int k0, bool looked)
 {
@@ -2347,7 +2389,7 @@ walk_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *os,
 			return ST_CANCEL;
 		if (k == nops)
 		{
-			st = sink_row(P, R, vals, nulls, pos, cnt);
+			st = sink_row<NI>(P, R, vals, nulls, pos, cnt);
 			if (st != TM_OK)
 				return st;
 			k--;
@@ -2359,14 +2401,14 @@ walk_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *os,
 			if (looked)
 			{
 				looked = false;		/* only the first visit of op k0 */
-				st = probe_decide(&P->ops[k], &os[k], vals, nulls, cp);
+				st = probe_decide<NI>(&P->ops[k], &os[k], vals, nulls, cp);
 			}
 			else
-				st = op_enter(&P->ops[k], &os[k], vals, nulls, cp);
+				st = op_enter<NI>(&P->ops[k], &os[k], vals, nulls, cp);
 			if (st != TM_OK)
 				return st;
 		}
-		st = op_next(&P->ops[k], &os[k], vals, nulls, &down, cp);
+		st = op_next<NI>(&P->ops[k], &os[k], vals, nulls, &down, cp);
 		if (st != TM_OK)
 			return st;
 		if (down)
@@ -2388,6 +2430,7 @@ walk_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *os,
  * loaded (and, with a pre-check, whose os[nlead] holds the probe's lookup); an error is recorded (the
  * lowest row's wins; rows above it stop at stopped_at)
  */
+template <bool NI>
 __device__ __forceinline__ void
 rest_of_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *os, DCancel *cp,
 			long long row, unsigned long long *nsink)
@@ -2398,7 +2441,7 @@ rest_of_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *
 
 	if (R.pass == PASS_RUN && R.offs != NULL)
 		pos = R.base + R.offs[row];
-	st = walk_row(P, R, vals, nulls, os, &pos, &cnt, cp, P->nlead, P->precheck >= 0);
+	st = walk_row<NI>(P, R, vals, nulls, os, &pos, &cnt, cp, P->nlead, P->precheck >= 0);
 	if (st == TM_OK)
 	{
 		if (R.pass == PASS_COUNT && R.counts != NULL)
@@ -2453,6 +2496,7 @@ warp_next_group(const DRun &R, long long cur, long long nwarps, unsigned int lan
  * are loaded for the rows that pass.  Where the probe's table is small and the order cannot show
  * (probe_goes_first), the lookup comes before the filters.
  */
+template <bool NI>
 __device__ __forceinline__ void
 pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrows, TmValue *vals,
 						bool *nulls, OpState *os, DCancel *cp, unsigned long long *nsink)
@@ -2595,14 +2639,14 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 				load_col(&P->srccols[P->load[i].col], row, &vals[P->load[i].slot], &nulls[P->load[i].slot]);
 			if (P->probe_first)
 			{
-				st = probe_lookup(&P->ops[pc], po, vals, nulls);
+				st = probe_lookup<NI>(&P->ops[pc], po, vals, nulls);
 				ok = po->r < po->end;
 			}
 			for (int k = k0; k < P->nlead && ok && st == TM_OK; k++)
-				st = op_qual(&P->ops[k], vals, nulls, &ok);
+				st = op_qual<NI>(&P->ops[k], vals, nulls, &ok);
 			if (st == TM_OK && ok && pc >= 0 && !P->probe_first)
 			{
-				st = probe_lookup(&P->ops[pc], po, vals, nulls);
+				st = probe_lookup<NI>(&P->ops[pc], po, vals, nulls);
 				ok = po->r < po->end;
 			}
 			if (st != TM_OK)
@@ -2617,7 +2661,7 @@ pipeline_rows_compacted(const DPipe *__restrict__ P, const DRun &R, int64_t nrow
 		{
 			for (int i = nloaded; i < P->nload; i++)
 				load_col(&P->srccols[P->load[i].col], row, &vals[P->load[i].slot], &nulls[P->load[i].slot]);
-			rest_of_row(P, R, vals, nulls, os, cp, row, nsink);
+			rest_of_row<NI>(P, R, vals, nulls, os, cp, row, nsink);
 			continue;
 		}
 		if (pass)
@@ -2647,7 +2691,7 @@ queued:
 			{
 				for (int i = 0; i < P->nload; i++)
 					load_col(&P->srccols[P->load[i].col], r2, &vals[P->load[i].slot], &nulls[P->load[i].slot]);
-				rest_of_row(P, R, vals, nulls, os, cp, r2, nsink);
+				rest_of_row<NI>(P, R, vals, nulls, os, cp, r2, nsink);
 			}
 		}
 	}
@@ -2660,11 +2704,12 @@ queued:
 			probe_set(po, qr[lane], qe[lane]);
 		for (int i = 0; i < P->nload; i++)
 			load_col(&P->srccols[P->load[i].col], r2, &vals[P->load[i].slot], &nulls[P->load[i].slot]);
-		rest_of_row(P, R, vals, nulls, os, cp, r2, nsink);
+		rest_of_row<NI>(P, R, vals, nulls, os, cp, r2, nsink);
 	}
 }
 
 /* pipeline_kernel without leading filters: one thread per source row, grid-stride */
+template <bool NI>
 __device__ __forceinline__ void
 pipeline_rows(const DPipe *__restrict__ P, const DRun &R, int64_t nrows, TmValue *vals, bool *nulls,
 			  OpState *os, DCancel *cp, unsigned long long *nsink)
@@ -2690,7 +2735,7 @@ pipeline_rows(const DPipe *__restrict__ P, const DRun &R, int64_t nrows, TmValue
 		{
 			bool		pass;
 
-			st = op_qual(&P->ops[k0], vals, nulls, &pass);
+			st = op_qual<NI>(&P->ops[k0], vals, nulls, &pass);
 			if (st == TM_OK && !pass)
 				break;
 		}
@@ -2701,7 +2746,7 @@ pipeline_rows(const DPipe *__restrict__ P, const DRun &R, int64_t nrows, TmValue
 				st = ST_CANCEL;
 		}
 		else if (st == TM_OK)
-			st = walk_row(P, R, vals, nulls, os, &pos, &cnt, cp, k0, false);
+			st = walk_row<NI>(P, R, vals, nulls, os, &pos, &cnt, cp, k0, false);
 		if (st != TM_OK)
 		{
 			if (st == ST_CANCEL)
@@ -2716,6 +2761,7 @@ pipeline_rows(const DPipe *__restrict__ P, const DRun &R, int64_t nrows, TmValue
 	}
 }
 
+template <bool NI>
 __global__ void __launch_bounds__(TPB, PL_MIN_BLOCKS)
 pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
 {
@@ -2737,9 +2783,9 @@ pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
 	if (R.memo || R.priv_k > 0)
 		priv_init(P, R);
 	if (P->nlead > 0 || P->precheck >= 0)
-		pipeline_rows_compacted(P, R, nrows, vals, nulls, os, &cp, &nsink);
+		pipeline_rows_compacted<NI>(P, R, nrows, vals, nulls, os, &cp, &nsink);
 	else
-		pipeline_rows(P, R, nrows, vals, nulls, os, &cp, &nsink);
+		pipeline_rows<NI>(P, R, nrows, vals, nulls, os, &cp, &nsink);
 	if (nsink > 0)
 		atomicAdd(&R.flags->sinkrows, nsink);
 	if (R.priv_k > 0)
@@ -3480,7 +3526,7 @@ lb_visit(const DPipe *P, const DRun &R, int j, const int *anc, TmValue *vals, bo
 			return st;
 		}
 		if (R.pass != PASS_RUN || P->sinkkind == TM_SINK_AGG)
-			return sink_row(P, R, vals, nulls, &pos, cnt);
+			return sink_row<false>(P, R, vals, nulls, &pos, cnt);
 		if (P->sinkkind == TM_SINK_HASH_BUILD)
 		{
 			uint64_t	h = 0;
@@ -4587,6 +4633,7 @@ struct TmGpuPool
 	int			join_algo;		/* TmGpuJoinAlgo */
 	bool		no_fast_paths;	/* tm_gpu_pool_set_fast_paths(pool, 0): no DFastQual, x_eval, nlead */
 	bool		private_global;	/* tm_gpu_pool_set_private_global: global AGGs block-private too */
+	bool		interp_always;	/* tm_gpu_pool_set_nointerp(pool, 0): pipeline_kernel<false> always */
 	bool		static_rows;	/* tm_gpu_pool_set_dynamic_rows(pool, 0): DRun.dyn off */
 	bool		plan_probe_order;	/* tm_gpu_pool_set_probe_order(pool, 0): the plan's probe order */
 	/* tm_gpu_pool_set_topn: the cut of the output result before it leaves the device (n 0: none) */
@@ -4651,12 +4698,14 @@ struct Ctx
 	int			pre_nops;
 	bool		pre_compact;	/* ... and whether pipeline_kernel runs it in pipeline_rows_compacted */
 	bool		pre_plain;		/* ... and whether its prefilter has the plain form (DPipe.npretest) */
+	bool		pre_nointerp;	/* ... and whether pipeline_kernel<true> runs it (DPipe.nointerp) */
 	int			pre_semi_ht;	/* ... or the join table whose keys make its semi-join prefilter (-1: none) */
 	int			pre_semi_col;	/* ... the source column of the probe's key, and its width */
 	int			pre_semi_w;
 	bool		prefiltered_semi;	/* ... the current pipeline's prefilter was the semi-join one */
 	bool		prefiltered_plain;	/* ... the current pipeline's prefilter ran in the plain form */
 	int64_t		prefiltered;	/* the current pipeline's passes with the prefilter */
+	int64_t		nointerp_passes;	/* the current pipeline's passes in pipeline_kernel<true> */
 	int64_t		dyn_groups;		/* ... groups of rows its warps took as they finished (DFlags.wgroups) */
 	bool		trace;			/* THEMIS_GPU_TRACE: time each step (trace_step) */
 	double		trace_t;		/* when the last traced step ended */
@@ -5868,10 +5917,29 @@ probe_goes_first(const Ctx *c, const TmPipeline *pl, int nlead)
 	return true;
 }
 
+/* e is one PUSH_SLOT: x_eval reads the slot without the interpreter (pipeline_kernel<true>) */
+static bool
+expr_is_bare_slot(const TmExpr *e)
+{
+	return e != NULL && e->ninstr == 1 && tm_expr_code(e)->op == TMI_PUSH_SLOT;
+}
+
 /*
  * Lay out pipeline pl's descriptor in im: expressions, slot lists, parameter values, source columns
  * (srccols: ncols device column descriptors).  Returns the offset of the DPipe.
+ *
+ * DPipe.nointerp: pipeline_kernel<true>, which has no call into the interpreter
+ * (d_eval, d_qual), no DISTINCT set and no locked aggregate compiled in, runs the pipeline where
+ * nothing of it needs them: every qual has a whole fast form (DFastQual), every key, payload and
+ * output value, aggregate FILTER and argument is a bare slot (an argument may have a fast arithmetic
+ * form instead), no aggregate is DISTINCT or AM_LOCKED.  The generic kernel's interpreter calls, with
+ * their ABI and their 1 KB evaluation stack, and its other branches set its registers (128, the
+ * launch bound) and its code size: the skewed TPC-H Q14's lineitem pipeline waited 9.3 of its 23
+ * cycles per instruction for instructions to be fetched (Nsight Compute, SF 1,
+ * bench/reports/2026-12-07-h100-sf10-checks).  Results are the same either way
+ * (themis.gpu_nointerp, tm_gpu_pool_set_nointerp).
  */
+
 static size_t
 img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int ncols, int64_t nrows,
 			 const TmValue *params, const bool *paramnulls)
@@ -5886,6 +5954,7 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 	DOp			ops[TM_GPU_MAX_OPS];
 	DFastQual	prefq[PRE_MAX_OPS];
 	int			n;
+	bool		ni = fast && !c->pool->interp_always;	/* DPipe.nointerp */
 
 	memset(&P, 0, sizeof(P));
 	memset(init, 0, sizeof(init));
@@ -5976,9 +6045,16 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 
 			if (fast_qual_compile(op->qual, d->qual, &fq))
 				d->fq = img_dev<const DFastQual>(im, img_put(im, &fq, sizeof(fq), 16));
+			else
+				fq.partial = true;
+			if (fq.partial)
+				ni = false;		/* the interpreter runs it, or a part of it */
 		}
 		if (op->kind != TM_OP_PROBE)
 			continue;
+		for (int i = 0; i < op->nkeys; i++)
+			if (!expr_is_bare_slot(op->keys[i]))
+				ni = false;
 		d->nkeys = op->nkeys;
 		d->keys = img_exprs(c, im, op->keys, op->nkeys);
 		d->ht = c->hts[op->ht].d;
@@ -6101,6 +6177,12 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 	P.nkeys = sk->nkeys;
 	P.nvals = (sk->kind == TM_SINK_AGG) ? 0 : sk->nvals;
 	P.keys = img_exprs(c, im, sk->keys, sk->nkeys);
+	for (int i = 0; i < sk->nkeys; i++)
+		if (!expr_is_bare_slot(sk->keys[i]))
+			ni = false;
+	for (int i = 0; sk->kind != TM_SINK_AGG && i < sk->nvals; i++)
+		if (!expr_is_bare_slot(sk->vals[i]))
+			ni = false;
 	if (sk->kind == TM_SINK_HASH_BUILD)
 		P.keytypes = img_dev<const TmType>(im, img_put(im, plan->hashtables[sk->target].keytypes,
 													   sizeof(TmType) * (size_t) sk->nkeys, 16));
@@ -6145,6 +6227,10 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 			if (ag->kind != TM_AGG_COUNT_STAR)
 				ap[a].argtype = ag->arg->result;
 			ap[a].restype = ag->restype;
+			if (ap[a].distinct || ap[a].mode == AM_LOCKED ||
+				(ag->filter != NULL && !expr_is_bare_slot(ag->filter)) ||
+				(ag->kind != TM_AGG_COUNT_STAR && ap[a].fa == NULL && !expr_is_bare_slot(ag->arg)))
+				ni = false;
 		}
 		/* NIFS: a global aggregate of simple aggregates keeps partial states per lane (lb_agg_local) */
 		P.lb_local = (sk->nkeys == 0 && sk->naggs >= 1 && sk->naggs <= LB_LOCAL_AGGS) ? 1 : 0;
@@ -6156,6 +6242,7 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 		if (ap != aggs)
 			free(ap);
 	}
+	P.nointerp = ni ? 1 : 0;
 	return img_put(im, &P, sizeof(P), 16);
 }
 
@@ -6201,6 +6288,7 @@ upload_pipeline(Ctx *c, const TmPipeline *pl, const DCol *srccols, int ncols, in
 		c->pre_nops = hp.npre;
 		c->pre_compact = hp.nlead > 0 || hp.precheck >= 0;
 		c->pre_plain = hp.npretest > 0;
+		c->pre_nointerp = hp.nointerp != 0;
 		c->pre_semi_ht = -1;
 		c->pre_semi_col = -1;
 		c->pre_semi_w = 0;
@@ -6670,6 +6758,7 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 		uint32_t   *bits = NULL;
 		bool		semi = false;
 		int			nb = nblocks(c, nrows);
+		bool		ni = P == c->pre_P && c->pre_nointerp;
 
 		/* (no room for the bits: the leading filters run in pipeline_kernel, as without a prefilter) */
 		if (P == c->pre_P && c->pre_nops > 0)
@@ -6709,11 +6798,20 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 			int			per_sm = 0;
 			int			waves = R.dyn ? 1 : 2;	/* bits: pipeline_rows_compacted runs */
 
-			CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pipeline_kernel, TPB, smem));
+			if (ni)
+				CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pipeline_kernel<true>, TPB, smem));
+			else
+				CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pipeline_kernel<false>, TPB, smem));
 			if (per_sm >= 1 && nb > waves * per_sm * c->pool->nsm)
 				nb = waves * per_sm * c->pool->nsm;
 		}
-		pipeline_kernel<<<nb, TPB, smem, c->stream>>>(P, R, nrows);
+		if (ni)
+		{
+			pipeline_kernel<true><<<nb, TPB, smem, c->stream>>>(P, R, nrows);
+			c->nointerp_passes++;
+		}
+		else
+			pipeline_kernel<false><<<nb, TPB, smem, c->stream>>>(P, R, nrows);
 		LAUNCH_CHECK("pipeline_kernel");
 		c->pool->used = mark;	/* the bits: later work on the stream runs after the kernel */
 	}
@@ -6738,7 +6836,7 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 		DFlags		f2;
 
 		CK(cudaMemsetAsync(c->dflags, 0, sizeof(DFlags), c->stream));
-		pipeline_kernel<<<nblocks(c, f->errrow + 1), TPB, smem, c->stream>>>(P, R, f->errrow + 1);
+		pipeline_kernel<false><<<nblocks(c, f->errrow + 1), TPB, smem, c->stream>>>(P, R, f->errrow + 1);
 		LAUNCH_CHECK("pipeline_kernel");
 		if (!download(c, &f2, c->dflags, sizeof(DFlags)))
 			return false;
@@ -9367,6 +9465,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		c->lb_nops = pl->nops;
 		c->lb_passes = 0;
 		c->prefiltered = 0;
+		c->nointerp_passes = 0;
 		c->dyn_groups = 0;
 		c->prefiltered_plain = false;
 		c->prefiltered_semi = false;
@@ -9438,6 +9537,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 				c->lb_nops = pl->nops;
 				c->lb_passes = 0;
 				c->prefiltered = 0;
+				c->nointerp_passes = 0;
 				c->dyn_groups = 0;
 				c->prefiltered_plain = false;
 				c->prefiltered_semi = false;
@@ -9475,6 +9575,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 			c->lb = TM_GPU_LB_NONE;
 			c->lb_passes = 0;
 			c->prefiltered = 0;
+			c->nointerp_passes = 0;
 			c->dyn_groups = 0;
 			c->prefiltered_plain = false;
 			c->prefiltered_semi = false;
@@ -9503,6 +9604,7 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		st.prefilter_plain = c->prefiltered_plain ? 1 : 0;
 		st.prefilter_semi = c->prefiltered_semi ? 1 : 0;
 		st.dynamic_groups = c->dyn_groups;
+		st.nointerp_passes = c->nointerp_passes;
 		if (reordered)
 		{
 			st.probe_reordered = 1;
@@ -9652,8 +9754,10 @@ tm_gpu_pool_create(int dev, size_t bytes, TmGpuPool **poolp, char *err, int errl
 	 * with its static shared memory, where the device allows it: else there are none)
 	 */
 	else if (pool->smem_optin >= PIPE_SMEM_MAX + PIPE_SMEM_STATIC_MAX &&
-			 (e = cudaFuncSetAttribute(pipeline_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-									   PIPE_SMEM_MAX)) != cudaSuccess)
+			 ((e = cudaFuncSetAttribute(pipeline_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+										PIPE_SMEM_MAX)) != cudaSuccess ||
+			  (e = cudaFuncSetAttribute(pipeline_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+										PIPE_SMEM_MAX)) != cudaSuccess))
 		fail_cuda(c, "cudaFuncSetAttribute (pipeline_kernel)", e);
 	else if ((e = cudaMalloc((void **) &pool->base, bytes)) != cudaSuccess)
 		fail(c, (e == cudaErrorMemoryAllocation) ? TM_GPU_ERR_NOMEM : TM_GPU_ERR_CUDA,
@@ -9700,9 +9804,13 @@ tm_gpu_reserve_local_memory(size_t *bytes, char *err, int errlen)
 	*bytes = 0;
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
-	if ((e = cudaFuncGetAttributes(&a, pipeline_kernel)) != cudaSuccess)
+	if ((e = cudaFuncGetAttributes(&a, pipeline_kernel<false>)) != cudaSuccess)
 		goto fail;
 	need = a.localSizeBytes;
+	if ((e = cudaFuncGetAttributes(&a, pipeline_kernel<true>)) != cudaSuccess)
+		goto fail;
+	if (a.localSizeBytes > need)
+		need = a.localSizeBytes;
 	if ((e = cudaFuncGetAttributes(&a, nifs_kernel)) != cudaSuccess)
 		goto fail;
 	if (a.localSizeBytes > need)
@@ -9811,6 +9919,13 @@ tm_gpu_pool_set_private_global(TmGpuPool *pool, int on)
 {
 	if (pool != NULL)
 		pool->private_global = on != 0;
+}
+
+extern "C" void
+tm_gpu_pool_set_nointerp(TmGpuPool *pool, int on)
+{
+	if (pool != NULL)
+		pool->interp_always = on == 0;
 }
 
 extern "C" void

@@ -192,6 +192,8 @@ typedef struct TmGpuPipelineStats
 								 * shared counter as they finished (tm_gpu_pool_set_dynamic_rows), each
 								 * warp's last, empty, take included; 0: none, fixed shares or another
 								 * loop */
+	int64_t		nointerp_passes;	/* passes that ran in pipeline_kernel<true>, compiled without the
+									 * interpreter (tm_gpu_pool_set_nointerp) */
 } TmGpuPipelineStats;
 
 /* where and why a tm_gpu_execute failed */
@@ -257,6 +259,15 @@ extern void tm_gpu_pool_set_fast_paths(TmGpuPool *pool, int on);
  * does not.  Under the fast paths only.  Results are the same either way.
  */
 extern void tm_gpu_pool_set_private_global(TmGpuPool *pool, int on);
+
+/*
+ * tm_gpu_pool_set_nointerp(pool, 0) (themis.gpu_nointerp = off): every pipeline_kernel launch takes the
+ * generic kernel; 1 (the default): a pipeline that needs no interpreter (every qual with a whole fast
+ * form, keys, values and aggregate arguments bare slots or fast arithmetic, no DISTINCT or locked
+ * aggregate) runs in pipeline_kernel<true>, compiled without the interpreter.  Under the fast paths
+ * only.  Results are the same either way.
+ */
+extern void tm_gpu_pool_set_nointerp(TmGpuPool *pool, int on);
 
 /*
  * tm_gpu_pool_set_dynamic_rows(pool, 0) (themis.gpu_dynamic_rows = off): the warps of a pipeline with

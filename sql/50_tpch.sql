@@ -376,3 +376,20 @@ SELECT * FROM tt.check($$SELECT o_orderpriority, count(*) AS n, sum(l_extendedpr
 SELECT * FROM tt.check($$SELECT l_orderkey, l_linenumber, l_extendedprice FROM lineitem
                          WHERE l_quantity::int % 7 = 3$$);
 RESET themis.gpu_dynamic_rows;
+-- every pipeline in the generic kernel (themis.gpu_nointerp = off; on, the default, above: a pipeline
+-- that needs no interpreter runs in a kernel compiled without it): a filter into a grouped aggregate of
+-- sums in the fast arithmetic form, a global one, a probe into a global aggregate with FILTERs
+SET themis.gpu_nointerp = off;
+SELECT * FROM tt.check($$SELECT l_returnflag, l_linestatus, count(*) AS n, sum(l_quantity) AS q,
+                                sum(l_extendedprice * (1 - l_discount)) AS r,
+                                sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS c
+                         FROM lineitem WHERE l_shipdate <= date '1998-09-02'
+                         GROUP BY l_returnflag, l_linestatus$$);
+SELECT * FROM tt.check($$SELECT sum(l_extendedprice * l_discount) AS revenue FROM lineitem
+                         WHERE l_shipdate >= date '1994-01-01' AND l_shipdate < date '1995-01-01'
+                           AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24$$);
+SELECT * FROM tt.check($$SELECT sum(CASE WHEN p_type LIKE 'PROMO%' THEN l_extendedprice * (1 - l_discount)
+                                     ELSE 0 END) AS promo, sum(l_extendedprice * (1 - l_discount)) AS total
+                         FROM lineitem, part WHERE l_partkey = p_partkey
+                           AND l_shipdate >= date '1995-09-01' AND l_shipdate < date '1995-10-01'$$);
+RESET themis.gpu_nointerp;

@@ -22,6 +22,7 @@ int			themis_inline_view_ctes = THEMIS_TRI_AUTO;
 bool		themis_view_max_ties = true;
 bool		themis_gpu_fast_paths = true;
 bool		themis_gpu_private_global_agg = false;
+bool		themis_gpu_nointerp = true;
 bool		themis_gpu_dynamic_rows = true;
 bool		themis_probe_order = true;
 bool		themis_build_reduction = true;
@@ -165,6 +166,19 @@ _PG_init(void)
 							 "themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, tm_gpu_pool_set_private_global).",
 							 &themis_gpu_private_global_agg,
 							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("themis.gpu_nointerp",
+							 "GPU: a pipeline that needs no expression interpreter runs in a kernel compiled without it.",
+							 "Where every condition has a fast form, every key, value and aggregate argument is a column or a "
+							 "fast arithmetic expression, and no aggregate is DISTINCT or needs a lock (float sums, text "
+							 "min / max). The generic kernel's interpreter calls set its registers and code size. Results "
+							 "are the same either way. Under themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, "
+							 "tm_gpu_pool_set_nointerp).",
+							 &themis_gpu_nointerp,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

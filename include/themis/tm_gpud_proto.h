@@ -150,6 +150,8 @@ typedef struct TmxStatus
 #define TMX_FLAG_STATIC_ROWS		0x1000
 /* TmxExec.flags: themis.probe_order = off: every pipeline's probes in the plan's order */
 #define TMX_FLAG_PLAN_PROBE_ORDER	0x2000
+/* TmxExec.flags: themis.gpu_nointerp = off: every pipeline in the generic kernel (with the interpreter) */
+#define TMX_FLAG_INTERP_ALWAYS		0x4000
 
 typedef struct TmxExec
 {

@@ -2165,6 +2165,115 @@ test_any_dependent(void)
 }
 
 /*
+ * pipeline_kernel<true>, compiled without the interpreter (tm_gpu_pool_set_nointerp): T -> [FILTER v > -40]
+ * -> AGG by keys, against the reference, and the kernel that ran (TmGpuPipelineStats.nointerp_passes).
+ * By bp and without keys, with bare-slot aggregates and a sum of v * v - 7 in its fast arithmetic form:
+ * pipeline_kernel<true> where the pass runs pipeline_kernel with the fast paths on and it is not turned
+ * off; by id % 3 (a key the interpreter computes) and with a float sum (a locked aggregate) added: the
+ * generic kernel.  With and without the filter (pipeline_kernel's two row loops).
+ */
+static bool g_nointerp = true;	/* tm_gpu_pool_set_nointerp of the pass */
+
+static void
+test_nointerp(void)
+{
+	HTable		T = make_T(200000, 300);
+
+	for (int kv = 0; kv < 4; kv++)
+	{
+		for (int filtered = 0; filtered < 2; filtered++)
+		{
+			AggSlots	s;
+			PipeB		p = t_agg_pipe(&s);
+			int			s_bp = p.slot(ty(TM_K_BPCHAR), 0, T_BP);
+			int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+			std::vector<TmAgg> all = t_aggs(s);
+			std::vector<TmType> allt = t_agg_types();
+			std::vector<TmAgg> aggs = {all[0], all[1], all[2], all[3], all[4], all[5], all[6], all[10], all[13]};
+			std::vector<TmType> rt;
+			std::vector<TmExpr *> keys;
+			std::map<std::string, RefAgg> groups;
+			std::map<std::string, std::pair<bool, int64_t>> sq;	/* sum(v * v - 7) */
+			std::map<std::string, double> fsum;
+			std::vector<std::string> exp;
+			bool		expect = kv < 2 && g_fast_paths && g_nointerp &&
+				(g_lb_mode == TM_GPU_LB_NONE || g_lb_mode == TM_GPU_LB_AUTO);
+			char		what[80];
+
+			if (kv == 0 || kv == 3)
+			{
+				keys = {x_slot(s_bp, ty(TM_K_BPCHAR))};
+				rt = {ty(TM_K_BPCHAR)};
+			}
+			else if (kv == 2)
+			{
+				keys = {x_mod(s_id, 3, TM_K_INT8)};
+				rt = {ty(TM_K_INT8)};
+			}
+			for (int a : {0, 1, 2, 3, 4, 5, 6, 10, 13})
+				rt.push_back(allt[a]);
+			a_init();
+			p_slot(s.v);
+			p_slot(s.v);
+			a_op(TMI_MUL, TM_K_INT4, 0, 0, 0);
+			p_int(7);
+			a_op(TMI_SUB, TM_K_INT4, 0, 0, 0);
+			aggs.push_back(agg(TM_AGG_SUM, a_build(ty(TM_K_INT4)), ty(TM_K_INT8)));
+			rt.push_back(ty(TM_K_INT8));
+			if (kv == 3)
+			{
+				aggs.push_back(all[11]);
+				rt.push_back(allt[11]);
+			}
+			if (filtered)
+				p.filter(x_cmp_const(s.v, TM_PRED_GT, -40));
+			TmPlan		pl = plan({p.agg(0, keys, aggs)}, {}, {result(rt)}, 0);
+			Run			r = run_plan(pl, {&T});
+
+			CHECK_OK(r);
+			for (int64_t i = 0; i < T.nrows; i++)
+			{
+				std::string k;
+
+				if (filtered && (isnull(T, T_V, i) || ival(T, T_V, i) <= -40))
+					continue;
+				if (kv == 0 || kv == 3)
+					k = cell(T.cols[T_BP], i);
+				else if (kv == 2)
+					k = cI(i % 3);
+				groups[k].add(T, i);
+				if (!isnull(T, T_V, i))
+				{
+					sq[k].first = true;
+					sq[k].second += ival(T, T_V, i) * ival(T, T_V, i) - 7;
+				}
+				if (!isnull(T, T_F, i))
+					fsum[k] += T.cols[T_F].f[i];
+			}
+			if (kv == 1 && groups.empty())
+				groups[""] = RefAgg();
+			for (auto &g : groups)
+			{
+				const RefAgg &a = g.second;
+				std::string row = g.first + cI(a.cstar) + cI(a.cv) + (a.hv ? cI(a.sumv) : cNULL) +
+					(a.hbig ? cN(a.sumbig) : cNULL) + (a.hnum ? cN(a.sumnum) : cNULL) + (a.hv ? cI(a.minv) : cNULL) +
+					(a.hv ? cI(a.maxv) : cNULL) + (a.hbig ? cI(a.maxbig) : cNULL) + (a.hd ? cI(a.mind) : cNULL) +
+					(sq[g.first].first ? cI(sq[g.first].second) : cNULL);
+
+				if (kv == 3)
+					row += a.hf ? cF(fsum[g.first]) : cNULL;
+				exp.push_back(row);
+			}
+			snprintf(what, sizeof(what), "no interpreter, keys %d%s", kv, filtered ? ", filtered" : "");
+			check_rows(what, out_rows(r.out), exp, false);
+			TM_CHECK_MSG((r.stats[0].nointerp_passes > 0) == expect, "%s: %lld passes without the interpreter",
+						 what, (long long) r.stats[0].nointerp_passes);
+			tm_gpu_table_free(&r.out);
+		}
+	}
+}
+
+/*
  * The aggregations of test_private_agg with no row for them (the blocks' memo and private states start
  * and flush empty): AGG by keys over a source of 0 rows, with and without a filter; over 20000 rows that
  * a filter drops every one of (v > 1000: v is in [-50, 50] or NULL); and after a first filter that keeps
@@ -6338,6 +6447,7 @@ main(void)
 		TM_RUN(test_group_agg);
 		TM_RUN(test_private_agg);
 		TM_RUN(test_private_agg_empty);
+		TM_RUN(test_nointerp);
 		TM_RUN(test_any_agg);
 		TM_RUN(test_any_dependent);
 		TM_RUN(test_private_agg_overflow);
@@ -6390,6 +6500,7 @@ main(void)
 	TM_RUN(test_group_agg);
 	TM_RUN(test_private_agg);
 	TM_RUN(test_private_agg_empty);
+	TM_RUN(test_nointerp);
 	TM_RUN(test_fast_arith_aggs);
 	TM_RUN(test_global_agg_fanout);
 	TM_RUN(test_errors);
@@ -6397,6 +6508,24 @@ main(void)
 	TM_RUN(test_chunk_errors);
 	tm_gpu_pool_set_fast_paths(g_pool, 1);
 	g_fast_paths = true;
+
+	/* every pipeline in the generic kernel (themis.gpu_nointerp = off) */
+	printf("== scheduler: none, join algorithm: auto, the generic kernel only\n");
+	fflush(stdout);
+	tm_gpu_pool_set_nointerp(g_pool, 0);
+	g_nointerp = false;
+	TM_RUN(test_filter_emit);
+	TM_RUN(test_joins);
+	TM_RUN(test_precheck);
+	TM_RUN(test_two_joins);
+	TM_RUN(test_private_agg);
+	TM_RUN(test_nointerp);
+	TM_RUN(test_fast_arith_aggs);
+	TM_RUN(test_global_agg);
+	TM_RUN(test_errors);
+	TM_RUN(test_chunk_agg);
+	tm_gpu_pool_set_nointerp(g_pool, 1);
+	g_nointerp = true;
 
 	/*
 	 * the warps of pipeline_rows_compacted each on a fixed share of the rows (themis.gpu_dynamic_rows =
