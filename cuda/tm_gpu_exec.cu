@@ -469,6 +469,7 @@ struct DAgg
 	const TmExpr *arg;
 	const TmFastArith *fa;		/* arg in the fast form (tm_fast_arith_compile), or NULL */
 	const TmExpr *filter;
+	const DFastQual *ffq;		/* filter as plain comparisons (whole: it raises no error), or NULL */
 	TmType		argtype;
 	TmType		restype;
 };
@@ -660,6 +661,29 @@ agg_arg(const DAgg *ag, const TmValue *slots, const bool *nulls, TmValue *res, b
 	if (ag->fa != NULL)
 		return d_fast_arith(ag->fa, slots, nulls, res, isnull);
 	return x_eval<NI>(ag->arg, ag->fastx, slots, nulls, res, isnull);
+}
+
+/*
+ * an aggregate's FILTER over the current row: *pass = it is true (NULL: false, as FILTER takes it).  Its
+ * fast form where it has a whole one (DAgg.ffq: plain comparisons, which raise no error: TPC-H Q8's
+ * n_name = 'BRAZIL'), else the expression (a bare slot: a build-side expression's column)
+ */
+template <bool NI = false>
+__device__ __forceinline__ int
+agg_filter(const DAgg *ag, const TmValue *vals, const bool *nulls, bool *pass)
+{
+	TmValue		v;
+	bool		isnull;
+	int			st;
+
+	if (ag->ffq != NULL)
+	{
+		*pass = fq_eval(ag->ffq, ag->filter, vals, nulls);
+		return TM_OK;
+	}
+	st = x_eval<NI>(ag->filter, ag->fastx, vals, nulls, &v, &isnull);
+	*pass = st == TM_OK && !isnull && v.i != 0;
+	return st;
 }
 
 __device__ __noinline__ int
@@ -1373,12 +1397,11 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 		return TM_OK;
 	if (ag->filter != NULL)
 	{
-		/* FILTER is an expression, not a qual list: evaluate it whole */
-		st = x_eval<NI>(ag->filter, ag->fastx, vals, nulls, &v, &isnull);
-		if (st != TM_OK)
+		bool		pass;
+
+		st = agg_filter<NI>(ag, vals, nulls, &pass);
+		if (st != TM_OK || !pass)
 			return st;
-		if (isnull || v.i == 0)
-			return TM_OK;
 	}
 	if (ag->kind == TM_AGG_COUNT_STAR)
 	{
@@ -1925,11 +1948,11 @@ priv_input(const DAgg *ag, const TmValue *vals, const bool *nulls, bool *has, un
 	*has = false;
 	if (ag->filter != NULL)
 	{
-		st = x_eval<NI>(ag->filter, ag->fastx, vals, nulls, &v, &isnull);
-		if (st != TM_OK)
+		bool		pass;
+
+		st = agg_filter<NI>(ag, vals, nulls, &pass);
+		if (st != TM_OK || !pass)
 			return st;
-		if (isnull || v.i == 0)
-			return TM_OK;
 	}
 	if (ag->kind == TM_AGG_COUNT_STAR)
 	{
@@ -3395,10 +3418,12 @@ lb_agg_local(const DPipe *P, const TmValue *vals, const bool *nulls, long long *
 
 		if (ag->filter != NULL)
 		{
-			st = x_eval(ag->filter, ag->fastx, vals, nulls, &v, &isnull);
+			bool		pass;
+
+			st = agg_filter(ag, vals, nulls, &pass);
 			if (st != TM_OK)
 				return st;
-			if (isnull || v.i == 0)
+			if (!pass)
 				continue;
 		}
 		if (ag->kind == TM_AGG_COUNT_STAR)
@@ -5931,8 +5956,8 @@ expr_is_bare_slot(const TmExpr *e)
  * DPipe.nointerp: pipeline_kernel<true>, which has no call into the interpreter
  * (d_eval, d_qual), no DISTINCT set and no locked aggregate compiled in, runs the pipeline where
  * nothing of it needs them: every qual has a whole fast form (DFastQual), every key, payload and
- * output value, aggregate FILTER and argument is a bare slot (an argument may have a fast arithmetic
- * form instead), no aggregate is DISTINCT or AM_LOCKED.  The generic kernel's interpreter calls, with
+ * output value, aggregate FILTER and argument is a bare slot (a FILTER may have a whole fast form
+ * instead, an argument a fast arithmetic form), no aggregate is DISTINCT or AM_LOCKED.  The generic kernel's interpreter calls, with
  * their ABI and their 1 KB evaluation stack, and its other branches set its registers (128, the
  * launch bound) and its code size: the skewed TPC-H Q14's lineitem pipeline waited 9.3 of its 23
  * cycles per instruction for instructions to be fetched (Nsight Compute, SF 1,
@@ -6224,11 +6249,18 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 					ap[a].fa = img_dev<const TmFastArith>(im, img_put(im, &fa, sizeof(fa), 16));
 			}
 			ap[a].filter = img_expr(im, ag->filter);
+			if (fast && ag->filter != NULL && !expr_is_bare_slot(ag->filter))
+			{
+				DFastQual	fq;
+
+				if (fast_qual_compile(ag->filter, ap[a].filter, &fq) && !fq.partial)
+					ap[a].ffq = img_dev<const DFastQual>(im, img_put(im, &fq, sizeof(fq), 16));
+			}
 			if (ag->kind != TM_AGG_COUNT_STAR)
 				ap[a].argtype = ag->arg->result;
 			ap[a].restype = ag->restype;
 			if (ap[a].distinct || ap[a].mode == AM_LOCKED ||
-				(ag->filter != NULL && !expr_is_bare_slot(ag->filter)) ||
+				(ag->filter != NULL && ap[a].ffq == NULL && !expr_is_bare_slot(ag->filter)) ||
 				(ag->kind != TM_AGG_COUNT_STAR && ap[a].fa == NULL && !expr_is_bare_slot(ag->arg)))
 				ni = false;
 		}

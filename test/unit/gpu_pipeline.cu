@@ -2167,7 +2167,8 @@ test_any_dependent(void)
 /*
  * pipeline_kernel<true>, compiled without the interpreter (tm_gpu_pool_set_nointerp): T -> [FILTER v > -40]
  * -> AGG by keys, against the reference, and the kernel that ran (TmGpuPipelineStats.nointerp_passes).
- * By bp and without keys, with bare-slot aggregates and a sum of v * v - 7 in its fast arithmetic form:
+ * By bp and without keys, with bare-slot aggregates, two with a FILTER of a comparison (its fast form,
+ * DAgg.ffq), and a sum of v * v - 7 in its fast arithmetic form:
  * pipeline_kernel<true> where the pass runs pipeline_kernel with the fast paths on and it is not turned
  * off; by id % 3 (a key the interpreter computes) and with a float sum (a locked aggregate) added: the
  * generic kernel.  With and without the filter (pipeline_kernel's two row loops).
@@ -2189,7 +2190,8 @@ test_nointerp(void)
 			int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
 			std::vector<TmAgg> all = t_aggs(s);
 			std::vector<TmType> allt = t_agg_types();
-			std::vector<TmAgg> aggs = {all[0], all[1], all[2], all[3], all[4], all[5], all[6], all[10], all[13]};
+			std::vector<TmAgg> aggs = {all[0], all[1], all[2], all[3], all[4], all[5], all[6], all[10], all[13],
+				all[14], all[15]};
 			std::vector<TmType> rt;
 			std::vector<TmExpr *> keys;
 			std::map<std::string, RefAgg> groups;
@@ -2210,7 +2212,7 @@ test_nointerp(void)
 				keys = {x_mod(s_id, 3, TM_K_INT8)};
 				rt = {ty(TM_K_INT8)};
 			}
-			for (int a : {0, 1, 2, 3, 4, 5, 6, 10, 13})
+			for (int a : {0, 1, 2, 3, 4, 5, 6, 10, 13, 14, 15})
 				rt.push_back(allt[a]);
 			a_init();
 			p_slot(s.v);
@@ -2258,7 +2260,7 @@ test_nointerp(void)
 				std::string row = g.first + cI(a.cstar) + cI(a.cv) + (a.hv ? cI(a.sumv) : cNULL) +
 					(a.hbig ? cN(a.sumbig) : cNULL) + (a.hnum ? cN(a.sumnum) : cNULL) + (a.hv ? cI(a.minv) : cNULL) +
 					(a.hv ? cI(a.maxv) : cNULL) + (a.hbig ? cI(a.maxbig) : cNULL) + (a.hd ? cI(a.mind) : cNULL) +
-					(sq[g.first].first ? cI(sq[g.first].second) : cNULL);
+					cI(a.cpos) + (a.hneg ? cN(a.sumneg) : cNULL) + (sq[g.first].first ? cI(sq[g.first].second) : cNULL);
 
 				if (kv == 3)
 					row += a.hf ? cF(fsum[g.first]) : cNULL;
