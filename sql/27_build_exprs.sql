@@ -51,6 +51,19 @@ SELECT line FROM tt.explain_lines($$
 SELECT sum(CASE WHEN d.x / d.y > 1 THEN f.v END) FROM be_fact f JOIN be_dim d ON d.id = f.k$$,
   ARRAY['%Hash Build%']) line;
 SELECT * FROM tt.check($$SELECT sum(CASE WHEN d.x / d.y > 1 THEN f.v END) FROM be_fact f JOIN be_dim d ON d.id = f.k$$);
+-- an operator of a user's btree family is not taken as error-free, even where its function is a built-in
+-- one (any built-in boolean function can be made such an operator): not moved, the same rows
+CREATE OPERATOR #># (LEFTARG = int4, RIGHTARG = int4, PROCEDURE = int4gt);
+CREATE OPERATOR FAMILY be_fam USING btree;
+ALTER OPERATOR FAMILY be_fam USING btree ADD OPERATOR 5 #># (int4, int4);
+SELECT line FROM tt.explain_lines($$
+SELECT count(*) FILTER (WHERE d.x #># 4) AS big, count(*) FILTER (WHERE d.x > 4) AS big2
+FROM be_fact f JOIN be_dim d ON d.id = f.k$$, ARRAY['%Hash Build%']) line;
+SELECT * FROM tt.check($$
+SELECT count(*) FILTER (WHERE d.x #># 4) AS big, count(*) FILTER (WHERE d.x > 4) AS big2
+FROM be_fact f JOIN be_dim d ON d.id = f.k$$);
+DROP OPERATOR FAMILY be_fam USING btree;
+DROP OPERATOR #># (int4, int4);
 -- an outer join's nullable side is not moved (a missing match is NULL, the expression may not be)
 SELECT line FROM tt.explain_lines($$
 SELECT count(*) FILTER (WHERE d.name IS NULL) AS noname, sum(CASE WHEN d.flag IS NOT TRUE THEN f.v END)

@@ -3423,7 +3423,8 @@ typedef struct HoistCtx
 static bool
 hoist_safe_op(Oid opno, Oid funcid, List *args, Oid collid)
 {
-	if (funcid >= FirstNormalObjectId || !OidIsValid(funcid))
+	/* built-in operators only: a user's operator may be in a btree family with any built-in function */
+	if (opno >= FirstNormalObjectId || funcid >= FirstNormalObjectId || !OidIsValid(funcid))
 		return false;
 	if (funcid == F_TEXTLIKE || funcid == F_TEXTNLIKE || funcid == F_BPCHARLIKE || funcid == F_BPCHARNLIKE)
 	{
@@ -3472,7 +3473,7 @@ errfree_walker(Node *node, void *ctx)
 				ScalarArrayOpExpr *o = (ScalarArrayOpExpr *) node;
 
 				set_sa_opfuncid(o);
-				if (list_length(o->args) != 2 || !IsA(lsecond(o->args), Const) ||
+				if (list_length(o->args) != 2 || !IsA(lsecond(o->args), Const) || o->opno >= FirstNormalObjectId ||
 					o->opfuncid >= FirstNormalObjectId || get_op_btree_interpretation(o->opno) == NIL)
 					return true;
 				break;
