@@ -663,6 +663,13 @@ agg_arg(const DAgg *ag, const TmValue *slots, const bool *nulls, TmValue *res, b
 	return x_eval<NI>(ag->arg, ag->fastx, slots, nulls, res, isnull);
 }
 
+/* fq_eval instantiated once: a FILTER's tree of tests (the kernels' code size: see img_pipeline) */
+__device__ __noinline__ bool
+d_fq_eval(const DFastQual *fq, const TmExpr *qual, const TmValue *vals, const bool *nulls)
+{
+	return fq_eval(fq, qual, vals, nulls);
+}
+
 /*
  * an aggregate's FILTER over the current row: *pass = it is true (NULL: false, as FILTER takes it).  Its
  * fast form where it has a whole one (DAgg.ffq: plain comparisons, which raise no error: TPC-H Q8's
@@ -678,7 +685,7 @@ agg_filter(const DAgg *ag, const TmValue *vals, const bool *nulls, bool *pass)
 
 	if (ag->ffq != NULL)
 	{
-		*pass = fq_eval(ag->ffq, ag->filter, vals, nulls);
+		*pass = d_fq_eval(ag->ffq, ag->filter, vals, nulls);
 		return TM_OK;
 	}
 	st = x_eval<NI>(ag->filter, ag->fastx, vals, nulls, &v, &isnull);

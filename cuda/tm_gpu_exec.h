@@ -262,9 +262,10 @@ extern void tm_gpu_pool_set_private_global(TmGpuPool *pool, int on);
 
 /*
  * tm_gpu_pool_set_nointerp(pool, 0) (themis.gpu_nointerp = off): every pipeline_kernel launch takes the
- * generic kernel; 1 (the default): a pipeline that needs no interpreter (every qual with a whole fast
- * form, keys, values and aggregate arguments bare slots or fast arithmetic, no DISTINCT or locked
- * aggregate) runs in pipeline_kernel<true>, compiled without the interpreter.  Under the fast paths
+ * generic kernel; 1 (the default): a pipeline that needs no interpreter (every qual and aggregate FILTER
+ * with a whole fast form or a bare slot, keys and values bare slots, aggregate arguments bare slots or
+ * in the fast arithmetic form, no DISTINCT or locked aggregate: float sums, min / max of numeric, float,
+ * text) runs in pipeline_kernel<true>, compiled without the interpreter.  Under the fast paths
  * only.  Results are the same either way.
  */
 extern void tm_gpu_pool_set_nointerp(TmGpuPool *pool, int on);

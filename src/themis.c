@@ -172,10 +172,10 @@ _PG_init(void)
 
 	DefineCustomBoolVariable("themis.gpu_nointerp",
 							 "GPU: a pipeline that needs no expression interpreter runs in a kernel compiled without it.",
-							 "Where every condition has a fast form, every key, value and aggregate argument is a column or a "
-							 "fast arithmetic expression, and no aggregate is DISTINCT or needs a lock (float sums, text "
-							 "min / max). The generic kernel's interpreter calls set its registers and code size. Results "
-							 "are the same either way. Under themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, "
+							 "Where every condition (and aggregate FILTER) has a fast form, every key and value is a column, "
+							 "every aggregate argument a column or a fast arithmetic expression, and no aggregate is DISTINCT "
+							 "or needs a lock (float sums, min / max of numeric, float or text). The generic kernel's "
+							 "interpreter and other branches set its code size. Results are the same either way. Under themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, "
 							 "tm_gpu_pool_set_nointerp).",
 							 &themis_gpu_nointerp,
 							 true,

@@ -2167,13 +2167,14 @@ test_any_dependent(void)
 /*
  * pipeline_kernel<true>, compiled without the interpreter (tm_gpu_pool_set_nointerp): T -> [FILTER v > -40]
  * -> AGG by keys, against the reference, and the kernel that ran (TmGpuPipelineStats.nointerp_passes).
- * By bp and without keys, with bare-slot aggregates, two with a FILTER of a comparison (its fast form,
- * DAgg.ffq), and a sum of v * v - 7 in its fast arithmetic form:
+ * By bp and without keys, with bare-slot aggregates, two with a FILTER of a comparison and one with a
+ * FILTER of txt LIKE '%e%' (their fast forms, DAgg.ffq), and a sum of v * v - 7 in its fast arithmetic form:
  * pipeline_kernel<true> where the pass runs pipeline_kernel with the fast paths on and it is not turned
  * off; by id % 3 (a key the interpreter computes) and with a float sum (a locked aggregate) added: the
  * generic kernel.  With and without the filter (pipeline_kernel's two row loops).
  */
 static bool g_nointerp = true;	/* tm_gpu_pool_set_nointerp of the pass */
+static void p_text(const char *s);
 
 static void
 test_nointerp(void)
@@ -2197,6 +2198,7 @@ test_nointerp(void)
 			std::map<std::string, RefAgg> groups;
 			std::map<std::string, std::pair<bool, int64_t>> sq;	/* sum(v * v - 7) */
 			std::map<std::string, double> fsum;
+			std::map<std::string, int64_t> liked;	/* count(*) FILTER (WHERE txt LIKE '%e%') */
 			std::vector<std::string> exp;
 			bool		expect = kv < 2 && g_fast_paths && g_nointerp &&
 				(g_lb_mode == TM_GPU_LB_NONE || g_lb_mode == TM_GPU_LB_AUTO);
@@ -2221,6 +2223,13 @@ test_nointerp(void)
 			p_int(7);
 			a_op(TMI_SUB, TM_K_INT4, 0, 0, 0);
 			aggs.push_back(agg(TM_AGG_SUM, a_build(ty(TM_K_INT4)), ty(TM_K_INT8)));
+			rt.push_back(ty(TM_K_INT8));
+			/* a FILTER whose fast form holds a text constant (the device image's pool) */
+			a_init();
+			p_slot(s.txt);
+			p_text("%e%");
+			a_op(TMI_LIKE, TMF_UTF8, 0, 0, 0);
+			aggs.push_back(agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8), a_build(ty(TM_K_BOOL))));
 			rt.push_back(ty(TM_K_INT8));
 			if (kv == 3)
 			{
@@ -2251,6 +2260,7 @@ test_nointerp(void)
 				}
 				if (!isnull(T, T_F, i))
 					fsum[k] += T.cols[T_F].f[i];
+				liked[k] += !isnull(T, T_TXT, i) && T.cols[T_TXT].s[i].find('e') != std::string::npos ? 1 : 0;
 			}
 			if (kv == 1 && groups.empty())
 				groups[""] = RefAgg();
@@ -2260,7 +2270,8 @@ test_nointerp(void)
 				std::string row = g.first + cI(a.cstar) + cI(a.cv) + (a.hv ? cI(a.sumv) : cNULL) +
 					(a.hbig ? cN(a.sumbig) : cNULL) + (a.hnum ? cN(a.sumnum) : cNULL) + (a.hv ? cI(a.minv) : cNULL) +
 					(a.hv ? cI(a.maxv) : cNULL) + (a.hbig ? cI(a.maxbig) : cNULL) + (a.hd ? cI(a.mind) : cNULL) +
-					cI(a.cpos) + (a.hneg ? cN(a.sumneg) : cNULL) + (sq[g.first].first ? cI(sq[g.first].second) : cNULL);
+					cI(a.cpos) + (a.hneg ? cN(a.sumneg) : cNULL) + (sq[g.first].first ? cI(sq[g.first].second) : cNULL) +
+					cI(liked[g.first]);
 
 				if (kv == 3)
 					row += a.hf ? cF(fsum[g.first]) : cNULL;
