@@ -2396,13 +2396,16 @@ sink_row(const DPipe *P, const DRun &R, const TmValue *vals, const bool *nulls, 
  * the evaluation tree of the current source row, depth first (run_ops of the CPU executor), from op k0
  * on (ops before it are filters the row has passed: each has the one child the walk starts with);
  * looked: op k0 is a probe whose keys were looked up already (os[k0] from probe_lookup: the pre-check
- * of pipeline_rows_compacted).  Not inlined: pipeline_rows_compacted walks rows at three places and
- * pipeline_rows at a fourth, and inlined each had its own copy of the walk, the sink and the aggregates'
- * updates, 2.1 MB of sm_90 code in pipeline_kernel, where warps waited for instructions to be fetched
- * (see img_pipeline); one copy: 1.07 MB, 0.48 MB in pipeline_kernel<true>
+ * of pipeline_rows_compacted).  Inlined where it is called (three places in pipeline_rows_compacted, one
+ * in pipeline_rows): each has its own copy of the walk, the sink and the aggregates' updates, 2.1 MB of
+ * sm_90 code in pipeline_kernel<false> (1.26 MB in pipeline_kernel<true>).  Out of line (__noinline__)
+ * it was one copy, 1.07 MB, but on the skewed TPC-H data at SF 10 (H100) Q15's lineitem pipeline took
+ * 5.98 ms against 4.92 ms inlined, Q1's 30.3 against 26.5, Q14's 4.66 against 4.23
+ * (bench/reports/2026-12-07-h100-sf10-nointerp, against the 22-query run before it): the call per row,
+ * and the DRun it reads through a pointer, cost more than the instruction fetches saved
  */
 template <bool NI>
-__device__ __noinline__ int
+__device__ int
 walk_row(const DPipe *P, const DRun &R, TmValue *vals, bool *nulls, OpState *os, long long *pos,
 		 long long *cnt, DCancel *cp, int k0, bool looked)
 {

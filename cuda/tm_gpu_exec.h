@@ -261,8 +261,9 @@ extern void tm_gpu_pool_set_fast_paths(TmGpuPool *pool, int on);
 extern void tm_gpu_pool_set_private_global(TmGpuPool *pool, int on);
 
 /*
- * tm_gpu_pool_set_nointerp(pool, 0) (themis.gpu_nointerp = off): every pipeline_kernel launch takes the
- * generic kernel; 1 (the default): a pipeline that needs no interpreter (every qual and aggregate FILTER
+ * tm_gpu_pool_set_nointerp(pool, 0) (themis.gpu_nointerp = off, the setting's default; the daemon sets
+ * it for each request): every pipeline_kernel launch takes the generic kernel; 1 (a new pool's default,
+ * which the unit tests run with): a pipeline that needs no interpreter (every qual and aggregate FILTER
  * with a whole fast form or a bare slot, keys and values bare slots, aggregate arguments bare slots or
  * in the fast arithmetic form, no DISTINCT or locked aggregate: float sums, min / max of numeric, float,
  * text) runs in pipeline_kernel<true>, compiled without the interpreter.  Under the fast paths

@@ -376,10 +376,10 @@ SELECT * FROM tt.check($$SELECT o_orderpriority, count(*) AS n, sum(l_extendedpr
 SELECT * FROM tt.check($$SELECT l_orderkey, l_linenumber, l_extendedprice FROM lineitem
                          WHERE l_quantity::int % 7 = 3$$);
 RESET themis.gpu_dynamic_rows;
--- every pipeline in the generic kernel (themis.gpu_nointerp = off; on, the default, above: a pipeline
--- that needs no interpreter runs in a kernel compiled without it): a filter into a grouped aggregate of
--- sums in the fast arithmetic form, a global one, a probe into a global aggregate with FILTERs
-SET themis.gpu_nointerp = off;
+-- a pipeline that needs no interpreter in the kernel compiled without it (themis.gpu_nointerp = on; off,
+-- the default, above: every pipeline in the generic kernel): a filter into a grouped aggregate of sums in
+-- the fast arithmetic form, a global one, a probe into a global aggregate with FILTERs
+SET themis.gpu_nointerp = on;
 SELECT * FROM tt.check($$SELECT l_returnflag, l_linestatus, count(*) AS n, sum(l_quantity) AS q,
                                 sum(l_extendedprice * (1 - l_discount)) AS r,
                                 sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS c

@@ -22,7 +22,7 @@ int			themis_inline_view_ctes = THEMIS_TRI_AUTO;
 bool		themis_view_max_ties = true;
 bool		themis_gpu_fast_paths = true;
 bool		themis_gpu_private_global_agg = false;
-bool		themis_gpu_nointerp = true;
+bool		themis_gpu_nointerp = false;
 bool		themis_gpu_dynamic_rows = true;
 bool		themis_probe_order = true;
 bool		themis_build_reduction = true;
@@ -175,10 +175,12 @@ _PG_init(void)
 							 "Where every condition (and aggregate FILTER) has a fast form, every key and value is a column, "
 							 "every aggregate argument a column or a fast arithmetic expression, and no aggregate is DISTINCT "
 							 "or needs a lock (float sums, min / max of numeric, float or text). The generic kernel's "
-							 "interpreter and other branches set its code size. Results are the same either way. Under themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, "
-							 "tm_gpu_pool_set_nointerp).",
+							 "interpreter and other branches set its code size. Off by default: on an H100 it took 5-8% off the "
+							 "skewed TPC-H Q1 and Q14 against the generic kernel in the same run, but that run had the row walk "
+							 "out of line, which was slower, and the final build was not timed. Results are the same either way. "
+							 "Under themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, tm_gpu_pool_set_nointerp).",
 							 &themis_gpu_nointerp,
-							 true,
+							 false,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
