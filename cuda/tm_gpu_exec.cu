@@ -5963,18 +5963,18 @@ expr_is_bare_slot(const TmExpr *e)
  * Lay out pipeline pl's descriptor in im: expressions, slot lists, parameter values, source columns
  * (srccols: ncols device column descriptors).  Returns the offset of the DPipe.
  *
- * DPipe.nointerp: pipeline_kernel<true>, which has no call into the interpreter
- * (d_eval, d_qual), no DISTINCT set and no locked aggregate compiled in, runs the pipeline where
- * nothing of it needs them: every qual has a whole fast form (DFastQual), every key, payload and
- * output value, aggregate FILTER and argument is a bare slot (a FILTER may have a whole fast form
- * instead, an argument a fast arithmetic form), no aggregate is DISTINCT or AM_LOCKED.  The generic kernel's interpreter calls, with
- * their ABI and their 1 KB evaluation stack, and its other branches set its registers (128, the
- * launch bound) and its code size: the skewed TPC-H Q14's lineitem pipeline waited 9.3 of its 23
- * cycles per instruction for instructions to be fetched (Nsight Compute, SF 1,
- * bench/reports/2026-12-07-h100-sf10-checks).  Results are the same either way
- * (themis.gpu_nointerp, tm_gpu_pool_set_nointerp).
+ * DPipe.nointerp: pipeline_kernel<true>, which has no call into the interpreter (d_eval, d_qual), no
+ * DISTINCT set and no locked aggregate compiled in, runs the pipeline where nothing of it needs them:
+ * every qual has a whole fast form (DFastQual), every key, payload and output value, aggregate FILTER
+ * and argument is a bare slot (a FILTER may have a whole fast form instead, an argument a fast
+ * arithmetic form), no aggregate is DISTINCT or AM_LOCKED.  Why: the skewed TPC-H Q14's lineitem
+ * pipeline waited 9.3 of its 23 cycles per instruction for instructions to be fetched (Nsight Compute,
+ * SF 1, bench/reports/2026-12-07-h100-sf10-checks); this instance is 1.26 MB of sm_90 code where the
+ * generic one is 2.1 MB (both at the launch bound's 128 registers).  Measured only beside the row walk
+ * out of line (see walk_row): 5% and 8% off the skewed Q1 and Q14 against the generic kernel
+ * (bench/reports/2026-12-07-h100-sf10-nointerp).  Results are the same either way (themis.gpu_nointerp,
+ * off by default; tm_gpu_pool_set_nointerp).
  */
-
 static size_t
 img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int ncols, int64_t nrows,
 			 const TmValue *params, const bool *paramnulls)
