@@ -3419,11 +3419,26 @@ typedef struct HoistCtx
 	int			level;			/* hoist_safe: the probe level read, 0: none yet */
 } HoistCtx;
 
+/* is opno a comparison of a built-in btree family (its own, or its negator's for <>)? */
+static bool
+op_in_builtin_btree(Oid opno)
+{
+	ListCell   *lc;
+
+	foreach(lc, get_op_btree_interpretation(opno))
+		if (((OpBtreeInterpretation *) lfirst(lc))->opfamily_id < FirstNormalObjectId)
+			return true;
+	return false;
+}
+
 /* built-in operators that raise no error on any input: btree comparisons, LIKE with a plain pattern */
 static bool
 hoist_safe_op(Oid opno, Oid funcid, List *args, Oid collid)
 {
-	/* built-in operators only: a user's operator may be in a btree family with any built-in function */
+	/*
+	 * built-in operators of built-in btree families only: a user's btree family may hold an operator over
+	 * any built-in boolean function, one that raises errors included
+	 */
 	if (opno >= FirstNormalObjectId || funcid >= FirstNormalObjectId || !OidIsValid(funcid))
 		return false;
 	if (funcid == F_TEXTLIKE || funcid == F_TEXTNLIKE || funcid == F_BPCHARLIKE || funcid == F_BPCHARNLIKE)
@@ -3436,7 +3451,7 @@ hoist_safe_op(Oid opno, Oid funcid, List *args, Oid collid)
 			return false;
 		return !OidIsValid(collid) || get_collation_isdeterministic(collid);
 	}
-	return get_op_btree_interpretation(opno) != NIL;
+	return op_in_builtin_btree(opno);
 }
 
 /*
@@ -3474,7 +3489,7 @@ errfree_walker(Node *node, void *ctx)
 
 				set_sa_opfuncid(o);
 				if (list_length(o->args) != 2 || !IsA(lsecond(o->args), Const) || o->opno >= FirstNormalObjectId ||
-					o->opfuncid >= FirstNormalObjectId || get_op_btree_interpretation(o->opno) == NIL)
+					o->opfuncid >= FirstNormalObjectId || !op_in_builtin_btree(o->opno))
 					return true;
 				break;
 			}
