@@ -4671,6 +4671,7 @@ struct TmGpuPool
 	bool		interp_always;	/* tm_gpu_pool_set_nointerp(pool, 0): pipeline_kernel<false> always */
 	bool		static_rows;	/* tm_gpu_pool_set_dynamic_rows(pool, 0): DRun.dyn off */
 	bool		plan_probe_order;	/* tm_gpu_pool_set_probe_order(pool, 0): the plan's probe order */
+	int64_t		swap_rows;		/* tm_gpu_pool_set_swap_rows: which builds may change sides (run_swapped) */
 	/* tm_gpu_pool_set_topn: the cut of the output result before it leaves the device (n 0: none) */
 	int64_t		topn_n;
 	int			topn_col;
@@ -4702,6 +4703,13 @@ struct HHash
 	const DJoin *d;				/* device */
 	TmValue   **cols;			/* host array of its nkeys + npayload device columns (rows in d's order) */
 	uint8_t   **paynulls;		/* host array of the payload columns' NULL arrays (npayload) */
+	/* rows collected and not yet grouped by key, held for run_swapped (defer_rows) */
+	bool		pending;
+	int64_t		pend_n;
+	int			pend_ncols;		/* nkeys + npayload */
+	TmValue   **pend_cols;		/* host array of device columns, keys first (key NULL flags all 0) */
+	uint8_t   **pend_nulls;
+	uint64_t   *pend_hashes;	/* device: each row's key hash */
 };
 
 /* one tm_gpu_execute */
@@ -4744,6 +4752,18 @@ struct Ctx
 	int64_t		dyn_groups;		/* ... groups of rows its warps took as they finished (DFlags.wgroups) */
 	bool		trace;			/* THEMIS_GPU_TRACE: time each step (trace_step) */
 	double		trace_t;		/* when the last traced step ended */
+	/* run_swapped */
+	bool		defer_build;	/* the current pipeline's build may be held for its probe side ... */
+	int64_t		defer_probe_rows;	/* ... whose source has so many rows (-1: not known yet) */
+	long long	trial_limit;	/* > 0: the current build is a trial, to be built only with so many rows */
+	bool		trial_declined;	/* ... it had more */
+	int			pj_res;			/* the result the partitioned join's probe side goes to */
+	int			nres_alloc;		/* entries of results */
+	TmPlan		swplan;			/* the plan with the swapped tables' definitions (plan points to it) */
+	TmHashTable *swhts;			/* swplan.hashtables (malloc'd) */
+	TmResult   *swres;			/* swplan.results (malloc'd) */
+	TmType	   *swtypes[TM_GPU_MAX_SLOTS];	/* malloc'd payload types of swapped tables, to free */
+	int			nswtypes;
 };
 
 static double
@@ -7554,8 +7574,272 @@ sort_pairs(Ctx *c, const unsigned int *kin, unsigned int *kout, const unsigned i
 }
 
 /*
- * HASH_BUILD: collect the rows (count, prefix sum, write: keys, payload, hash), then group them by key:
- * directory insert, count per directory slot, prefix sum, stable sort of (slot, row), gather.
+ * Group collected build rows by key into hash table `target` (nk keys, nv payload columns; hrows / hrnulls:
+ * host arrays of the n rows' device columns, keys first; hashes: each row's key hash): directory insert,
+ * count per directory slot, prefix sum, stable sort of (slot, row), gather.  The table's definition is
+ * c->plan's (run_swapped may have replaced it).
+ */
+static bool
+build_group(Ctx *c, int target, int nk, int nv, TmValue **hrows, uint8_t **hrnulls, uint64_t *hashes,
+			long long n)
+{
+	const TmHashTable *def = &c->plan->hashtables[target];
+	int			ncols = nk + nv;
+	uint64_t	dirsize;
+	int			bits = 0;
+	unsigned int *dir, *gid, *gid_sorted, *iota, *perm;
+	int		   *cnt, *start, *repeated;
+	int			hrepeated = 0;
+	TmType	   *dkeytypes;
+	TmValue   **drows;
+	DEntry	   *entries;
+	DJoin		J;
+	bool		ok = false;
+
+	if (nk < 1 || nk > TM_GPU_MAX_KEYS || nk != def->nkeys)
+		return fail(c, TM_GPU_ERR_BAD_PLAN, "hash table %d: %d keys to group by", target, nk);
+	dirsize = 16;
+	while (dirsize < (uint64_t) n * 2)
+		dirsize <<= 1;
+	while (((uint64_t) 1 << bits) < dirsize)
+		bits++;
+	dir = dalloc<unsigned int>(c, dirsize);
+	cnt = dalloc<int>(c, dirsize);
+	start = dalloc<int>(c, dirsize);
+	gid = dalloc<unsigned int>(c, Max1(n));
+	gid_sorted = dalloc<unsigned int>(c, Max1(n));
+	iota = dalloc<unsigned int>(c, Max1(n));
+	perm = dalloc<unsigned int>(c, Max1(n));
+	entries = dalloc<DEntry>(c, dirsize);
+	repeated = dalloc<int>(c, 1);
+	dkeytypes = upload(c, def->keytypes, (size_t) nk);
+	drows = upload(c, (TmValue *const *) hrows, Max1(ncols));
+	if (dir == NULL || cnt == NULL || start == NULL || gid == NULL || gid_sorted == NULL || iota == NULL ||
+		perm == NULL || entries == NULL || repeated == NULL || dkeytypes == NULL || drows == NULL)
+		return false;
+	if (cudaMemsetAsync(dir, 0xff, sizeof(unsigned int) * dirsize, c->stream) != cudaSuccess ||
+		cudaMemsetAsync(cnt, 0, sizeof(int) * dirsize, c->stream) != cudaSuccess ||
+		cudaMemsetAsync(repeated, 0, sizeof(int), c->stream) != cudaSuccess)
+	{
+		fail_cuda(c, "cudaMemsetAsync (join directory)", cudaGetLastError());
+		return false;
+	}
+	if (n > 0)
+	{
+		join_insert_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(drows, dkeytypes, nk, hashes, n, dir,
+																   dirsize - 1, gid, cnt, repeated);
+		if (cudaPeekAtLastError() != cudaSuccess)
+		{
+			fail_cuda(c, "join_insert_kernel", cudaGetLastError());
+			return false;
+		}
+		iota_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(iota, n);
+		if (cudaPeekAtLastError() != cudaSuccess)
+		{
+			fail_cuda(c, "iota_kernel", cudaGetLastError());
+			return false;
+		}
+	}
+	trace_step(c, "build insert", n);
+	if (!exclusive_sum(c, cnt, start, (int) dirsize))
+		return false;
+	if (n > 0 && !sort_pairs(c, gid, gid_sorted, iota, perm, (int) n, bits))
+		return false;
+	trace_step(c, "build sort", n);
+	join_entries_kernel<<<nblocks(c, dirsize), TPB, 0, c->stream>>>(dir, cnt, start, hashes, dirsize, entries);
+	if (cudaPeekAtLastError() != cudaSuccess)
+	{
+		fail_cuda(c, "join_entries_kernel", cudaGetLastError());
+		return false;
+	}
+
+	/* the final columns: rows with equal keys contiguous */
+	{
+		TmValue    *fin[TM_GPU_MAX_KEYS + 256];
+		uint8_t    *finnulls[TM_GPU_MAX_KEYS + 256];
+		TmValue   **hfin = fin;
+		uint8_t   **hfinnulls = finnulls;
+
+		if (ncols > (int) (sizeof(fin) / sizeof(fin[0])))
+		{
+			hfin = (TmValue **) xmalloc0(c, sizeof(TmValue *) * ncols);
+			hfinnulls = (uint8_t **) xmalloc0(c, sizeof(uint8_t *) * ncols);
+		}
+		if (hfin != NULL && hfinnulls != NULL)
+		{
+			bool		good = true;
+
+			for (int i = 0; i < ncols && good; i++)
+			{
+				hfin[i] = dalloc<TmValue>(c, Max1(n));
+				hfinnulls[i] = (i < nk) ? NULL : dalloc<uint8_t>(c, Max1(n));
+				good = hfin[i] != NULL && (i < nk || hfinnulls[i] != NULL);
+				if (good && n > 0)
+				{
+					gather_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(hrows[i], hrnulls[i], perm, n,
+																		 hfin[i], hfinnulls[i]);
+					if (cudaPeekAtLastError() != cudaSuccess)
+					{
+						fail_cuda(c, "gather_kernel", cudaGetLastError());
+						good = false;
+					}
+				}
+			}
+			if (good)
+			{
+				memset(&J, 0, sizeof(J));
+				J.nkeys = nk;
+				J.npay = nv;
+				J.mask = dirsize - 1;
+				J.keytypes = dkeytypes;
+				J.entries = entries;
+				J.keys = upload(c, (const TmValue *const *) hfin, Max1(nk));
+				J.pay = nv > 0 ? upload(c, (const TmValue *const *) hfin + nk, (size_t) nv) : NULL;
+				J.paynulls = nv > 0 ? upload(c, (const uint8_t *const *) hfinnulls + nk, (size_t) nv) : NULL;
+				if (J.keys != NULL && (nv == 0 || (J.pay != NULL && J.paynulls != NULL)))
+				{
+					HHash	   *H = &c->hts[target];
+
+					/* the partitioned join reads the columns as they are (join_partitioned) */
+					free(H->cols);	/* a build retried over chunks */
+					free(H->paynulls);
+					H->cols = (TmValue **) xmalloc0(c, sizeof(TmValue *) * Max1(ncols));
+					H->paynulls = (uint8_t **) xmalloc0(c, sizeof(uint8_t *) * Max1(nv));
+					if (H->cols != NULL && H->paynulls != NULL)
+					{
+						memcpy(H->cols, hfin, sizeof(TmValue *) * ncols);
+						if (nv > 0)
+							memcpy(H->paynulls, hfinnulls + nk, sizeof(uint8_t *) * nv);
+					}
+					else
+						J.keys = NULL;
+				}
+				if (J.keys != NULL && (nv == 0 || (J.pay != NULL && J.paynulls != NULL)))
+				{
+					c->hts[target].d = upload(c, &J, 1);
+					if (c->hts[target].d != NULL)
+					{
+						c->hts[target].built = true;
+						c->hts[target].nrows = n;
+						ok = true;
+					}
+				}
+			}
+		}
+		if (hfin != fin)
+			free(hfin);
+		if (hfinnulls != finnulls)
+			free(hfinnulls);
+	}
+	/* uploads above read host arrays: complete them before those arrays go */
+	if (ok && cudaStreamSynchronize(c->stream) != cudaSuccess)
+		ok = fail_cuda(c, "cudaStreamSynchronize (hash build)", cudaGetLastError());
+	trace_step(c, "build gather", n);
+	if (ok && !download(c, &hrepeated, repeated, sizeof(int)))
+		ok = false;
+	c->hts[target].repeated = ok && hrepeated != 0;
+	return ok;
+}
+
+/*
+ * Hold the n collected rows of hash table `target` ungrouped (run_swapped): copied out of the top of the
+ * pool where they are there (copy), else kept where they are
+ */
+static bool
+defer_rows(Ctx *c, int target, int ncols, TmValue **hrows, uint8_t **hrnulls, uint64_t *hashes, long long n,
+		   bool copy)
+{
+	HHash	   *H = &c->hts[target];
+	TmValue   **cols = (TmValue **) xmalloc0(c, sizeof(TmValue *) * Max1(ncols));
+	uint8_t   **nulls = (uint8_t **) xmalloc0(c, sizeof(uint8_t *) * Max1(ncols));
+	uint64_t   *hh = hashes;
+
+	if (cols == NULL || nulls == NULL)
+	{
+		free(cols);
+		free(nulls);
+		return false;
+	}
+	for (int i = 0; i < ncols; i++)
+	{
+		cols[i] = copy ? dalloc<TmValue>(c, Max1(n)) : hrows[i];
+		nulls[i] = copy ? dalloc<uint8_t>(c, Max1(n)) : hrnulls[i];
+		if (cols[i] == NULL || nulls[i] == NULL)
+			goto nomem;
+		if (copy && n > 0 &&
+			(cudaMemcpyAsync(cols[i], hrows[i], sizeof(TmValue) * n, cudaMemcpyDeviceToDevice,
+							 c->stream) != cudaSuccess ||
+			 cudaMemcpyAsync(nulls[i], hrnulls[i], n, cudaMemcpyDeviceToDevice, c->stream) != cudaSuccess))
+		{
+			fail_cuda(c, "cudaMemcpyAsync (held build rows)", cudaGetLastError());
+			goto nomem;
+		}
+	}
+	if (copy)
+	{
+		hh = dalloc<uint64_t>(c, Max1(n));
+		if (hh == NULL)
+			goto nomem;
+		if (n > 0 && cudaMemcpyAsync(hh, hashes, sizeof(uint64_t) * n, cudaMemcpyDeviceToDevice,
+									 c->stream) != cudaSuccess)
+		{
+			fail_cuda(c, "cudaMemcpyAsync (held build hashes)", cudaGetLastError());
+			goto nomem;
+		}
+	}
+	H->pending = true;
+	H->pend_n = n;
+	H->pend_ncols = ncols;
+	H->pend_cols = cols;
+	H->pend_nulls = nulls;
+	H->pend_hashes = hh;
+	trace_step(c, "build held", n);
+	return true;
+
+nomem:
+	free(cols);
+	free(nulls);
+	return false;
+}
+
+/* group the held rows of hash table h as planned (run_swapped did not swap it) */
+static bool
+finish_pending(Ctx *c, int h)
+{
+	HHash	   *H = &c->hts[h];
+	const TmHashTable *def = &c->plan->hashtables[h];
+	bool		ok;
+
+	ok = build_group(c, h, def->nkeys, H->pend_ncols - def->nkeys, H->pend_cols, H->pend_nulls,
+					 H->pend_hashes, H->pend_n);
+	if (ok)
+		H->nrows = H->pend_n;
+	free(H->pend_cols);
+	free(H->pend_nulls);
+	H->pend_cols = NULL;
+	H->pend_nulls = NULL;
+	H->pending = false;
+	return ok;
+}
+
+/* is a build of n rows, of pipeline pl, one to hold for run_swapped (tm_gpu_pool_set_swap_rows)? */
+static bool
+defer_wanted(const Ctx *c, const TmPipeline *pl, long long n)
+{
+	int64_t		lim = c->pool->swap_rows;
+	double		est = pl->est_rows > 1 ? pl->est_rows : 1;
+
+	if (!c->defer_build || lim < 0)
+		return false;
+	if (lim == 0)
+		return true;
+	return n >= lim && (double) n > TM_GPU_SWAP_MISESTIMATE * est &&
+		(c->defer_probe_rows < 0 || c->defer_probe_rows <= TM_GPU_SWAP_PROBE_FACTOR * (int64_t) n);
+}
+
+/*
+ * HASH_BUILD: collect the rows (count, prefix sum, write: keys, payload, hash), then group them by key
+ * (build_group).
  *
  * Without a COUNT pass where the source rows bound the build rows (no probe that can multiply rows,
  * has_fanout; not over chunks; themis.gpu_fast_paths): one RUN pass writes the rows at positions taken
@@ -7564,12 +7848,14 @@ sort_pairs(Ctx *c, const unsigned int *kin, unsigned int *kout, const unsigned i
  * pool.  The rows then come in no particular order, as with NIFS (rows of equal keys are contiguous
  * either way); the COUNT pass was as long as the RUN pass (TPC-H SF 10 on an H200: Q21 5.7 + 2.8 +
  * 13.7 ms, Q9 19.8 ms, Q8 7.4 ms, Q12 8.0 ms of its 20.7).
+ *
+ * run_swapped: rows that defer_wanted are held ungrouped (defer_rows); a trial build (c->trial_limit) builds
+ * nothing where its rows, counted (or written, single), are more than the limit.
  */
 static bool
 sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 {
 	const TmSink *sk = &pl->sink;
-	const TmHashTable *def = &c->plan->hashtables[sk->target];
 	int			nk = sk->nkeys;
 	int			nv = sk->nvals;
 	int			ncols = nk + nv;
@@ -7584,16 +7870,9 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 	uint64_t   *hashes;
 	DRun		R;
 	DFlags		f;
-	uint64_t	dirsize;
-	int			bits = 0;
-	unsigned int *dir, *gid, *gid_sorted, *iota, *perm;
-	int		   *cnt, *start, *repeated;
-	int			hrepeated = 0;
-	TmType	   *dkeytypes;
-	DEntry	   *entries;
-	DJoin		J;
 	bool		ok = false;
 	const size_t hi0 = c->pool->hi;
+	bool		trial = c->trial_limit > 0;
 	bool		single = !S->chunked && !c->pool->no_fast_paths && S->nrows > 0 &&
 		S->nrows < TM_GPU_MAX_BUILD_ROWS && !has_fanout(c, pl) &&
 		(size_t) S->nrows * ((size_t) ncols * (sizeof(TmValue) + 1) + sizeof(uint64_t)) +
@@ -7606,6 +7885,14 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 		return false;
 	if (n >= TM_GPU_MAX_BUILD_ROWS)
 		return fail(c, TM_GPU_ERR_UNSUPPORTED, "hash table %d: build side of %lld rows", sk->target, n);
+	if (trial && !single && n > c->trial_limit)
+	{
+		/* too many rows to build instead of the held ones: nothing is built (run_swapped) */
+		c->trial_declined = true;
+		st->sink_rows = n;
+		trace_step(c, "build trial", n);
+		return true;
+	}
 	if (ncols > (int) (sizeof(rows) / sizeof(rows[0])))
 	{
 		hrows = (TmValue **) xmalloc0(c, sizeof(TmValue *) * ncols);
@@ -7661,148 +7948,31 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 			goto done;
 	}
 
-	/* group by key */
-	dirsize = 16;
-	while (dirsize < (uint64_t) n * 2)
-		dirsize <<= 1;
-	while (((uint64_t) 1 << bits) < dirsize)
-		bits++;
-	dir = dalloc<unsigned int>(c, dirsize);
-	cnt = dalloc<int>(c, dirsize);
-	start = dalloc<int>(c, dirsize);
-	gid = dalloc<unsigned int>(c, Max1(n));
-	gid_sorted = dalloc<unsigned int>(c, Max1(n));
-	iota = dalloc<unsigned int>(c, Max1(n));
-	perm = dalloc<unsigned int>(c, Max1(n));
-	entries = dalloc<DEntry>(c, dirsize);
-	repeated = dalloc<int>(c, 1);
-	dkeytypes = upload(c, def->keytypes, (size_t) nk);
-	if (dir == NULL || cnt == NULL || start == NULL || gid == NULL || gid_sorted == NULL || iota == NULL ||
-		perm == NULL || entries == NULL || repeated == NULL || dkeytypes == NULL)
-		goto done;
-	if (cudaMemsetAsync(dir, 0xff, sizeof(unsigned int) * dirsize, c->stream) != cudaSuccess ||
-		cudaMemsetAsync(cnt, 0, sizeof(int) * dirsize, c->stream) != cudaSuccess ||
-		cudaMemsetAsync(repeated, 0, sizeof(int), c->stream) != cudaSuccess)
+	if (trial && n > c->trial_limit)
 	{
-		fail_cuda(c, "cudaMemsetAsync (join directory)", cudaGetLastError());
+		/* (single: counted as written) */
+		c->trial_declined = true;
+		st->sink_rows = n;
+		trace_step(c, "build trial", n);
+		ok = true;
 		goto done;
 	}
-	if (n > 0)
+	if (defer_wanted(c, pl, n))
 	{
-		join_insert_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(drows, dkeytypes, nk, hashes, n, dir,
-																   dirsize - 1, gid, cnt, repeated);
-		if (cudaPeekAtLastError() != cudaSuccess)
+		ok = defer_rows(c, sk->target, ncols, hrows, hrnulls, hashes, n, single);
+		if (ok)
 		{
-			fail_cuda(c, "join_insert_kernel", cudaGetLastError());
-			goto done;
+			st->sink_rows = n;
+			st->out_rows = n;
 		}
-		iota_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(iota, n);
-		if (cudaPeekAtLastError() != cudaSuccess)
-		{
-			fail_cuda(c, "iota_kernel", cudaGetLastError());
-			goto done;
-		}
-	}
-	trace_step(c, "build insert", n);
-	if (!exclusive_sum(c, cnt, start, (int) dirsize))
-		goto done;
-	if (n > 0 && !sort_pairs(c, gid, gid_sorted, iota, perm, (int) n, bits))
-		goto done;
-	trace_step(c, "build sort", n);
-	join_entries_kernel<<<nblocks(c, dirsize), TPB, 0, c->stream>>>(dir, cnt, start, hashes, dirsize, entries);
-	if (cudaPeekAtLastError() != cudaSuccess)
-	{
-		fail_cuda(c, "join_entries_kernel", cudaGetLastError());
 		goto done;
 	}
-
-	/* the final columns: rows with equal keys contiguous */
+	ok = build_group(c, sk->target, nk, nv, hrows, hrnulls, hashes, n);
+	if (ok)
 	{
-		TmValue    *fin[TM_GPU_MAX_KEYS + 256];
-		uint8_t    *finnulls[TM_GPU_MAX_KEYS + 256];
-		TmValue   **hfin = fin;
-		uint8_t   **hfinnulls = finnulls;
-
-		if (ncols > (int) (sizeof(fin) / sizeof(fin[0])))
-		{
-			hfin = (TmValue **) xmalloc0(c, sizeof(TmValue *) * ncols);
-			hfinnulls = (uint8_t **) xmalloc0(c, sizeof(uint8_t *) * ncols);
-		}
-		if (hfin != NULL && hfinnulls != NULL)
-		{
-			bool		good = true;
-
-			for (int i = 0; i < ncols && good; i++)
-			{
-				hfin[i] = dalloc<TmValue>(c, Max1(n));
-				hfinnulls[i] = (i < nk) ? NULL : dalloc<uint8_t>(c, Max1(n));
-				good = hfin[i] != NULL && (i < nk || hfinnulls[i] != NULL);
-				if (good && n > 0)
-				{
-					gather_kernel<<<nblocks(c, n), TPB, 0, c->stream>>>(hrows[i], hrnulls[i], perm, n,
-																		 hfin[i], hfinnulls[i]);
-					if (cudaPeekAtLastError() != cudaSuccess)
-					{
-						fail_cuda(c, "gather_kernel", cudaGetLastError());
-						good = false;
-					}
-				}
-			}
-			if (good)
-			{
-				memset(&J, 0, sizeof(J));
-				J.nkeys = nk;
-				J.npay = nv;
-				J.mask = dirsize - 1;
-				J.keytypes = dkeytypes;
-				J.entries = entries;
-				J.keys = upload(c, (const TmValue *const *) hfin, Max1(nk));
-				J.pay = nv > 0 ? upload(c, (const TmValue *const *) hfin + nk, (size_t) nv) : NULL;
-				J.paynulls = nv > 0 ? upload(c, (const uint8_t *const *) hfinnulls + nk, (size_t) nv) : NULL;
-				if (J.keys != NULL && (nv == 0 || (J.pay != NULL && J.paynulls != NULL)))
-				{
-					HHash	   *H = &c->hts[sk->target];
-
-					/* the partitioned join reads the columns as they are (join_partitioned) */
-					free(H->cols);	/* a build retried over chunks */
-					free(H->paynulls);
-					H->cols = (TmValue **) xmalloc0(c, sizeof(TmValue *) * Max1(ncols));
-					H->paynulls = (uint8_t **) xmalloc0(c, sizeof(uint8_t *) * Max1(nv));
-					if (H->cols != NULL && H->paynulls != NULL)
-					{
-						memcpy(H->cols, hfin, sizeof(TmValue *) * ncols);
-						if (nv > 0)
-							memcpy(H->paynulls, hfinnulls + nk, sizeof(uint8_t *) * nv);
-					}
-					else
-						J.keys = NULL;
-				}
-				if (J.keys != NULL && (nv == 0 || (J.pay != NULL && J.paynulls != NULL)))
-				{
-					c->hts[sk->target].d = upload(c, &J, 1);
-					if (c->hts[sk->target].d != NULL)
-					{
-						c->hts[sk->target].built = true;
-						c->hts[sk->target].nrows = n;
-						ok = true;
-					}
-				}
-			}
-		}
-		if (hfin != fin)
-			free(hfin);
-		if (hfinnulls != finnulls)
-			free(hfinnulls);
+		st->sink_rows = n;
+		st->out_rows = n;
 	}
-	/* uploads above read host arrays: complete them before those arrays go */
-	if (ok && cudaStreamSynchronize(c->stream) != cudaSuccess)
-		ok = fail_cuda(c, "cudaStreamSynchronize (hash build)", cudaGetLastError());
-	trace_step(c, "build gather", n);
-	if (ok && !download(c, &hrepeated, repeated, sizeof(int)))
-		ok = false;
-	c->hts[sk->target].repeated = ok && hrepeated != 0;
-	st->sink_rows = n;
-	st->out_rows = n;
 
 done:
 	if (single)
@@ -9170,7 +9340,7 @@ run_partitioned(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, bool host
 	const TmOp *op = &pl->ops[J->k];
 	const TmHashTable *def = &plan->hashtables[J->ht];
 	HHash	   *H = &c->hts[J->ht];
-	HResult    *SR = &c->results[plan->nresults];
+	HResult    *SR = &c->results[c->pj_res];
 	TmGpuPool  *pool = c->pool;
 	size_t		hi0 = pool->hi;
 	size_t		mark = pool->used;
@@ -9211,7 +9381,7 @@ run_partitioned(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, bool host
 	pre.nops = J->k;
 	memset(&pre.sink, 0, sizeof(TmSink));
 	pre.sink.kind = TM_SINK_EMIT;
-	pre.sink.target = plan->nresults;
+	pre.sink.target = c->pj_res;
 	pre.sink.nvals = nv;
 	pre.sink.vals = vals;
 	c->lb = (lb == TM_GPU_LB_AUTO) ? TM_GPU_LB_NONE : lb;
@@ -9460,15 +9630,616 @@ probe_order(const Ctx *c, const TmPipeline *pl, int64_t nrows, int *perm)
 			op->ht < c->plan->nhashtables && c->hts[op->ht].built)
 			e[k] = tm_probe_expansion(c->hts[op->ht].nrows, c->hts[op->ht].src_rows, c->hts[op->ht].repeated,
 									  nrows);
+		else if (op->kind == TM_OP_PROBE && op->jointype == TM_JOIN_INNER && op->ht >= 0 &&
+				 op->ht < c->plan->nhashtables && c->hts[op->ht].pending)
+		{
+			/* held rows (run_swapped), not grouped yet: taken as keys that repeat */
+			e[k] = tm_probe_expansion(c->hts[op->ht].pend_n, c->hts[op->ht].src_rows, true, nrows);
+		}
 	}
 	return tm_probe_order(pl, e, perm);
+}
+
+/* the current pipeline's scheduler (lb, or auto_scheduler's choice) and its figures, from zero */
+static void
+pipeline_figures_reset(Ctx *c, const TmPipeline *pl, int lb)
+{
+	c->lb = lb == TM_GPU_LB_AUTO ? auto_scheduler(c, pl) : lb;
+	c->lb_nops = pl->nops;
+	c->lb_passes = 0;
+	c->prefiltered = 0;
+	c->nointerp_passes = 0;
+	c->dyn_groups = 0;
+	c->prefiltered_plain = false;
+	c->prefiltered_semi = false;
+	c->lb_iters = c->lb_idle = c->lb_handoffs = 0;
+	c->lb_max_sum = c->lb_avg_sum = 0;
+}
+
+/*
+ * One pipeline pl (number p of the plan: messages, traces) over its input (TABLE / SUBPLAN sources): its
+ * probes in the order probe_order gives, the partitioned join where pj_choose takes it, chunks where the
+ * input does not fit, and their fallbacks; its figures into *stp
+ */
+static bool
+run_pipeline(Ctx *c, int p, const TmPipeline *pl, const TmGpuTable *input, const TmValue *params,
+			 const bool *paramnulls, int lb, TmGpuPipelineStats *stp)
+{
+	TmGpuPipelineStats st;
+	int64_t		nrows;
+	bool		host;
+	bool		chunk = false;
+	bool		partitioned = false;
+	bool		use_pj;
+	PjPlan		pj;
+	int			pj_algo;
+	double		t0 = now_ms();
+
+	size_t		used0 = c->pool->used;
+	HResult		res0;
+	int			perm[TM_PROBE_ORDER_MAX_OPS];
+	bool		reordered = false;
+	TmPipeline	plx;			/* pl in the order perm (where reordered) */
+	TmOp		xops[TM_PROBE_ORDER_MAX_OPS];
+	TmSlot		xslots[TM_GPU_MAX_SLOTS];
+
+	memset(&res0, 0, sizeof(res0));
+	c->pipeline = p;
+	c->trace = tm_trace_wanted();
+	c->trace_t = t0;
+	c->row_base = 0;
+	pipeline_figures_reset(c, pl, lb);
+	memset(&st, 0, sizeof(st));
+	if (!check_pipeline(c, pl, input))
+		return false;
+	nrows = (pl->srckind == TM_SRC_RESULT) ? c->results[pl->src_result].nrows : input->nrows;
+	c->empty_source = pipeline_has_empty_probe(c, pl);
+	if (c->empty_source)
+		nrows = 0;			/* run_whole over no row: the sink's target is made, empty */
+	if (nrows >= INT32_MAX)
+		return fail(c, TM_GPU_ERR_UNSUPPORTED, "source of %lld rows", (long long) nrows);
+
+	/* the probes in the order their built tables say is cheapest (the pipeline checked again) */
+	if (!c->empty_source && probe_order(c, pl, nrows, perm))
+	{
+		tm_pipeline_permute(pl, perm, xops, xslots, &plx);
+		if (!check_pipeline(c, &plx, input))
+			return false;
+		pl = &plx;
+		reordered = true;
+		c->lb = lb == TM_GPU_LB_AUTO ? auto_scheduler(c, pl) : lb;
+		if (c->trace)
+		{
+			fprintf(stderr, "themis-gpud trace: pipeline %d probes in the order", p);
+			for (int k = 0; k < pl->nops; k++)
+				fprintf(stderr, " %d", perm[k]);
+			fprintf(stderr, "\n");
+		}
+	}
+	host = pl->srckind != TM_SRC_RESULT && !input->on_device;
+	if (pl->sink.kind == TM_SINK_EMIT)
+		res0 = c->results[pl->sink.target];
+	if (host && nrows > 0 && !want_chunks(c, pl, input, &chunk))
+		return false;
+	use_pj = !chunk && !c->empty_source && c->trial_limit == 0 && pj_choose(c, pl, nrows, &pj, &pj_algo);
+	if (use_pj && c->pool->join_algo == TM_GPU_JOIN_AUTO)
+	{
+		use_pj = !pj_probe_in_order(c, pl, pj.k, input, nrows);
+		if (c->rc != TM_GPU_OK)
+			return false;	/* a CUDA call of the sample failed */
+	}
+	if (use_pj)
+	{
+		bool		defer = c->defer_build;
+		bool		pj_ok;
+
+		/* (no build held from within the partitioned join: it gives back what its parts take) */
+		c->defer_build = false;
+		pj_ok = run_partitioned(c, pl, input, host, &pj, pj_algo, lb, params, paramnulls, &st);
+		c->defer_build = defer;
+		if (pj_ok)
+			partitioned = true;
+		else
+		{
+			/*
+			 * Out of pool memory, or beyond the partitioned join's limits (2^31 work units, 2^32
+			 * rows of a batch, a joined result of 2^31 rows: a fan-out the kernel's probe streams
+			 * into its sink): the probe in the pipeline's kernel instead, unless the sink has already
+			 * put something into its target
+			 */
+			if ((c->rc != TM_GPU_ERR_NOMEM && c->rc != TM_GPU_ERR_UNSUPPORTED) ||
+				(pl->sink.kind == TM_SINK_EMIT &&
+				 memcmp(&res0, &c->results[pl->sink.target], sizeof(res0)) != 0) ||
+				(pl->sink.kind == TM_SINK_AGG && c->results[pl->sink.target].made) ||
+				(pl->sink.kind == TM_SINK_HASH_BUILD && c->hts[pl->sink.target].built))
+				return false;
+			clear_failure(c);
+			c->pool->used = used0;
+			memset(&st, 0, sizeof(st));
+			pipeline_figures_reset(c, pl, lb);
+		}
+	}
+	if (!partitioned && !chunk)
+	{
+		if (!run_whole(c, pl, input, params, paramnulls, &st))
+		{
+			/* the sink ran out of pool memory: try chunks (the input's space is reused then) */
+			if (!(host && nrows > 1 && c->rc == TM_GPU_ERR_NOMEM))
+				return false;
+			clear_failure(c);
+			c->pool->used = used0;
+			memset(&st, 0, sizeof(st));
+			chunk = true;
+		}
+	}
+	if (!partitioned && chunk && !run_chunked(c, pl, input, params, paramnulls, &st))
+	{
+		/*
+		 * Not even one row fits beside the AWS scratch (what earlier pipelines left in the pool takes
+		 * the rest): this pipeline runs with the plain kernel, which needs no scratch.
+		 */
+		if (!(c->rc == TM_GPU_ERR_NOMEM && c->lb == TM_GPU_LB_NIFS_AWS && host))
+			return false;
+		/* ... unless rows were already added to the result it emits into */
+		if (pl->sink.kind == TM_SINK_EMIT && memcmp(&res0, &c->results[pl->sink.target], sizeof(res0)) != 0)
+			return false;
+		clear_failure(c);
+		c->pool->used = used0;
+		memset(&st, 0, sizeof(st));
+		c->lb = TM_GPU_LB_NONE;
+		c->lb_passes = 0;
+		c->prefiltered = 0;
+		c->nointerp_passes = 0;
+		c->dyn_groups = 0;
+		c->prefiltered_plain = false;
+		c->prefiltered_semi = false;
+		if (!run_chunked(c, pl, input, params, paramnulls, &st))
+			return false;
+	}
+	CK(cudaStreamSynchronize(c->stream));
+	trace_step(c, "rest", (long long) nrows);
+	st.time_ms = now_ms() - t0;
+	if (c->trace)
+		fprintf(stderr, "themis-gpud trace: pipeline %d total %.3f ms (%s%s)\n", p, st.time_ms,
+				partitioned ? "partitioned join" : "pipelined", chunk ? ", chunks" : "");
+	if (!partitioned)
+	{
+		st.join_algo = TM_GPU_JOIN_PIPELINED;
+		st.join_op = -1;
+	}
+	if (c->lb_passes > 0)
+	{
+		st.idle_ratio = c->lb_iters > 0 ? (double) c->lb_idle / (32.0 * (double) c->lb_iters) : 0;
+		st.imbalance = c->lb_avg_sum > 0 ? c->lb_max_sum / c->lb_avg_sum : 1;
+		st.warp_iterations = (int64_t) c->lb_iters;
+		st.handoffs = (int64_t) c->lb_handoffs;
+	}
+	st.prefilter_passes = c->prefiltered;
+	st.prefilter_plain = c->prefiltered_plain ? 1 : 0;
+	st.prefilter_semi = c->prefiltered_semi ? 1 : 0;
+	st.dynamic_groups = c->dyn_groups;
+	st.nointerp_passes = c->nointerp_passes;
+	if (reordered)
+	{
+		st.probe_reordered = 1;
+		for (int k = 0; k < pl->nops; k++)
+			st.probe_order[k] = (int8_t) perm[k];
+		if (st.join_op >= 0 && st.join_op < pl->nops)
+			st.join_op = perm[st.join_op];	/* the plan's number of the probe */
+	}
+	if (pl->sink.kind == TM_SINK_HASH_BUILD && pl->sink.target >= 0 && pl->sink.target < c->plan->nhashtables)
+		c->hts[pl->sink.target].src_rows = nrows;
+	*stp = st;
+	return true;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Build sides chosen at run time (tm_gpu_pool_set_swap_rows)
+ *
+ * PostgreSQL puts the side it estimates smaller into the hash table.  Where the estimate is far off
+ * (JCC-H-style skewed data: TPC-H Q8's lineitem-part join gives 19.8 M rows against 57 K estimated), the
+ * table is built from many rows and probed by few.  A build that comes out far over its estimate is held
+ * ungrouped (defer_rows) when its table's one use is an INNER probe of a later pipeline; when that
+ * pipeline starts, run_swapped counts its rows up to the probe and builds the table from whichever side
+ * has fewer.
+ * ------------------------------------------------------------------------------------------------
+ */
+
+/*
+ * May pipeline p's build be held: its table's one use is an INNER probe of a later pipeline?  Sets
+ * c->defer_probe_rows: that pipeline's source rows, where its input says (-1: a result not made yet).
+ */
+static bool
+swap_candidate(Ctx *c, int p, const TmGpuTable *inputs, int ninputs)
+{
+	const TmPlan *plan = c->plan;
+	const TmPipeline *pl = &plan->pipelines[p];
+	int			h = pl->sink.target;
+	int			uses = 0;
+	int			prober = -1;
+
+	c->defer_probe_rows = -1;
+	if (c->pool->swap_rows < 0 || pl->sink.kind != TM_SINK_HASH_BUILD || h < 0 || h >= plan->nhashtables)
+		return false;
+	for (int q = 0; q < plan->npipelines; q++)
+		for (int k = 0; k < plan->pipelines[q].nops; k++)
+		{
+			const TmOp *op = &plan->pipelines[q].ops[k];
+
+			if (op->kind != TM_OP_PROBE || op->ht != h)
+				continue;
+			if (q <= p || op->jointype != TM_JOIN_INNER)
+				return false;
+			uses++;
+			prober = q;
+		}
+	if (uses != 1)
+		return false;
+	if (plan->pipelines[prober].srckind != TM_SRC_RESULT && inputs != NULL && prober < ninputs)
+		c->defer_probe_rows = inputs[prober].nrows;
+	return true;
+}
+
+/*
+ * The op of pl that probes a table whose rows are held (of several, the one with the most rows: only one
+ * is tried the other way round), or -1
+ */
+static int
+pending_probe(const Ctx *c, const TmPipeline *pl)
+{
+	int			best = -1;
+
+	for (int k = 0; k < pl->nops; k++)
+	{
+		const TmOp *op = &pl->ops[k];
+
+		if (op->kind == TM_OP_PROBE && op->ht >= 0 && op->ht < c->plan->nhashtables && c->hts[op->ht].pending &&
+			(best < 0 || c->hts[op->ht].pend_n > c->hts[pl->ops[best].ht].pend_n))
+			best = k;
+	}
+	return best;
+}
+
+/*
+ * c->plan as a copy whose table definitions and results run_swapped can change (the pipelines are the
+ * plan's); results: every entry of c->results (a swapped table's held rows are result pj_res + 1 + table)
+ */
+static bool
+swplan_init(Ctx *c)
+{
+	const TmPlan *plan = c->plan;
+
+	if (plan == &c->swplan)
+		return true;
+	c->swhts = (TmHashTable *) xmalloc0(c, sizeof(TmHashTable) * Max1(plan->nhashtables));
+	c->swres = (TmResult *) xmalloc0(c, sizeof(TmResult) * Max1(c->nres_alloc));
+	if (c->swhts == NULL || c->swres == NULL)
+		return false;
+	memcpy(c->swhts, plan->hashtables, sizeof(TmHashTable) * plan->nhashtables);
+	memcpy(c->swres, plan->results, sizeof(TmResult) * plan->nresults);
+	c->swplan = *plan;
+	c->swplan.hashtables = c->swhts;
+	c->swplan.results = c->swres;
+	c->swplan.nresults = c->nres_alloc;
+	c->plan = &c->swplan;
+	return true;
+}
+
+/*
+ * Pipeline pl (number p) probes, with its op jo (INNER), hash table h, whose build rows are held
+ * (defer_rows).  pl's rows up to the probe (the probes in the order probe_order gives, h taken as keys that
+ * repeat) are counted in a trial build: where they are at most half the held rows, they build h (pipeline
+ * A: pl's source and its operators before the probe, the probe's keys as keys, the slots read after it as
+ * payload), and the held rows probe it (pipeline B, over them as a result: the probe, keys the held rows'
+ * keys, then pl's operators after the probe and its sink, each slot moved to where B has it).  Else h is
+ * built from the held rows and pl runs as planned.
+ *
+ * The same rows meet the same expressions either way: A runs pl's operators before the probe over pl's
+ * source, as pl does, and evaluates the probe's keys on the rows that reach it; the probe pairs the same
+ * rows with the same residual condition; B runs the operators after it over the same pairs.  Only the
+ * order of the sink's rows changes, which the node does not promise (tm_probe_order.h).  Where a probe of pl
+ * has an empty table, pl reads no row as planned: nothing is swapped.
+ */
+static bool
+run_swapped(Ctx *c, int p, const TmPipeline *pl, int jo, const TmGpuTable *input, const TmValue *params,
+			const bool *paramnulls, int lb, TmGpuPipelineStats *st)
+{
+	int			h = pl->ops[jo].ht;
+	HHash	   *H = &c->hts[h];
+	const TmHashTable def0 = c->plan->hashtables[h];	/* the plan's definition (a copy: swhts changes) */
+	int			nk = def0.nkeys;
+	int			nv = def0.npayload;
+	int			ridx = c->pj_res + 1 + h;
+	double		t0 = now_ms();
+	int64_t		nrows;
+	int64_t		src_rows0 = H->src_rows;
+	int			perm[TM_PROBE_ORDER_MAX_OPS];
+	TmOp		xops[TM_PROBE_ORDER_MAX_OPS];
+	TmSlot		xslots[TM_GPU_MAX_SLOTS];
+	TmPipeline	plx;
+	const TmPipeline *q = pl;	/* pl in the order perm */
+	int			j = jo;			/* the probe's position in q */
+	bool		used[TM_GPU_MAX_SLOTS];
+	int			paycol[TM_GPU_MAX_SLOTS];
+	TmExpr	   *payvals[TM_GPU_MAX_SLOTS];
+	TmExpr	   *bkeys[TM_GPU_MAX_KEYS];
+	TmSlot		aslots[TM_GPU_MAX_SLOTS];
+	TmSlot		bslots[TM_GPU_MAX_SLOTS];
+	TmOp		bops[TM_GPU_MAX_OPS];
+	TmType	   *paytypes = NULL;
+	TmType	   *rtypes = NULL;
+	TmPipeline	A;
+	TmPipeline	B;
+	TmGpuPipelineStats sta;
+	TmGpuPipelineStats stb;
+	HResult    *R;
+	size_t		mark;
+	int			npay = 0;
+	int			dummy0 = -1;
+	bool		checked;
+	bool		ok = false;
+
+	memset(payvals, 0, sizeof(payvals));
+	memset(bkeys, 0, sizeof(bkeys));
+	memset(&sta, 0, sizeof(sta));
+	c->pipeline = p;
+
+	/* other held tables that pl probes: grouped as planned */
+	for (int k = 0; k < pl->nops; k++)
+	{
+		int			t = pl->ops[k].ht;
+
+		if (k != jo && pl->ops[k].kind == TM_OP_PROBE && t >= 0 && t < c->plan->nhashtables &&
+			c->hts[t].pending && !finish_pending(c, t))
+			return false;
+	}
+
+	/* pl as it would run, h counted as built */
+	H->built = true;
+	checked = check_pipeline(c, pl, input);
+	H->built = false;
+	if (!checked)
+		return false;
+	nrows = pl->srckind == TM_SRC_RESULT ? c->results[pl->src_result].nrows : input->nrows;
+	if (pl->nops > TM_PROBE_ORDER_MAX_OPS || pl->nslots + nk > TM_GPU_MAX_SLOTS || H->pend_ncols != nk + nv ||
+		H->pend_n / 2 < 1 || ridx >= c->nres_alloc || c->nswtypes + 2 > TM_GPU_MAX_SLOTS ||
+		pipeline_has_empty_probe(c, pl) || nrows >= INT32_MAX)
+		goto keep;
+
+	/* the order the probes would run in, and the probe's place in it */
+	for (int k = 0; k < pl->nops; k++)
+		perm[k] = k;
+	if (probe_order(c, pl, nrows, perm))
+	{
+		tm_pipeline_permute(pl, perm, xops, xslots, &plx);
+		q = &plx;
+		for (int k = 0; k < q->nops; k++)
+			if (perm[k] == jo)
+				j = k;
+	}
+
+	/* A's payload: the slots of q's source and of its operators before the probe that are read after it */
+	memset(used, 0, sizeof(used));
+	expr_slots(q->ops[j].qual, used, q->nslots);
+	for (int k = j + 1; k < q->nops; k++)
+	{
+		for (int i = 0; i < q->ops[k].nkeys; i++)
+			expr_slots(q->ops[k].keys[i], used, q->nslots);
+		expr_slots(q->ops[k].qual, used, q->nslots);
+	}
+	sink_slots(&q->sink, used, q->nslots);
+	paytypes = (TmType *) xmalloc0(c, sizeof(TmType) * Max1(q->nslots));
+	rtypes = (TmType *) xmalloc0(c, sizeof(TmType) * Max1(nk + nv));
+	if (paytypes == NULL || rtypes == NULL)
+		goto out;
+	for (int s = 0; s < q->nslots; s++)
+	{
+		int			lv = q->slots[s].level;
+
+		paycol[s] = -1;
+		if (lv == 0 && dummy0 < 0)
+			dummy0 = s;
+		if (lv >= 0 && lv <= j && used[s])
+		{
+			paycol[s] = npay;
+			paytypes[npay] = q->slots[s].type;
+			if ((payvals[npay] = pj_slot_expr(c, s, q->slots[s].type)) == NULL)
+				goto out;
+			npay++;
+		}
+	}
+
+	/* A: q's source and ops before the probe; the slots of later ops (read by none of them) a source slot */
+	for (int s = 0; s < q->nslots; s++)
+	{
+		aslots[s] = q->slots[s];
+		if (q->slots[s].level > j)
+		{
+			if (dummy0 < 0)
+				goto keep;
+			aslots[s] = q->slots[dummy0];
+		}
+	}
+	A = *q;
+	A.nops = j;
+	A.slots = aslots;
+	memset(&A.sink, 0, sizeof(A.sink));
+	A.sink.kind = TM_SINK_HASH_BUILD;
+	A.sink.target = h;
+	A.sink.nkeys = nk;
+	A.sink.keys = q->ops[j].keys;
+	A.sink.nvals = npay;
+	A.sink.vals = payvals;
+	A.est_rows = j > 0 ? q->ops[j - 1].est_rows : q->est_source_rows;
+
+	/*
+	 * B: the held rows (their keys, then h's payload), the probe with those keys, q's ops after it.  Slots:
+	 * A's payload at level 1, h's payload in the held rows, later ops' one level up (by j), the keys new;
+	 * slots of q's ops before the probe that nothing after it reads a key column (read by none of B's
+	 * expressions)
+	 */
+	for (int i = 0; i < nk; i++)
+		if ((bkeys[i] = pj_slot_expr(c, q->nslots + i, def0.keytypes[i])) == NULL)
+			goto out;
+	for (int s = 0; s < q->nslots; s++)
+	{
+		TmSlot		sl = q->slots[s];
+		int			lv = sl.level;
+
+		if (lv >= 0 && lv <= j)
+		{
+			if (paycol[s] >= 0)
+			{
+				sl.level = 1;
+				sl.col = (int16_t) paycol[s];
+			}
+			else
+			{
+				sl.type = def0.keytypes[0];
+				sl.level = 0;
+				sl.col = 0;
+			}
+		}
+		else if (lv == j + 1)
+		{
+			sl.level = 0;
+			sl.col = (int16_t) (nk + sl.col);
+		}
+		else if (lv > j + 1)
+			sl.level = (int16_t) (lv - j);
+		bslots[s] = sl;
+	}
+	for (int i = 0; i < nk; i++)
+	{
+		bslots[q->nslots + i].type = def0.keytypes[i];
+		bslots[q->nslots + i].level = 0;
+		bslots[q->nslots + i].col = (int16_t) i;
+	}
+	bops[0] = q->ops[j];
+	bops[0].keys = bkeys;
+	for (int k = j + 1; k < q->nops; k++)
+		bops[k - j] = q->ops[k];
+	B = *q;
+	B.srckind = TM_SRC_RESULT;
+	B.relid = 0;
+	B.rtindex = 0;
+	B.subplan = 0;
+	B.src_result = ridx;
+	B.nsrccols = nk + nv;
+	B.src_attnos = NULL;
+	B.nslots = q->nslots + nk;
+	B.slots = bslots;
+	B.nops = q->nops - j;
+	B.ops = bops;
+	B.est_source_rows = (double) H->pend_n;
+
+	/* h's definition as A builds it, the held rows' as a result */
+	if (!swplan_init(c))
+		goto out;
+	memcpy(rtypes, def0.keytypes, sizeof(TmType) * nk);
+	if (nv > 0)
+		memcpy(rtypes + nk, def0.payloadtypes, sizeof(TmType) * nv);
+	c->swtypes[c->nswtypes++] = paytypes;
+	c->swtypes[c->nswtypes++] = rtypes;
+	c->swhts[h].npayload = npay;
+	c->swhts[h].payloadtypes = paytypes;
+	c->swres[ridx].ncols = nk + nv;
+	c->swres[ridx].coltypes = rtypes;
+	paytypes = rtypes = NULL;
+
+	/* the trial: A builds h where it has at most half the held rows */
+	mark = c->pool->used;
+	c->trial_limit = H->pend_n / 2;
+	c->trial_declined = false;
+	ok = run_pipeline(c, p, &A, input, params, paramnulls, lb, &sta);
+	c->trial_limit = 0;
+	if (!ok)
+		goto out;
+	if (c->trial_declined)
+	{
+		/* nothing of A's lives on */
+		c->pool->used = mark;
+		c->swhts[h] = def0;
+		H->src_rows = src_rows0;
+		ok = finish_pending(c, h) && run_pipeline(c, p, pl, input, params, paramnulls, lb, st);
+		if (ok)
+		{
+			st->swap = 2;
+			st->swap_op = jo;
+			st->swap_rows = sta.sink_rows;
+			st->time_ms = now_ms() - t0;
+		}
+		goto out;
+	}
+
+	/* swapped: the held rows, as result ridx, probe h */
+	R = &c->results[ridx];
+	free(R->vals);
+	free(R->nulls);
+	memset(R, 0, sizeof(*R));
+	R->made = true;
+	R->ncols = nk + nv;
+	R->nrows = H->pend_n;
+	R->vals = H->pend_cols;
+	R->nulls = H->pend_nulls;
+	H->pend_cols = NULL;
+	H->pend_nulls = NULL;
+	H->pending = false;
+	if (c->trace)
+		fprintf(stderr, "themis-gpud trace: pipeline %d builds hash table %d from %lld rows, probed by %lld\n",
+				p, h, (long long) sta.sink_rows, (long long) R->nrows);
+	ok = run_pipeline(c, p, &B, NULL, params, paramnulls, lb, &stb);
+	if (!ok)
+		goto out;
+	*st = stb;
+	st->source_rows = sta.source_rows;
+	st->time_ms = now_ms() - t0;
+	st->swap = 1;
+	st->swap_op = jo;
+	st->swap_rows = sta.sink_rows;
+	st->prefilter_passes += sta.prefilter_passes;
+	st->nointerp_passes += sta.nointerp_passes;
+	st->dynamic_groups += sta.dynamic_groups;
+	/* the order the ops ran in, by the plan's numbers: A's, the probe, B's others */
+	{
+		int			n = 0;
+
+		st->probe_reordered = 0;
+		for (int i = 0; i < j; i++)
+			st->probe_order[n++] = (int8_t) perm[sta.probe_reordered ? sta.probe_order[i] : i];
+		for (int i = 0; i < B.nops; i++)
+		{
+			int			b = stb.probe_reordered ? stb.probe_order[i] : i;
+
+			st->probe_order[n++] = (int8_t) (b == 0 ? jo : perm[j + b]);
+		}
+		for (int i = 0; i < n; i++)
+			if (st->probe_order[i] != i)
+				st->probe_reordered = 1;
+		if (stb.join_algo != TM_GPU_JOIN_PIPELINED && stb.join_op >= 0 && stb.join_op < B.nops)
+			st->join_op = stb.join_op == 0 ? jo : perm[j + stb.join_op];
+	}
+	goto out;
+
+keep:
+	/* as planned */
+	ok = finish_pending(c, h) && run_pipeline(c, p, pl, input, params, paramnulls, lb, st);
+out:
+	c->trial_limit = 0;
+	free(paytypes);
+	free(rtypes);
+	for (int i = 0; i < TM_GPU_MAX_SLOTS; i++)
+		free(payvals[i]);
+	for (int i = 0; i < TM_GPU_MAX_KEYS; i++)
+		free(bkeys[i]);
+	return ok;
 }
 
 static bool
 execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *params, const bool *paramnulls,
 			 TmGpuTable *out, TmGpuPipelineStats *stats)
 {
-	const TmPlan *plan = c->plan;
+	const TmPlan *plan = c->plan;	/* (run_swapped may point c->plan at a copy: the same pipelines) */
 	int			lb = c->lb;
 
 	CK(cudaSetDevice(c->pool->dev));
@@ -9481,182 +10252,21 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		const TmPipeline *pl = &plan->pipelines[p];
 		const TmGpuTable *input = NULL;
 		TmGpuPipelineStats st;
-		int64_t		nrows;
-		bool		host;
-		bool		chunk = false;
-		bool		partitioned = false;
-		bool		use_pj;
-		PjPlan		pj;
-		int			pj_algo;
-		double		t0 = now_ms();
+		int			jo = pending_probe(c, pl);
+		bool		ok;
 
-		size_t		used0 = c->pool->used;
-		HResult		res0;
-		int			perm[TM_PROBE_ORDER_MAX_OPS];
-		bool		reordered = false;
-		TmPipeline	plx;			/* pl in the order perm (where reordered) */
-		TmOp		xops[TM_PROBE_ORDER_MAX_OPS];
-		TmSlot		xslots[TM_GPU_MAX_SLOTS];
-
-		memset(&res0, 0, sizeof(res0));
-		c->pipeline = p;
-		c->trace = tm_trace_wanted();
-		c->trace_t = t0;
-		c->row_base = 0;
-		c->lb = lb == TM_GPU_LB_AUTO ? auto_scheduler(c, pl) : lb;
-		c->lb_nops = pl->nops;
-		c->lb_passes = 0;
-		c->prefiltered = 0;
-		c->nointerp_passes = 0;
-		c->dyn_groups = 0;
-		c->prefiltered_plain = false;
-		c->prefiltered_semi = false;
-		c->lb_iters = c->lb_idle = c->lb_handoffs = 0;
-		c->lb_max_sum = c->lb_avg_sum = 0;
-		memset(&st, 0, sizeof(st));
 		if ((pl->srckind == TM_SRC_TABLE || pl->srckind == TM_SRC_SUBPLAN) && inputs != NULL && p < ninputs)
 			input = &inputs[p];
-		if (!check_pipeline(c, pl, input))
+		if (jo >= 0)
+			ok = run_swapped(c, p, pl, jo, input, params, paramnulls, lb, &st);
+		else
+		{
+			c->defer_build = swap_candidate(c, p, inputs, ninputs);
+			ok = run_pipeline(c, p, pl, input, params, paramnulls, lb, &st);
+			c->defer_build = false;
+		}
+		if (!ok)
 			return false;
-		nrows = (pl->srckind == TM_SRC_RESULT) ? c->results[pl->src_result].nrows : input->nrows;
-		c->empty_source = pipeline_has_empty_probe(c, pl);
-		if (c->empty_source)
-			nrows = 0;			/* run_whole over no row: the sink's target is made, empty */
-		if (nrows >= INT32_MAX)
-			return fail(c, TM_GPU_ERR_UNSUPPORTED, "source of %lld rows", (long long) nrows);
-
-		/* the probes in the order their built tables say is cheapest (the pipeline checked again) */
-		if (!c->empty_source && probe_order(c, pl, nrows, perm))
-		{
-			tm_pipeline_permute(pl, perm, xops, xslots, &plx);
-			if (!check_pipeline(c, &plx, input))
-				return false;
-			pl = &plx;
-			reordered = true;
-			c->lb = lb == TM_GPU_LB_AUTO ? auto_scheduler(c, pl) : lb;
-			if (c->trace)
-			{
-				fprintf(stderr, "themis-gpud trace: pipeline %d probes in the order", p);
-				for (int k = 0; k < pl->nops; k++)
-					fprintf(stderr, " %d", perm[k]);
-				fprintf(stderr, "\n");
-			}
-		}
-		host = pl->srckind != TM_SRC_RESULT && !input->on_device;
-		if (pl->sink.kind == TM_SINK_EMIT)
-			res0 = c->results[pl->sink.target];
-		if (host && nrows > 0 && !want_chunks(c, pl, input, &chunk))
-			return false;
-		use_pj = !chunk && !c->empty_source && pj_choose(c, pl, nrows, &pj, &pj_algo);
-		if (use_pj && c->pool->join_algo == TM_GPU_JOIN_AUTO)
-		{
-			use_pj = !pj_probe_in_order(c, pl, pj.k, input, nrows);
-			if (c->rc != TM_GPU_OK)
-				return false;	/* a CUDA call of the sample failed */
-		}
-		if (use_pj)
-		{
-			if (run_partitioned(c, pl, input, host, &pj, pj_algo, lb, params, paramnulls, &st))
-				partitioned = true;
-			else
-			{
-				/*
-				 * Out of pool memory, or beyond the partitioned join's limits (2^31 work units, 2^32
-				 * rows of a batch, a joined result of 2^31 rows: a fan-out the kernel's probe streams
-				 * into its sink): the probe in the pipeline's kernel instead, unless the sink has already
-				 * put something into its target
-				 */
-				if ((c->rc != TM_GPU_ERR_NOMEM && c->rc != TM_GPU_ERR_UNSUPPORTED) ||
-					(pl->sink.kind == TM_SINK_EMIT &&
-					 memcmp(&res0, &c->results[pl->sink.target], sizeof(res0)) != 0) ||
-					(pl->sink.kind == TM_SINK_AGG && c->results[pl->sink.target].made) ||
-					(pl->sink.kind == TM_SINK_HASH_BUILD && c->hts[pl->sink.target].built))
-					return false;
-				clear_failure(c);
-				c->pool->used = used0;
-				memset(&st, 0, sizeof(st));
-				c->lb = lb == TM_GPU_LB_AUTO ? auto_scheduler(c, pl) : lb;
-				c->lb_nops = pl->nops;
-				c->lb_passes = 0;
-				c->prefiltered = 0;
-				c->nointerp_passes = 0;
-				c->dyn_groups = 0;
-				c->prefiltered_plain = false;
-				c->prefiltered_semi = false;
-				c->lb_iters = c->lb_idle = c->lb_handoffs = 0;
-				c->lb_max_sum = c->lb_avg_sum = 0;
-			}
-		}
-		if (!partitioned && !chunk)
-		{
-			if (!run_whole(c, pl, input, params, paramnulls, &st))
-			{
-				/* the sink ran out of pool memory: try chunks (the input's space is reused then) */
-				if (!(host && nrows > 1 && c->rc == TM_GPU_ERR_NOMEM))
-					return false;
-				clear_failure(c);
-				c->pool->used = used0;
-				memset(&st, 0, sizeof(st));
-				chunk = true;
-			}
-		}
-		if (!partitioned && chunk && !run_chunked(c, pl, input, params, paramnulls, &st))
-		{
-			/*
-			 * Not even one row fits beside the AWS scratch (what earlier pipelines left in the pool takes
-			 * the rest): this pipeline runs with the plain kernel, which needs no scratch.
-			 */
-			if (!(c->rc == TM_GPU_ERR_NOMEM && c->lb == TM_GPU_LB_NIFS_AWS && host))
-				return false;
-			/* ... unless rows were already added to the result it emits into */
-			if (pl->sink.kind == TM_SINK_EMIT && memcmp(&res0, &c->results[pl->sink.target], sizeof(res0)) != 0)
-				return false;
-			clear_failure(c);
-			c->pool->used = used0;
-			memset(&st, 0, sizeof(st));
-			c->lb = TM_GPU_LB_NONE;
-			c->lb_passes = 0;
-			c->prefiltered = 0;
-			c->nointerp_passes = 0;
-			c->dyn_groups = 0;
-			c->prefiltered_plain = false;
-			c->prefiltered_semi = false;
-			if (!run_chunked(c, pl, input, params, paramnulls, &st))
-				return false;
-		}
-		CK(cudaStreamSynchronize(c->stream));
-		trace_step(c, "rest", (long long) nrows);
-		st.time_ms = now_ms() - t0;
-		if (c->trace)
-			fprintf(stderr, "themis-gpud trace: pipeline %d total %.3f ms (%s%s)\n", p, st.time_ms,
-					partitioned ? "partitioned join" : "pipelined", chunk ? ", chunks" : "");
-		if (!partitioned)
-		{
-			st.join_algo = TM_GPU_JOIN_PIPELINED;
-			st.join_op = -1;
-		}
-		if (c->lb_passes > 0)
-		{
-			st.idle_ratio = c->lb_iters > 0 ? (double) c->lb_idle / (32.0 * (double) c->lb_iters) : 0;
-			st.imbalance = c->lb_avg_sum > 0 ? c->lb_max_sum / c->lb_avg_sum : 1;
-			st.warp_iterations = (int64_t) c->lb_iters;
-			st.handoffs = (int64_t) c->lb_handoffs;
-		}
-		st.prefilter_passes = c->prefiltered;
-		st.prefilter_plain = c->prefiltered_plain ? 1 : 0;
-		st.prefilter_semi = c->prefiltered_semi ? 1 : 0;
-		st.dynamic_groups = c->dyn_groups;
-		st.nointerp_passes = c->nointerp_passes;
-		if (reordered)
-		{
-			st.probe_reordered = 1;
-			for (int k = 0; k < pl->nops; k++)
-				st.probe_order[k] = (int8_t) perm[k];
-			if (st.join_op >= 0 && st.join_op < pl->nops)
-				st.join_op = perm[st.join_op];	/* the plan's number of the probe */
-		}
-		if (pl->sink.kind == TM_SINK_HASH_BUILD && pl->sink.target >= 0 && pl->sink.target < plan->nhashtables)
-			c->hts[pl->sink.target].src_rows = nrows;
 		if (stats != NULL)
 			stats[p] = st;
 	}
@@ -9718,8 +10328,13 @@ tm_gpu_execute(TmGpuPool *pool, const TmPlan *plan, const TmGpuTable *inputs, in
 	pool->hi = pool->size;
 	pool->peak = 0;
 	pool->topn_in = -1;
-	/* one more result: the partitioned join's probe side (join_partitioned) */
-	c->results = (HResult *) xmalloc0(c, sizeof(HResult) * (size_t) (plan->nresults + 1));
+	/*
+	 * more results: the partitioned join's probe side (join_partitioned), and one for each hash table
+	 * whose held build rows probe it instead (run_swapped)
+	 */
+	c->pj_res = plan->nresults;
+	c->nres_alloc = plan->nresults + 1 + plan->nhashtables;
+	c->results = (HResult *) xmalloc0(c, sizeof(HResult) * (size_t) c->nres_alloc);
 	c->hts = (HHash *) xmalloc0(c, sizeof(HHash) * Max1(plan->nhashtables));
 
 	if (c->results != NULL && c->hts != NULL && !check_canceled(c))
@@ -9742,7 +10357,7 @@ tm_gpu_execute(TmGpuPool *pool, const TmPlan *plan, const TmGpuTable *inputs, in
 		(void) cudaGetLastError();
 	}
 	if (c->results != NULL)
-		for (int i = 0; i <= plan->nresults; i++)
+		for (int i = 0; i < c->nres_alloc; i++)
 		{
 			free(c->results[i].vals);
 			free(c->results[i].nulls);
@@ -9753,8 +10368,14 @@ tm_gpu_execute(TmGpuPool *pool, const TmPlan *plan, const TmGpuTable *inputs, in
 		{
 			free(c->hts[i].cols);
 			free(c->hts[i].paynulls);
+			free(c->hts[i].pend_cols);
+			free(c->hts[i].pend_nulls);
 		}
 	free(c->hts);
+	free(c->swhts);
+	free(c->swres);
+	for (int i = 0; i < c->nswtypes; i++)
+		free(c->swtypes[i]);
 	return c->rc;
 }
 
@@ -9784,6 +10405,7 @@ tm_gpu_pool_create(int dev, size_t bytes, TmGpuPool **poolp, char *err, int errl
 	pool->dev = dev;
 	pool->size = bytes;
 	pool->hi = bytes;
+	pool->swap_rows = TM_GPU_SWAP_ROWS_DEFAULT;
 	if ((e = cudaSetDevice(dev)) != cudaSuccess)
 		fail_cuda(c, "cudaSetDevice", e);
 	else if ((e = cudaDeviceGetAttribute(&pool->nsm, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
@@ -9982,6 +10604,13 @@ tm_gpu_pool_set_probe_order(TmGpuPool *pool, int on)
 {
 	if (pool != NULL)
 		pool->plan_probe_order = !on;
+}
+
+extern "C" void
+tm_gpu_pool_set_swap_rows(TmGpuPool *pool, int64_t rows)
+{
+	if (pool != NULL)
+		pool->swap_rows = rows;
 }
 
 extern "C" void

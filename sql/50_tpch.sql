@@ -393,3 +393,58 @@ SELECT * FROM tt.check($$SELECT sum(CASE WHEN p_type LIKE 'PROMO%' THEN l_extend
                          FROM lineitem, part WHERE l_partkey = p_partkey
                            AND l_shipdate >= date '1995-09-01' AND l_shipdate < date '1995-10-01'$$);
 RESET themis.gpu_nointerp;
+-- every hash table whose one use is a later inner probe tried the other way round (themis.gpu_swap_build_rows
+-- = 0; by default only builds of a million rows and 8 times their estimate are): on the GPU the probing
+-- pipeline's rows up to the probe build the table where they are at most half of its build's rows, and the
+-- build's rows probe it (Q3, Q5, Q8, Q9, Q10)
+SET themis.gpu_swap_build_rows = 0;
+SELECT * FROM tt.check_ordered($$
+SELECT l_orderkey, sum(l_extendedprice * (1 - l_discount)) AS revenue, o_orderdate, o_shippriority
+FROM customer, orders, lineitem
+WHERE c_mktsegment = 'BUILDING' AND c_custkey = o_custkey AND l_orderkey = o_orderkey
+  AND o_orderdate < date '1995-03-15' AND l_shipdate > date '1995-03-15'
+GROUP BY l_orderkey, o_orderdate, o_shippriority
+ORDER BY revenue DESC, o_orderdate, l_orderkey
+LIMIT 10
+$$);
+SELECT * FROM tt.check_ordered($$
+SELECT n_name, sum(l_extendedprice * (1 - l_discount)) AS revenue
+FROM customer, orders, lineitem, supplier, nation, region
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_suppkey = s_suppkey AND c_nationkey = s_nationkey
+  AND s_nationkey = n_nationkey AND n_regionkey = r_regionkey AND r_name = 'ASIA'
+  AND o_orderdate >= date '1994-01-01' AND o_orderdate < date '1994-01-01' + interval '1 year'
+GROUP BY n_name
+ORDER BY revenue DESC, n_name
+$$);
+SELECT * FROM tt.check_ordered($$
+SELECT o_year, sum(CASE WHEN nation = 'BRAZIL' THEN volume ELSE 0 END) / sum(volume) AS mkt_share
+FROM (SELECT extract(year FROM o_orderdate) AS o_year, l_extendedprice * (1 - l_discount) AS volume, n2.n_name AS nation
+      FROM part, supplier, lineitem, orders, customer, nation n1, nation n2, region
+      WHERE p_partkey = l_partkey AND s_suppkey = l_suppkey AND l_orderkey = o_orderkey AND o_custkey = c_custkey
+        AND c_nationkey = n1.n_nationkey AND n1.n_regionkey = r_regionkey AND r_name = 'AMERICA'
+        AND s_nationkey = n2.n_nationkey AND o_orderdate BETWEEN date '1995-01-01' AND date '1996-12-31'
+        AND p_type = 'ECONOMY ANODIZED STEEL') AS all_nations
+GROUP BY o_year
+ORDER BY o_year
+$$);
+SELECT * FROM tt.check_ordered($$
+SELECT nation, o_year, sum(amount) AS sum_profit
+FROM (SELECT n_name AS nation, extract(year FROM o_orderdate) AS o_year,
+             l_extendedprice * (1 - l_discount) - ps_supplycost * l_quantity AS amount
+      FROM part, supplier, lineitem, partsupp, orders, nation
+      WHERE s_suppkey = l_suppkey AND ps_suppkey = l_suppkey AND ps_partkey = l_partkey AND p_partkey = l_partkey
+        AND o_orderkey = l_orderkey AND s_nationkey = n_nationkey AND p_name LIKE '%green%') AS profit
+GROUP BY nation, o_year
+ORDER BY nation, o_year DESC
+$$);
+SELECT * FROM tt.check_ordered($$
+SELECT c_custkey, c_name, sum(l_extendedprice * (1 - l_discount)) AS revenue, c_acctbal, n_name, c_address, c_phone, c_comment
+FROM customer, orders, lineitem, nation
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
+  AND o_orderdate >= date '1993-10-01' AND o_orderdate < date '1993-10-01' + interval '3 months'
+  AND l_returnflag = 'R' AND c_nationkey = n_nationkey
+GROUP BY c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment
+ORDER BY revenue DESC, c_custkey
+LIMIT 20
+$$);
+RESET themis.gpu_swap_build_rows;

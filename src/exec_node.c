@@ -469,6 +469,9 @@ themis_compute(ThemisScanState *ts)
 					ts->stats[p].join_ms = stats[p].join_ms;
 					ts->stats[p].probe_reordered = stats[p].probe_reordered;
 					memcpy(ts->stats[p].probe_order, stats[p].probe_order, sizeof(stats[p].probe_order));
+					ts->stats[p].swap = stats[p].swap;
+					ts->stats[p].swap_op = stats[p].swap_op;
+					ts->stats[p].swap_rows = stats[p].swap_rows;
 				}
 				ts->nruns++;
 			}

@@ -170,6 +170,16 @@ explain_pipeline_text(ThemisScanState *ts, int p, ExplainState *es)
 				appendStringInfoString(es->str, " (by the hash tables' sizes)\n");
 			}
 		}
+		if (st->swap == 1 || st->swap == 2)
+		{
+			/* themis.gpu_swap_build_rows: the probed table's build came out far over its estimate */
+			text_line(es, 1, "Build Side:");
+			appendStringInfo(es->str, " %s for \"%s\", this pipeline's rows up to it=" INT64_FORMAT "\n",
+							 st->swap == 1 ? "swapped (built from this pipeline's rows, probed by the build's)" :
+							 "as planned (this pipeline's rows were more than half the build's)",
+							 (st->swap_op >= 0 && st->swap_op < pl->nops) ? op_text(&pl->ops[st->swap_op]) : "?",
+							 st->swap_rows);
+		}
 		if (st->join_algo == THEMIS_JOIN_PARTITIONED || st->join_algo == THEMIS_JOIN_PARTITIONED_GFUR)
 		{
 			text_line(es, 1, "Partitioned Join:");
@@ -233,6 +243,13 @@ explain_pipeline_structured(ThemisScanState *ts, int p, ExplainState *es)
 
 			if (order != NIL)
 				ExplainPropertyList("Run Order", order, es);
+		}
+		if (st->swap == 1 || st->swap == 2)
+		{
+			ExplainPropertyText("Build Side", st->swap == 1 ? "swapped" : "as planned", es);
+			ExplainPropertyText("Build Side Operator",
+								(st->swap_op >= 0 && st->swap_op < pl->nops) ? op_text(&pl->ops[st->swap_op]) : "?", es);
+			ExplainPropertyInteger("Build Side Probe Rows", NULL, st->swap_rows, es);
 		}
 		if (st->join_algo == THEMIS_JOIN_PARTITIONED || st->join_algo == THEMIS_JOIN_PARTITIONED_GFUR)
 		{

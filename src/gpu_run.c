@@ -621,6 +621,7 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 		x.npipes = np;
 		x.flags = flags;
 		x.fd_len = total;
+		x.swap_rows = themis_gpu_swap_build_rows;
 		if (topn != NULL && topn->n > 0)
 		{
 			x.topn_n = topn->n;
@@ -846,6 +847,9 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				stats[p].join_ms = ps[p].join_ms;
 				stats[p].probe_reordered = ps[p].probe_reordered;
 				memcpy(stats[p].probe_order, ps[p].probe_order, sizeof(stats[p].probe_order));
+				stats[p].swap = ps[p].swap;
+				stats[p].swap_op = ps[p].swap_op;
+				stats[p].swap_rows = ps[p].swap_rows;
 				info->use[p] = ps[p].use;
 				/* a source loaded by its own LOAD is a hit of this request, and was loaded by this query */
 				if (srcs[p].streamed && info->use[p] == TMX_USE_CACHE_HIT)

@@ -56,6 +56,7 @@ extern bool themis_gpu_fast_paths;	/* themis.gpu_fast_paths */
 extern bool themis_gpu_private_global_agg;	/* themis.gpu_private_global_agg */
 extern bool themis_gpu_nointerp;	/* themis.gpu_nointerp */
 extern bool themis_gpu_dynamic_rows;	/* themis.gpu_dynamic_rows */
+extern int	themis_gpu_swap_build_rows;	/* themis.gpu_swap_build_rows */
 extern bool themis_probe_order;	/* themis.probe_order */
 extern bool themis_build_reduction;	/* themis.build_reduction */
 extern bool themis_build_exprs;	/* themis.build_exprs */
@@ -259,6 +260,11 @@ typedef struct TmPipelineStats
 	/* the order its ops ran in, of the last run (themis.probe_order; both executors) */
 	int32		probe_reordered;	/* 1: probe_order, not the plan's */
 	int8		probe_order[THEMIS_PROBE_ORDER_OPS];	/* the op that ran i-th */
+	/* GPU runs: a hash table's build side chosen at run time (themis.gpu_swap_build_rows), the last run */
+	int32		swap;				/* 1: this pipeline's rows up to probe swap_op built the table, the held
+									 * build rows probed it; 2: they were tried and too many; 0: neither */
+	int32		swap_op;
+	int64		swap_rows;			/* those rows */
 } TmPipelineStats;
 
 /*

@@ -47,7 +47,7 @@
 #include <stdint.h>
 
 #define TM_GPUD_MAGIC			0x44505447u		/* "TGPD" */
-#define TM_GPUD_PROTO_VERSION	7
+#define TM_GPUD_PROTO_VERSION	8
 #define TM_GPUD_SOCKET			"themis-gpud.sock"
 #define TM_GPUD_MAX_FDS			16	/* descriptors with one message */
 #define TM_GPUD_MAX_PAYLOAD		(INT64_C(1) << 32)	/* sanity limit of one message's payload */
@@ -165,6 +165,7 @@ typedef struct TmxExec
 	int64_t		topn_n;			/* 0: no cut */
 	int32_t		topn_col;		/* output column of the sort key */
 	int32_t		topn_flags;		/* TMX_TOPN_* */
+	int64_t		swap_rows;		/* themis.gpu_swap_build_rows (tm_gpu_pool_set_swap_rows) */
 } TmxExec;
 
 #define TMX_TOPN_DESC			0x1	/* larger keys first */
@@ -255,6 +256,9 @@ typedef struct TmxPipeStats
 	int32_t		probe_reordered;	/* 1: the ops ran in the order probe_order (themis.probe_order) */
 	int32_t		pad2;
 	int8_t		probe_order[16];	/* the op that ran i-th, where probe_reordered */
+	int32_t		swap;			/* TmGpuPipelineStats.swap: 1 swapped, 2 tried and kept */
+	int32_t		swap_op;
+	int64_t		swap_rows;
 } TmxPipeStats;
 
 /* LOAD_OK payload */

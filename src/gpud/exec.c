@@ -813,6 +813,7 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 		tm_gpu_pool_set_nointerp(gpud.pool, (x->flags & TMX_FLAG_INTERP_ALWAYS) == 0);
 		tm_gpu_pool_set_dynamic_rows(gpud.pool, (x->flags & TMX_FLAG_STATIC_ROWS) == 0);
 		tm_gpu_pool_set_probe_order(gpud.pool, (x->flags & TMX_FLAG_PLAN_PROBE_ORDER) == 0);
+		tm_gpu_pool_set_swap_rows(gpud.pool, x->swap_rows);
 		tm_gpu_pool_set_topn(gpud.pool, x->topn_n, x->topn_col, (x->topn_flags & TMX_TOPN_DESC) != 0,
 							 (x->topn_flags & TMX_TOPN_NULLS_FIRST) != 0);
 		rc = tm_gpu_execute(gpud.pool, plan, inputs, x->npipes, params, paramnulls, &out, stats, &fail,
@@ -881,6 +882,9 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 			ps[i].probe_reordered = stats[i].probe_reordered;
 			ps[i].pad2 = 0;
 			memcpy(ps[i].probe_order, stats[i].probe_order, sizeof(ps[i].probe_order));
+			ps[i].swap = stats[i].swap;
+			ps[i].swap_op = stats[i].swap_op;
+			ps[i].swap_rows = stats[i].swap_rows;
 		}
 		memcpy(reply + sizeof(TmxResult) + sizeof(TmxPipeStats) * plan->npipelines, ocols,
 			   sizeof(TmxCol) * out.ncols);

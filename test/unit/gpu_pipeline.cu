@@ -1589,6 +1589,122 @@ test_two_joins(void)
 }
 
 /*
+ * Build sides chosen at run time (tm_gpu_pool_set_swap_rows, run_swapped): T's rows build table 0 by k,
+ * B's rows that pass a filter probe it (INNER, a residual condition over both sides), then probe C's
+ * table (LEFT, keys over table 0's payload, a residual over B's w) and emit columns of all three.  With
+ * few of B's rows they build table 0 instead and the held rows of T probe it (stats: swap 1); with many
+ * they are counted and T's rows are built as planned (swap 2); with the setting at -1 nothing is tried.
+ * The rows are the reference's each time.
+ */
+static void
+test_swap_build(void)
+{
+	HTable		T = make_T(4000, 300);
+	HTable		C = make_C(300);
+	struct
+	{
+		int64_t		nb;			/* B's rows */
+		int64_t		wlo;		/* B's filter: w >= wlo */
+		int64_t		setting;	/* tm_gpu_pool_set_swap_rows */
+		int			swap;		/* stats[2].swap expected */
+	}			cases[] = {{800, 30, 0, 1}, {12000, -100, 0, 2}, {800, 30, -1, 0}, {800, 30, INT64_C(1) << 40, 0}};
+
+	for (auto &cs : cases)
+	{
+		HTable		B = make_B(cs.nb, 300);
+		PipeB		pt(TM_SRC_TABLE, 0);
+		int			t_id = pt.slot(ty(TM_K_INT8), 0, T_ID);
+		int			t_k = pt.slot(ty(TM_K_INT4), 0, T_K);
+		int			t_g = pt.slot(ty(TM_K_INT4), 0, T_G);
+		int			t_txt = pt.slot(ty(TM_K_TEXT), 0, T_TXT);
+		TmPipeline	build0 = pt.build(0, {x_slot(t_k, ty(TM_K_INT4))},
+									  {x_slot(t_id, ty(TM_K_INT8)), x_slot(t_g, ty(TM_K_INT4)),
+									   x_slot(t_txt, ty(TM_K_TEXT))});
+		PipeB		pc(TM_SRC_TABLE, 0);
+		int			c_g = pc.slot(ty(TM_K_INT4), 0, C_G);
+		int			c_par = pc.slot(ty(TM_K_INT8), 0, C_PAR);
+		int			c_label = pc.slot(ty(TM_K_TEXT), 0, C_LABEL);
+		int			c_x = pc.slot(ty(TM_K_INT8), 0, C_X);
+		TmPipeline	build1 = pc.build(1, {x_slot(c_g, ty(TM_K_INT4)), x_slot(c_par, ty(TM_K_INT8))},
+									  {x_slot(c_label, ty(TM_K_TEXT)), x_slot(c_x, ty(TM_K_INT8))});
+		PipeB		pp(TM_SRC_TABLE, 0);
+		int			b_k = pp.slot(ty(TM_K_INT4), 0, B_K);
+		int			b_w = pp.slot(ty(TM_K_INT4), 0, B_W);
+		int			b_name = pp.slot(ty(TM_K_TEXT), 0, B_NAME);
+		int			m_id = pp.slot(ty(TM_K_INT8), 2, 0);
+		int			m_g = pp.slot(ty(TM_K_INT4), 2, 1);
+		int			m_txt = pp.slot(ty(TM_K_TEXT), 2, 2);
+		int			l_label = pp.slot(ty(TM_K_TEXT), 3, 0);
+		int			l_x = pp.slot(ty(TM_K_INT8), 3, 1);
+		std::vector<TmType> rt = {ty(TM_K_TEXT), ty(TM_K_INT8), ty(TM_K_TEXT), ty(TM_K_TEXT), ty(TM_K_INT8)};
+		std::vector<std::string> exp;
+		int64_t		probing = 0;
+		char		what[96];
+
+		pp.filter(x_cmp_const(b_w, TM_PRED_GE, cs.wlo));
+		pp.probe(TM_JOIN_INNER, 0, {x_slot(b_k, ty(TM_K_INT4))}, x_cmp_slots(m_g, TM_PRED_LE, b_w));
+		pp.probe(TM_JOIN_LEFT, 1, {x_slot(m_g, ty(TM_K_INT4)), x_mod(m_id, 2, TM_K_INT8)},
+				 x_cmp_slots(l_x, TM_PRED_GT, b_w));
+		TmPlan		pl = plan({build0, build1,
+							   pp.emit(0, {x_slot(b_name, rt[0]), x_slot(m_id, rt[1]), x_slot(m_txt, rt[2]),
+										   x_slot(l_label, rt[3]), x_slot(l_x, rt[4])})},
+							  {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT8), ty(TM_K_INT4), ty(TM_K_TEXT)}),
+							   hashtable({ty(TM_K_INT4), ty(TM_K_INT8)}, {ty(TM_K_TEXT), ty(TM_K_INT8)})},
+							  {result(rt)}, 0);
+
+		tm_gpu_pool_set_swap_rows(g_pool, cs.setting);
+		Run			r = run_plan(pl, {&T, &C, &B});
+
+		tm_gpu_pool_set_swap_rows(g_pool, TM_GPU_SWAP_ROWS_DEFAULT);
+		snprintf(what, sizeof(what), "swapped build, %lld rows of B, w >= %lld, setting %lld", (long long) cs.nb,
+				 (long long) cs.wlo, (long long) cs.setting);
+		CHECK_OK(r);
+		for (int64_t j = 0; j < B.nrows; j++)
+		{
+			if (isnull(B, B_W, j) || ival(B, B_W, j) < cs.wlo)
+				continue;
+			if (!isnull(B, B_K, j))
+				probing++;
+			for (int64_t i = 0; i < T.nrows && !isnull(B, B_K, j); i++)
+			{
+				bool		found = false;
+				std::string left;
+
+				if (isnull(T, T_K, i) || ival(T, T_K, i) != ival(B, B_K, j))
+					continue;
+				if (isnull(T, T_G, i) || !(ival(T, T_G, i) <= ival(B, B_W, j)))
+					continue;
+				left = cell(B.cols[B_NAME], j) + cell(T.cols[T_ID], i) + cell(T.cols[T_TXT], i);
+				for (int64_t l = 0; l < C.nrows; l++)
+				{
+					if (isnull(C, C_G, l) || ival(C, C_G, l) != ival(T, T_G, i) || ival(C, C_PAR, l) != ival(T, T_ID, i) % 2)
+						continue;
+					if (isnull(C, C_X, l) || !(ival(C, C_X, l) > ival(B, B_W, j)))
+						continue;
+					found = true;
+					exp.push_back(left + cell(C.cols[C_LABEL], l) + cell(C.cols[C_X], l));
+				}
+				if (!found)
+					exp.push_back(left + cNULL + cNULL);
+			}
+		}
+		TM_CHECK_MSG(exp.size() > 100, "%s: only %zu rows expected", what, exp.size());
+		check_rows(what, out_rows(r.out), exp, false);
+		TM_CHECK_MSG(r.stats[2].swap == cs.swap, "%s: swap %d, expected %d", what, (int) r.stats[2].swap, cs.swap);
+		if (cs.swap != 0)
+		{
+			TM_CHECK_MSG(r.stats[2].swap_op == 1, "%s: swap op %d", what, (int) r.stats[2].swap_op);
+			TM_CHECK_MSG(r.stats[2].swap_rows == probing, "%s: %lld rows up to the probe, expected %lld", what,
+						 (long long) r.stats[2].swap_rows, (long long) probing);
+			TM_CHECK_MSG(r.stats[2].source_rows == B.nrows, "%s: source rows %lld", what,
+						 (long long) r.stats[2].source_rows);
+		}
+		TM_CHECK_MSG(r.stats[0].sink_rows > 3000, "%s: T's build rows %lld", what, (long long) r.stats[0].sink_rows);
+		tm_gpu_table_free(&r.out);
+	}
+}
+
+/*
  * themis.probe_order (themis/tm_probe_order.h): T probes B by k (keys repeated, 3 build rows per T row:
  * a fan-out, hot keys) and then G by g, which keeps one key in 20.  Where G's key is a source column the executor
  * runs G's probe first (stats: the order 1, 0); where it is B's payload (B's w), it cannot.  The rows are
@@ -6457,6 +6573,7 @@ main(void)
 		TM_RUN(test_semi_prefilter_kinds);
 		TM_RUN(test_two_joins);
 		TM_RUN(test_probe_order);
+		TM_RUN(test_swap_build);
 		TM_RUN(test_group_agg);
 		TM_RUN(test_private_agg);
 		TM_RUN(test_private_agg_empty);
