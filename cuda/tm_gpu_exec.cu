@@ -7883,8 +7883,6 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 		n = S->nrows;
 	else if (S->chunked ? !chunked_count(c, S, &n) : !count_pass(c, S->P, S->nrows, &offs, &n))
 		return false;
-	if (n >= TM_GPU_MAX_BUILD_ROWS)
-		return fail(c, TM_GPU_ERR_UNSUPPORTED, "hash table %d: build side of %lld rows", sk->target, n);
 	if (trial && !single && n > c->trial_limit)
 	{
 		/* too many rows to build instead of the held ones: nothing is built (run_swapped) */
@@ -7893,6 +7891,8 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 		trace_step(c, "build trial", n);
 		return true;
 	}
+	if (n >= TM_GPU_MAX_BUILD_ROWS)
+		return fail(c, TM_GPU_ERR_UNSUPPORTED, "hash table %d: build side of %lld rows", sk->target, n);
 	if (ncols > (int) (sizeof(rows) / sizeof(rows[0])))
 	{
 		hrows = (TmValue **) xmalloc0(c, sizeof(TmValue *) * ncols);
@@ -10153,6 +10153,13 @@ run_swapped(Ctx *c, int p, const TmPipeline *pl, int jo, const TmGpuTable *input
 	c->trial_declined = false;
 	ok = run_pipeline(c, p, &A, input, params, paramnulls, lb, &sta);
 	c->trial_limit = 0;
+	if (!ok && (c->rc == TM_GPU_ERR_NOMEM || c->rc == TM_GPU_ERR_UNSUPPORTED) && !H->built)
+	{
+		/* the trial did not fit (A built nothing): as planned */
+		clear_failure(c);
+		c->trial_declined = true;
+		ok = true;
+	}
 	if (!ok)
 		goto out;
 	if (c->trial_declined)
@@ -10191,6 +10198,9 @@ run_swapped(Ctx *c, int p, const TmPipeline *pl, int jo, const TmGpuTable *input
 	ok = run_pipeline(c, p, &B, NULL, params, paramnulls, lb, &stb);
 	if (!ok)
 		goto out;
+	/* a table B builds: made from pl's source rows (tm_probe_expansion), not from the held rows */
+	if (B.sink.kind == TM_SINK_HASH_BUILD && B.sink.target >= 0 && B.sink.target < c->plan->nhashtables)
+		c->hts[B.sink.target].src_rows = sta.source_rows;
 	*st = stb;
 	st->source_rows = sta.source_rows;
 	st->time_ms = now_ms() - t0;
@@ -10224,6 +10234,8 @@ run_swapped(Ctx *c, int p, const TmPipeline *pl, int jo, const TmGpuTable *input
 keep:
 	/* as planned */
 	ok = finish_pending(c, h) && run_pipeline(c, p, pl, input, params, paramnulls, lb, st);
+	if (ok)
+		st->time_ms = now_ms() - t0;	/* the grouping of the held rows too */
 out:
 	c->trial_limit = 0;
 	free(paytypes);
