@@ -176,9 +176,9 @@ _PG_init(void)
 							 "Where every condition (and aggregate FILTER) has a fast form, every key and value is a column, "
 							 "every aggregate argument a column or a fast arithmetic expression, and no aggregate is DISTINCT "
 							 "or needs a lock (float sums, min / max of numeric, float or text). The generic kernel's "
-							 "interpreter and other branches set its code size. Off by default: on an H100 it took 5-8% off the "
-							 "skewed TPC-H Q1 and Q14 against the generic kernel in the same run, but that run had the row walk "
-							 "out of line, which was slower, and the final build was not timed. Results are the same either way. "
+							 "interpreter and other branches set its code size. Off by default: on an H100 the uniform TPC-H Q14 "
+							 "took 22% less with it and Q15 19% more, against the generic kernel in the same run "
+							 "(bench/reports/2026-12-07-h100-sf10-swap-build). Results are the same either way. "
 							 "Under themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, tm_gpu_pool_set_nointerp).",
 							 &themis_gpu_nointerp,
 							 false,
