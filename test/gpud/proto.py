@@ -37,8 +37,8 @@ HDR = struct.Struct("<IHHIIQ")          # magic, version, type, nfds, pad, len
 T_HELLO, T_HELLO_OK, T_ERROR, T_STATUS, T_STATUS_OK, T_EXECUTE = 1, 2, 3, 4, 5, 6
 T_LOAD, T_LOAD_OK = 9, 10
 ERR_VERSION, ERR_PROTOCOL, ERR_NO_DEVICE = 1, 2, 3
-EXEC = struct.Struct("<iiiiqqqii")       # TmxExec: blob_len, nparams, npipes, flags, params_text_len,
-                                         # fd_len, topn_n, topn_col, topn_flags
+EXEC = struct.Struct("<iiiiqqqiiq")      # TmxExec: blob_len, nparams, npipes, flags, params_text_len,
+                                         # fd_len, topn_n, topn_col, topn_flags, swap_rows
 SOURCE = struct.Struct("<iiIIIiQQqiiq64s")  # TmxSource: mode, ncols, dboid, relid, relfilenode, store,
                                          # table_count, global_count, nrows, fd_slot, pad, slot_len, relname
 SRC_INLINE = 1
@@ -136,7 +136,7 @@ def main():
         return fd
 
     def load(sources, fds, fd_len=8):
-        payload = EXEC.pack(0, 0, len(sources), 0, 0, fd_len, 0, 0, 0)
+        payload = EXEC.pack(0, 0, len(sources), 0, 0, fd_len, 0, 0, 0, 0)
         for slot, slot_len in sources:
             payload += SOURCE.pack(SRC_INLINE, 0, 1, 2, 3, 0, 0, 0, 0, slot, 0, slot_len, b"t")
         (ver, typ), body, _ = request(path, T_LOAD, payload, fds=fds)
@@ -163,7 +163,7 @@ def main():
     s.settimeout(10)
     s.connect(path)
     for fd in (f8, g8):
-        payload = EXEC.pack(0, 0, 1, 0, 0, 8, 0, 0, 0) + SOURCE.pack(SRC_INLINE, 0, 1, 2, 3, 1, 0, 0, 0, 0, 0, 0, b"t")
+        payload = EXEC.pack(0, 0, 1, 0, 0, 8, 0, 0, 0, 0) + SOURCE.pack(SRC_INLINE, 0, 1, 2, 3, 1, 0, 0, 0, 0, 0, 0, b"t")
         msg = HDR.pack(MAGIC, VERSION, T_LOAD, 1, 0, len(payload)) + payload
         n = socket.send_fds(s, [msg], [fd])
         s.sendall(msg[n:])
