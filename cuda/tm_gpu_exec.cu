@@ -7826,15 +7826,7 @@ finish_pending(Ctx *c, int h)
 static bool
 defer_wanted(const Ctx *c, const TmPipeline *pl, long long n)
 {
-	int64_t		lim = c->pool->swap_rows;
-	double		est = pl->est_rows > 1 ? pl->est_rows : 1;
-
-	if (!c->defer_build || lim < 0)
-		return false;
-	if (lim == 0)
-		return true;
-	return n >= lim && (double) n > TM_GPU_SWAP_MISESTIMATE * est &&
-		(c->defer_probe_rows < 0 || c->defer_probe_rows <= TM_GPU_SWAP_PROBE_FACTOR * (int64_t) n);
+	return c->defer_build && tm_swap_hold(n, pl->est_rows, c->pool->swap_rows, c->defer_probe_rows);
 }
 
 /*
@@ -10002,7 +9994,7 @@ run_swapped(Ctx *c, int p, const TmPipeline *pl, int jo, const TmGpuTable *input
 		return false;
 	nrows = pl->srckind == TM_SRC_RESULT ? c->results[pl->src_result].nrows : input->nrows;
 	if (pl->nops > TM_PROBE_ORDER_MAX_OPS || pl->nslots + nk > TM_GPU_MAX_SLOTS || H->pend_ncols != nk + nv ||
-		H->pend_n / 2 < 1 || ridx >= c->nres_alloc || c->nswtypes + 2 > TM_GPU_MAX_SLOTS ||
+		tm_swap_trial_limit(H->pend_n) < 1 || ridx >= c->nres_alloc || c->nswtypes + 2 > TM_GPU_MAX_SLOTS ||
 		pipeline_has_empty_probe(c, pl) || nrows >= INT32_MAX)
 		goto keep;
 
@@ -10149,15 +10141,16 @@ run_swapped(Ctx *c, int p, const TmPipeline *pl, int jo, const TmGpuTable *input
 
 	/* the trial: A builds h where it has at most half the held rows */
 	mark = c->pool->used;
-	c->trial_limit = H->pend_n / 2;
+	c->trial_limit = tm_swap_trial_limit(H->pend_n);
 	c->trial_declined = false;
 	ok = run_pipeline(c, p, &A, input, params, paramnulls, lb, &sta);
 	c->trial_limit = 0;
 	if (!ok && (c->rc == TM_GPU_ERR_NOMEM || c->rc == TM_GPU_ERR_UNSUPPORTED) && !H->built)
 	{
-		/* the trial did not fit (A built nothing): as planned */
+		/* the trial did not fit (A built nothing): as planned (EXPLAIN: no rows counted) */
 		clear_failure(c);
 		c->trial_declined = true;
+		sta.sink_rows = -1;
 		ok = true;
 	}
 	if (!ok)

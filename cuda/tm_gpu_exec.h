@@ -197,7 +197,8 @@ typedef struct TmGpuPipelineStats
 	/* tm_gpu_pool_set_swap_rows: this pipeline probed a table whose build was held to be tried the other
 	 * way round */
 	int32_t		swap;			/* 0: none; 1: its rows up to the probe built the table instead, and the held
-								 * rows probed it; 2: it had too many rows, the held rows were built */
+								 * rows probed it; 2: the held rows were built as planned (this pipeline's
+								 * rows were too many, or their trial build did not fit: swap_rows -1) */
 	int32_t		swap_op;		/* the probe (plan's number), where swap != 0 */
 	int64_t		swap_rows;		/* its rows up to that probe (counted; where swap is 1, built) */
 } TmGpuPipelineStats;
@@ -287,17 +288,17 @@ extern void tm_gpu_pool_set_dynamic_rows(TmGpuPool *pool, int on);
 
 /*
  * tm_gpu_pool_set_swap_rows (themis.gpu_swap_build_rows): a hash table whose build side came out with at
- * least `rows` rows, and more than TM_GPU_SWAP_MISESTIMATE times the planner's estimate of them, where
- * one INNER probe of a later pipeline is its only use, and that pipeline's source has at most
- * TM_GPU_SWAP_PROBE_FACTOR times as many rows, is held ungrouped until that pipeline starts.  That
+ * least `rows` rows, and more than TM_SWAP_MISESTIMATE times the planner's estimate of them, where one
+ * INNER probe of a later pipeline is its only use, and that pipeline's source has at most
+ * TM_SWAP_PROBE_FACTOR times as many rows (where it is a table: a result's rows are not known yet), is
+ * held ungrouped until that pipeline starts (themis/tm_probe_order.h, tm_swap_hold; the probing
+ * pipeline's own build is not held then).  That
  * pipeline's rows up to the probe are then counted: where they are at most half the held rows, they build
  * the table instead and the held rows probe it (a pipeline of its own over them, carrying on with the
  * probing pipeline's other operators and sink); else the held rows are built as planned.  0: every such
- * table is held, whatever its rows and its probing pipeline's (tests); -1: none.  Results are the same either way.
+ * table is held, whatever its rows, its estimate and its probing pipeline's source (tests); -1: none.  Results are the same either way.
  */
 #define TM_GPU_SWAP_ROWS_DEFAULT	1000000
-#define TM_GPU_SWAP_MISESTIMATE		8
-#define TM_GPU_SWAP_PROBE_FACTOR	4
 extern void tm_gpu_pool_set_swap_rows(TmGpuPool *pool, int64_t rows);
 
 /*

@@ -176,6 +176,7 @@ explain_pipeline_text(ThemisScanState *ts, int p, ExplainState *es)
 			text_line(es, 1, "Build Side:");
 			appendStringInfo(es->str, " %s for \"%s\", this pipeline's rows up to it=" INT64_FORMAT "\n",
 							 st->swap == 1 ? "swapped (built from this pipeline's rows, probed by the build's)" :
+							 st->swap_rows < 0 ? "as planned (this pipeline's rows did not fit a trial build)" :
 							 "as planned (this pipeline's rows were more than half the build's)",
 							 (st->swap_op >= 0 && st->swap_op < pl->nops) ? op_text(&pl->ops[st->swap_op]) : "?",
 							 st->swap_rows);

@@ -262,7 +262,9 @@ typedef struct TmPipelineStats
 	int8		probe_order[THEMIS_PROBE_ORDER_OPS];	/* the op that ran i-th */
 	/* GPU runs: a hash table's build side chosen at run time (themis.gpu_swap_build_rows), the last run */
 	int32		swap;				/* 1: this pipeline's rows up to probe swap_op built the table, the held
-									 * build rows probed it; 2: they were tried and too many; 0: neither */
+									 * build rows probed it; 2: the held rows were built as planned (those
+									 * rows were too many, or did not fit a trial build: swap_rows -1);
+									 * 0: neither */
 	int32		swap_op;
 	int64		swap_rows;			/* those rows */
 } TmPipelineStats;

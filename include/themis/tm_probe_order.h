@@ -29,6 +29,9 @@
  *     fewer.
  * Slots name the probe whose payload they hold by its position (TmSlot.level), so the reordered pipeline
  * gets a copy of the slots with the levels moved along (tm_pipeline_permute).
+ *
+ * The GPU executor goes one step further for a hash table whose build came out far over its estimate: it
+ * may build the table from the probing side instead (tm_swap_hold below; cuda/tm_gpu_exec.cu).
  */
 #ifndef THEMIS_TM_PROBE_ORDER_H
 #define THEMIS_TM_PROBE_ORDER_H
@@ -212,6 +215,37 @@ tm_probe_order(const TmPipeline *pl, const double *e, int *perm)
 		a = b + 1;
 	}
 	return changed;
+}
+
+/*
+ * The build side chosen at run time (GPU: cuda/tm_gpu_exec.cu, run_swapped).  Is a hash build of n rows,
+ * estimated at est by the planner, held ungrouped until the one pipeline that probes its table (INNER)
+ * starts, under the setting lim (themis.gpu_swap_build_rows: -1 none; 0 every such build, whatever its
+ * rows and the estimate; else at least lim rows, more than TM_SWAP_MISESTIMATE times the estimate, and the
+ * probing pipeline's source rows, probe_rows (-1: not known yet, a result not made), at most
+ * TM_SWAP_PROBE_FACTOR times n: a count of a far larger source would rarely find half as many rows)?
+ */
+#define TM_SWAP_MISESTIMATE		8
+#define TM_SWAP_PROBE_FACTOR	4
+
+static inline bool
+tm_swap_hold(int64_t n, double est, int64_t lim, int64_t probe_rows)
+{
+	if (lim < 0)
+		return false;
+	if (lim == 0)
+		return true;
+	if (est < 1)
+		est = 1;
+	return n >= lim && (double) n > TM_SWAP_MISESTIMATE * est &&
+		(probe_rows < 0 || probe_rows <= TM_SWAP_PROBE_FACTOR * n);
+}
+
+/* the most rows a held table's probing side may have, up to the probe, to build it instead: half */
+static inline int64_t
+tm_swap_trial_limit(int64_t held)
+{
+	return held / 2;
 }
 
 /*

@@ -3,7 +3,8 @@
  * (themis/tm_probe_order.h): the rows-out-per-row-in estimate, the greedy order with its one probe of
  * look-ahead and its 3/4 threshold, what may not move (probes whose keys read an earlier probe's payload,
  * probes with a residual condition or computed keys, other join kinds, runs broken by a filter), and the
- * slots' levels in the reordered copy; and the rules over 20,000 random pipelines.  Standalone: no
+ * slots' levels in the reordered copy; the rules over 20,000 random pipelines; and which builds the GPU
+ * executor holds to choose their side at run time (tm_swap_hold).  Standalone: no
  * PostgreSQL headers.
  *
  *   gcc -O1 -Wall -Iinclude -Itest/unit test/unit/test_probe_order.c -o /tmp/t -lm && /tmp/t
@@ -476,6 +477,42 @@ test_random(void)
 	TM_CHECK_MSG(changed > 1000 && changed < 19000, "%d of 20000 reordered", changed);
 }
 
+/*
+ * tm_swap_hold: which builds the GPU executor holds for run_swapped, at the default setting (1,000,000)
+ * and the others: the row floor, the 8x misestimate, the probing source's 4x, an unknown source, 0 and -1;
+ * and the trial's limit (half the held rows)
+ */
+static void
+test_swap_hold(void)
+{
+	const int64_t def = 1000000;
+
+	/* the skewed Q8: 19.8 M lineitem rows estimated at 57 K, probed by the 15 M orders rows */
+	TM_CHECK(tm_swap_hold(19769680, 57008, def, 15000000));
+	/* the skewed Q14: 2 M part rows (a per-lookup estimate of 1) probed by 60 M lineitem rows: no */
+	TM_CHECK(!tm_swap_hold(2000000, 1, def, 59996148));
+	/* the uniform Q8: 399 K rows, under the floor */
+	TM_CHECK(!tm_swap_hold(399012, 99898, def, 15000000));
+	/* the floor: exactly lim rows are enough, one fewer is not */
+	TM_CHECK(tm_swap_hold(def, 1000, def, def));
+	TM_CHECK(!tm_swap_hold(def - 1, 1000, def, def));
+	/* more than 8 times the estimate: 8 times exactly is not; an estimate under 1 counts as 1 */
+	TM_CHECK(!tm_swap_hold(8000000, 1000000, def, 1));
+	TM_CHECK(tm_swap_hold(8000001, 1000000, def, 1));
+	TM_CHECK(tm_swap_hold(def, 0, def, 1));
+	/* the probing source at most 4 times the build's rows; -1 (a result not made yet): not known, held */
+	TM_CHECK(tm_swap_hold(2000000, 1, def, 8000000));
+	TM_CHECK(!tm_swap_hold(2000000, 1, def, 8000001));
+	TM_CHECK(tm_swap_hold(2000000, 1, def, -1));
+	/* 0: every candidate, whatever its rows, estimate and probing source; -1: none */
+	TM_CHECK(tm_swap_hold(1, 1e9, 0, INT64_C(1) << 40));
+	TM_CHECK(!tm_swap_hold(19769680, 57008, -1, 15000000));
+	/* the trial's limit */
+	TM_CHECK(tm_swap_trial_limit(19769680) == 9884840);
+	TM_CHECK(tm_swap_trial_limit(3) == 1);
+	TM_CHECK(tm_swap_trial_limit(1) == 0);
+}
+
 int
 main(void)
 {
@@ -484,5 +521,6 @@ main(void)
 	TM_RUN(test_rules);
 	TM_RUN(test_permute);
 	TM_RUN(test_random);
+	TM_RUN(test_swap_hold);
 	return tm_unit_done();
 }
