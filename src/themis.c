@@ -177,7 +177,7 @@ _PG_init(void)
 							 "every aggregate argument a column or a fast arithmetic expression, and no aggregate is DISTINCT "
 							 "or needs a lock (float sums, min / max of numeric, float or text). The generic kernel's "
 							 "interpreter and other branches set its code size. Off by default: on an H100 the uniform TPC-H Q14 "
-							 "took 22% less with it and Q15 19% more, against the generic kernel in the same run "
+							 "took 21% less with it and Q15 18% more, against the generic kernel in the same run "
 							 "(bench/reports/2026-12-07-h100-sf10-swap-build). Results are the same either way. "
 							 "Under themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, tm_gpu_pool_set_nointerp).",
 							 &themis_gpu_nointerp,
@@ -201,11 +201,11 @@ _PG_init(void)
 							"GPU: a hash table whose build side came out with at least this many rows, and more than 8 times the "
 							"planner's estimate, is built from the probing pipeline's side instead where that side has at most half as many rows.",
 							"The build's rows are held until the pipeline that probes the table (its one use, an inner join, over a source of "
-							"at most 4 times the build's rows) starts; that pipeline's rows up to the probe are then counted, and the smaller "
+							"at most 4 times the build's rows, where it is a table) starts; that pipeline's rows up to the probe are then counted, and the smaller "
 							"side is built (TPC-H Q8 on skewed data: 19.8 M lineitem rows estimated at 57 K, against the 0.94 M orders rows "
 							"that reach the join). EXPLAIN ANALYZE shows it (\"Build Side\"). Results and errors are the same either way. "
-							"0: every such table is tried, whatever its rows and its probing pipeline's; -1: none (cuda/tm_gpu_exec.cu, "
-							"run_swapped).",
+							"0: every such table is tried, whatever its rows, its estimate and its probing pipeline's source; -1: none "
+							"(themis/tm_probe_order.h, cuda/tm_gpu_exec.cu: run_swapped).",
 							&themis_gpu_swap_build_rows,
 							1000000,
 							-1,
