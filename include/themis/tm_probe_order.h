@@ -221,7 +221,7 @@ tm_probe_order(const TmPipeline *pl, const double *e, int *perm)
  * The build side chosen at run time (GPU: cuda/tm_gpu_exec.cu, run_swapped).  Is a hash build of n rows,
  * estimated at est by the planner, held ungrouped until the one pipeline that probes its table (INNER)
  * starts, under the setting lim (themis.gpu_swap_build_rows: -1 none; 0 every such build, whatever its
- * rows and the estimate; else at least lim rows, more than TM_SWAP_MISESTIMATE times the estimate, and the
+ * rows, the estimate and the probing source; else at least lim rows, more than TM_SWAP_MISESTIMATE times the estimate, and the
  * probing pipeline's source rows, probe_rows (-1: not known yet, a result not made), at most
  * TM_SWAP_PROBE_FACTOR times n: a count of a far larger source would rarely find half as many rows)?
  */
