@@ -4672,6 +4672,8 @@ struct TmGpuPool
 	bool		static_rows;	/* tm_gpu_pool_set_dynamic_rows(pool, 0): DRun.dyn off */
 	bool		plan_probe_order;	/* tm_gpu_pool_set_probe_order(pool, 0): the plan's probe order */
 	int64_t		swap_rows;		/* tm_gpu_pool_set_swap_rows: which builds may change sides (run_swapped) */
+	int64_t		fuse_sample;	/* tm_gpu_pool_set_swap_fuse: fuse_sample's least source rows (0: builds held,
+								 * never put off: run_fused) */
 	/* tm_gpu_pool_set_topn: the cut of the output result before it leaves the device (n 0: none) */
 	int64_t		topn_n;
 	int			topn_col;
@@ -4710,6 +4712,10 @@ struct HHash
 	TmValue   **pend_cols;		/* host array of device columns, keys first (key NULL flags all 0) */
 	uint8_t   **pend_nulls;
 	uint64_t   *pend_hashes;	/* device: each row's key hash */
+	/* its build pipeline put off (fuse_sample), to run in its probing pipeline (run_fused) */
+	bool		fused;
+	int			fuse_pipe;		/* that pipeline */
+	double		fuse_ms;		/* the time of its count */
 };
 
 /* one tm_gpu_execute */
@@ -4718,6 +4724,7 @@ struct Ctx
 	TmGpuPool  *pool;
 	cudaStream_t stream;
 	const TmPlan *plan;
+	const TmPlan *plan0;		/* the plan as given (plan: run_swapped's copy, swplan, once it makes one) */
 	char	   *err;
 	int			errlen;
 	int			rc;
@@ -4757,6 +4764,11 @@ struct Ctx
 	int64_t		defer_probe_rows;	/* ... whose source has so many rows (-1: not known yet) */
 	long long	trial_limit;	/* > 0: the current build is a trial, to be built only with so many rows */
 	bool		trial_declined;	/* ... it had more */
+	int64_t		sample_rows;	/* > 0: the current build only counts its sink rows over its first so many
+								 * source rows, into sample_n (fuse_sample) */
+	long long	sample_n;		/* ... -1: it could not (chunks) */
+	int64_t		sample_src;		/* ... the source rows it counted over */
+	double		sample_ms;		/* fuse_sample's time, where it counted and did not put the build off */
 	int			pj_res;			/* the result the partitioned join's probe side goes to */
 	int			nres_alloc;		/* entries of results */
 	TmPlan		swplan;			/* the plan with the swapped tables' definitions (plan points to it) */
@@ -7870,6 +7882,31 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 		(size_t) S->nrows * ((size_t) ncols * (sizeof(TmValue) + 1) + sizeof(uint64_t)) +
 		(size_t) ncols * POOL_ALIGN * 2 <= pool_free(c->pool) / 2;
 
+	if (c->sample_rows > 0)
+	{
+		/*
+		 * fuse_sample (fused_error: the whole source): the sink rows of the first source rows counted,
+		 * none written; a part of the source by pipeline_kernel (whose passes can stop at a row)
+		 */
+		int64_t		m = S->nrows < c->sample_rows ? S->nrows : c->sample_rows;
+		int			lb0 = c->lb;
+		bool		counted;
+
+		if (S->chunked && m < S->nrows)
+			return true;		/* (sample_n stays -1) */
+		if (m < S->nrows)
+			c->lb = TM_GPU_LB_NONE;
+		counted = S->chunked ? chunked_count(c, S, &n) : count_pass(c, S->P, m, &offs, &n);
+		c->lb = lb0;
+		if (!counted)
+			return false;
+		c->sample_n = n;
+		c->sample_src = m;
+		st->sink_rows = n;
+		trace_step(c, "build sample", n);
+		return true;
+	}
+
 	/* chunks: a first sweep counts the rows; single: the source rows bound them */
 	if (single)
 		n = S->nrows;
@@ -9623,9 +9660,10 @@ probe_order(const Ctx *c, const TmPipeline *pl, int64_t nrows, int *perm)
 			e[k] = tm_probe_expansion(c->hts[op->ht].nrows, c->hts[op->ht].src_rows, c->hts[op->ht].repeated,
 									  nrows);
 		else if (op->kind == TM_OP_PROBE && op->jointype == TM_JOIN_INNER && op->ht >= 0 &&
-				 op->ht < c->plan->nhashtables && c->hts[op->ht].pending)
+				 op->ht < c->plan->nhashtables && (c->hts[op->ht].pending || c->hts[op->ht].fused))
 		{
-			/* held rows (run_swapped), not grouped yet: taken as keys that repeat */
+			/* held rows (run_swapped), not grouped yet, or put off (run_fused: pend_n estimated): taken
+			 * as keys that repeat */
 			e[k] = tm_probe_expansion(c->hts[op->ht].pend_n, c->hts[op->ht].src_rows, true, nrows);
 		}
 	}
@@ -9713,7 +9751,8 @@ run_pipeline(Ctx *c, int p, const TmPipeline *pl, const TmGpuTable *input, const
 		res0 = c->results[pl->sink.target];
 	if (host && nrows > 0 && !want_chunks(c, pl, input, &chunk))
 		return false;
-	use_pj = !chunk && !c->empty_source && c->trial_limit == 0 && pj_choose(c, pl, nrows, &pj, &pj_algo);
+	use_pj = !chunk && !c->empty_source && c->trial_limit == 0 && c->sample_rows == 0 &&
+		pj_choose(c, pl, nrows, &pj, &pj_algo);
 	if (use_pj && c->pool->join_algo == TM_GPU_JOIN_AUTO)
 	{
 		use_pj = !pj_probe_in_order(c, pl, pj.k, input, nrows);
@@ -9873,11 +9912,12 @@ swap_candidate(Ctx *c, int p, const TmGpuTable *inputs, int ninputs)
 }
 
 /*
- * The op of pl that probes a table whose rows are held (of several, the one with the most rows: only one
- * is tried the other way round), or -1
+ * The op of pl that probes a table whose rows are held (fused: whose build was put off, run_fused; of
+ * several, the one with the most rows, or estimated to have them: only one is tried the other way round),
+ * or -1
  */
 static int
-pending_probe(const Ctx *c, const TmPipeline *pl)
+pending_probe(const Ctx *c, const TmPipeline *pl, bool fused)
 {
 	int			best = -1;
 
@@ -9885,7 +9925,8 @@ pending_probe(const Ctx *c, const TmPipeline *pl)
 	{
 		const TmOp *op = &pl->ops[k];
 
-		if (op->kind == TM_OP_PROBE && op->ht >= 0 && op->ht < c->plan->nhashtables && c->hts[op->ht].pending &&
+		if (op->kind == TM_OP_PROBE && op->ht >= 0 && op->ht < c->plan->nhashtables &&
+			(fused ? c->hts[op->ht].fused : c->hts[op->ht].pending) &&
 			(best < 0 || c->hts[op->ht].pend_n > c->hts[pl->ops[best].ht].pend_n))
 			best = k;
 	}
@@ -9918,6 +9959,215 @@ swplan_init(Ctx *c)
 }
 
 /*
+ * run_swapped / run_fused: the probing pipeline pl in the order probe_order gives (q, its probe of h at j)
+ * and A, the trial build of h from q's rows up to the probe: its keys the probe's, its payload the slots of
+ * q's source and of its operators before the probe that are read after it (paycol: q's slot -> A's
+ * payload column, or -1; paytypes: their types)
+ */
+struct SwapTrial
+{
+	int			perm[TM_PROBE_ORDER_MAX_OPS];
+	TmOp		xops[TM_PROBE_ORDER_MAX_OPS];
+	TmSlot		xslots[TM_GPU_MAX_SLOTS];
+	TmPipeline	plx;
+	const TmPipeline *q;
+	int			j;
+	int			paycol[TM_GPU_MAX_SLOTS];
+	TmExpr	   *payvals[TM_GPU_MAX_SLOTS];
+	TmType	   *paytypes;
+	int			npay;
+	TmSlot		aslots[TM_GPU_MAX_SLOTS];
+	TmPipeline	A;
+	TmGpuPipelineStats sta;
+};
+
+static void
+swap_trial_free(SwapTrial *W)
+{
+	free(W->paytypes);
+	W->paytypes = NULL;
+	for (int i = 0; i < TM_GPU_MAX_SLOTS; i++)
+	{
+		free(W->payvals[i]);
+		W->payvals[i] = NULL;
+	}
+}
+
+/*
+ * W for pipeline pl (nrows source rows), whose op jo probes the held or put-off hash table h.  False where
+ * A cannot be made (c->rc says whether that was a failure or only a slot that A cannot fill).
+ */
+static bool
+swap_trial_init(Ctx *c, const TmPipeline *pl, int jo, int64_t nrows, SwapTrial *W)
+{
+	const TmPipeline *q = pl;
+	int			j = jo;
+	int			dummy0 = -1;
+	bool		used[TM_GPU_MAX_SLOTS];
+
+	for (int k = 0; k < pl->nops; k++)
+		W->perm[k] = k;
+	if (probe_order(c, pl, nrows, W->perm))
+	{
+		tm_pipeline_permute(pl, W->perm, W->xops, W->xslots, &W->plx);
+		q = &W->plx;
+		for (int k = 0; k < q->nops; k++)
+			if (W->perm[k] == jo)
+				j = k;
+	}
+	W->q = q;
+	W->j = j;
+
+	/* A's payload */
+	memset(used, 0, sizeof(used));
+	expr_slots(q->ops[j].qual, used, q->nslots);
+	for (int k = j + 1; k < q->nops; k++)
+	{
+		for (int i = 0; i < q->ops[k].nkeys; i++)
+			expr_slots(q->ops[k].keys[i], used, q->nslots);
+		expr_slots(q->ops[k].qual, used, q->nslots);
+	}
+	sink_slots(&q->sink, used, q->nslots);
+	W->paytypes = (TmType *) xmalloc0(c, sizeof(TmType) * Max1(q->nslots));
+	if (W->paytypes == NULL)
+		return false;
+	W->npay = 0;
+	for (int s = 0; s < q->nslots; s++)
+	{
+		int			lv = q->slots[s].level;
+
+		W->paycol[s] = -1;
+		if (lv == 0 && dummy0 < 0)
+			dummy0 = s;
+		if (lv >= 0 && lv <= j && used[s])
+		{
+			W->paycol[s] = W->npay;
+			W->paytypes[W->npay] = q->slots[s].type;
+			if ((W->payvals[W->npay] = pj_slot_expr(c, s, q->slots[s].type)) == NULL)
+				return false;
+			W->npay++;
+		}
+	}
+
+	/* A: q's source and ops before the probe; the slots of later ops (read by none of them) a source slot */
+	for (int s = 0; s < q->nslots; s++)
+	{
+		W->aslots[s] = q->slots[s];
+		if (q->slots[s].level > j)
+		{
+			if (dummy0 < 0)
+				return false;
+			W->aslots[s] = q->slots[dummy0];
+		}
+	}
+	W->A = *q;
+	W->A.nops = j;
+	W->A.slots = W->aslots;
+	memset(&W->A.sink, 0, sizeof(W->A.sink));
+	W->A.sink.kind = TM_SINK_HASH_BUILD;
+	W->A.sink.target = pl->ops[jo].ht;
+	W->A.sink.nkeys = pl->ops[jo].nkeys;
+	W->A.sink.keys = q->ops[j].keys;
+	W->A.sink.nvals = W->npay;
+	W->A.sink.vals = W->payvals;
+	W->A.est_rows = j > 0 ? q->ops[j - 1].est_rows : q->est_source_rows;
+	return true;
+}
+
+/*
+ * The trial: A (pipeline p's rows up to the probe) builds its table h, with h's definition in c->swplan as
+ * A builds it, where it has at most half of n rows (the held rows, or the put-off build's estimate).
+ * *declined where it had more, or did not fit (W->sta.sink_rows -1), or (empty_declines) had none:
+ * nothing of A's lives on, h's definition is the plan's.  False where A failed otherwise.
+ */
+static bool
+swap_trial_run(Ctx *c, int p, SwapTrial *W, int64_t n, const TmGpuTable *input, const TmValue *params,
+			   const bool *paramnulls, int lb, bool empty_declines, bool *declined)
+{
+	int			h = W->A.sink.target;
+	HHash	   *H = &c->hts[h];
+	TmHashTable def0;
+	int64_t		src_rows0 = H->src_rows;
+	size_t		mark;
+	bool		ok;
+
+	*declined = false;
+	if (!swplan_init(c))
+		return false;
+	def0 = c->swhts[h];
+	c->swtypes[c->nswtypes++] = W->paytypes;
+	c->swhts[h].npayload = W->npay;
+	c->swhts[h].payloadtypes = W->paytypes;
+	W->paytypes = NULL;
+
+	mark = c->pool->used;
+	c->trial_limit = tm_swap_trial_limit(n);
+	c->trial_declined = false;
+	memset(&W->sta, 0, sizeof(W->sta));
+	ok = run_pipeline(c, p, &W->A, input, params, paramnulls, lb, &W->sta);
+	c->trial_limit = 0;
+	if (!ok && (c->rc == TM_GPU_ERR_NOMEM || c->rc == TM_GPU_ERR_UNSUPPORTED) && !H->built)
+	{
+		/* the trial did not fit (A built nothing): as planned (EXPLAIN: no rows counted) */
+		clear_failure(c);
+		c->trial_declined = true;
+		W->sta.sink_rows = -1;
+		ok = true;
+	}
+	if (!ok)
+		return false;
+	if (c->trial_declined || (empty_declines && W->sta.sink_rows == 0))
+	{
+		c->pool->used = mark;
+		c->swhts[h] = def0;
+		H->src_rows = src_rows0;
+		H->built = false;
+		*declined = true;
+	}
+	return true;
+}
+
+/* check_pipeline of pl with its held or put-off table H counted as built */
+static bool
+check_as_built(Ctx *c, const TmPipeline *pl, const TmGpuTable *input, HHash *H)
+{
+	bool		ok;
+
+	H->built = true;
+	ok = check_pipeline(c, pl, input);
+	H->built = false;
+	return ok;
+}
+
+/*
+ * Where a swapped pipeline ran in A and B (or F), the order its ops ran in, by the plan's numbers, into
+ * *st: A's, then the later run's (its op i: plan op ops_at[i], -1 for one of the put-off pipeline's)
+ */
+static void
+swap_run_order(const SwapTrial *W, const TmGpuPipelineStats *stl, int nl, const int *ops_at,
+			   TmGpuPipelineStats *st)
+{
+	int			n = 0;
+
+	st->probe_reordered = 0;
+	for (int i = 0; i < W->j; i++)
+		st->probe_order[n++] = (int8_t) W->perm[W->sta.probe_reordered ? W->sta.probe_order[i] : i];
+	for (int i = 0; i < nl; i++)
+	{
+		int			b = stl->probe_reordered ? stl->probe_order[i] : i;
+
+		if (ops_at[b] >= 0)
+			st->probe_order[n++] = (int8_t) ops_at[b];
+	}
+	for (int i = 0; i < n; i++)
+		if (st->probe_order[i] != i)
+			st->probe_reordered = 1;
+	st->join_op = -1;
+	if (stl->join_algo != TM_GPU_JOIN_PIPELINED && stl->join_op >= 0 && stl->join_op < nl)
+		st->join_op = ops_at[stl->join_op];
+}
+
+/*
  * Pipeline pl (number p) probes, with its op jo (INNER), hash table h, whose build rows are held
  * (defer_rows).  pl's rows up to the probe (the probes in the order probe_order gives, h taken as keys that
  * repeat) are counted in a trial build: where they are at most half the held rows, they build h (pipeline
@@ -9944,36 +10194,22 @@ run_swapped(Ctx *c, int p, const TmPipeline *pl, int jo, const TmGpuTable *input
 	int			ridx = c->pj_res + 1 + h;
 	double		t0 = now_ms();
 	int64_t		nrows;
-	int64_t		src_rows0 = H->src_rows;
-	int			perm[TM_PROBE_ORDER_MAX_OPS];
-	TmOp		xops[TM_PROBE_ORDER_MAX_OPS];
-	TmSlot		xslots[TM_GPU_MAX_SLOTS];
-	TmPipeline	plx;
-	const TmPipeline *q = pl;	/* pl in the order perm */
-	int			j = jo;			/* the probe's position in q */
-	bool		used[TM_GPU_MAX_SLOTS];
-	int			paycol[TM_GPU_MAX_SLOTS];
-	TmExpr	   *payvals[TM_GPU_MAX_SLOTS];
+	SwapTrial	W;
+	const TmPipeline *q;
+	int			j;
 	TmExpr	   *bkeys[TM_GPU_MAX_KEYS];
-	TmSlot		aslots[TM_GPU_MAX_SLOTS];
 	TmSlot		bslots[TM_GPU_MAX_SLOTS];
 	TmOp		bops[TM_GPU_MAX_OPS];
-	TmType	   *paytypes = NULL;
+	int			ops_at[TM_GPU_MAX_OPS];
 	TmType	   *rtypes = NULL;
-	TmPipeline	A;
 	TmPipeline	B;
-	TmGpuPipelineStats sta;
 	TmGpuPipelineStats stb;
 	HResult    *R;
-	size_t		mark;
-	int			npay = 0;
-	int			dummy0 = -1;
-	bool		checked;
+	bool		declined;
 	bool		ok = false;
 
-	memset(payvals, 0, sizeof(payvals));
 	memset(bkeys, 0, sizeof(bkeys));
-	memset(&sta, 0, sizeof(sta));
+	memset(&W, 0, sizeof(W));
 	c->pipeline = p;
 
 	/* other held tables that pl probes: grouped as planned */
@@ -9987,82 +10223,24 @@ run_swapped(Ctx *c, int p, const TmPipeline *pl, int jo, const TmGpuTable *input
 	}
 
 	/* pl as it would run, h counted as built */
-	H->built = true;
-	checked = check_pipeline(c, pl, input);
-	H->built = false;
-	if (!checked)
+	if (!check_as_built(c, pl, input, H))
 		return false;
 	nrows = pl->srckind == TM_SRC_RESULT ? c->results[pl->src_result].nrows : input->nrows;
 	if (pl->nops > TM_PROBE_ORDER_MAX_OPS || pl->nslots + nk > TM_GPU_MAX_SLOTS || H->pend_ncols != nk + nv ||
 		tm_swap_trial_limit(H->pend_n) < 1 || ridx >= c->nres_alloc || c->nswtypes + 2 > TM_GPU_MAX_SLOTS ||
 		pipeline_has_empty_probe(c, pl) || nrows >= INT32_MAX)
 		goto keep;
-
-	/* the order the probes would run in, and the probe's place in it */
-	for (int k = 0; k < pl->nops; k++)
-		perm[k] = k;
-	if (probe_order(c, pl, nrows, perm))
+	if (!swap_trial_init(c, pl, jo, nrows, &W))
 	{
-		tm_pipeline_permute(pl, perm, xops, xslots, &plx);
-		q = &plx;
-		for (int k = 0; k < q->nops; k++)
-			if (perm[k] == jo)
-				j = k;
+		if (c->rc != TM_GPU_OK)
+			goto out;
+		goto keep;
 	}
-
-	/* A's payload: the slots of q's source and of its operators before the probe that are read after it */
-	memset(used, 0, sizeof(used));
-	expr_slots(q->ops[j].qual, used, q->nslots);
-	for (int k = j + 1; k < q->nops; k++)
-	{
-		for (int i = 0; i < q->ops[k].nkeys; i++)
-			expr_slots(q->ops[k].keys[i], used, q->nslots);
-		expr_slots(q->ops[k].qual, used, q->nslots);
-	}
-	sink_slots(&q->sink, used, q->nslots);
-	paytypes = (TmType *) xmalloc0(c, sizeof(TmType) * Max1(q->nslots));
+	q = W.q;
+	j = W.j;
 	rtypes = (TmType *) xmalloc0(c, sizeof(TmType) * Max1(nk + nv));
-	if (paytypes == NULL || rtypes == NULL)
+	if (rtypes == NULL)
 		goto out;
-	for (int s = 0; s < q->nslots; s++)
-	{
-		int			lv = q->slots[s].level;
-
-		paycol[s] = -1;
-		if (lv == 0 && dummy0 < 0)
-			dummy0 = s;
-		if (lv >= 0 && lv <= j && used[s])
-		{
-			paycol[s] = npay;
-			paytypes[npay] = q->slots[s].type;
-			if ((payvals[npay] = pj_slot_expr(c, s, q->slots[s].type)) == NULL)
-				goto out;
-			npay++;
-		}
-	}
-
-	/* A: q's source and ops before the probe; the slots of later ops (read by none of them) a source slot */
-	for (int s = 0; s < q->nslots; s++)
-	{
-		aslots[s] = q->slots[s];
-		if (q->slots[s].level > j)
-		{
-			if (dummy0 < 0)
-				goto keep;
-			aslots[s] = q->slots[dummy0];
-		}
-	}
-	A = *q;
-	A.nops = j;
-	A.slots = aslots;
-	memset(&A.sink, 0, sizeof(A.sink));
-	A.sink.kind = TM_SINK_HASH_BUILD;
-	A.sink.target = h;
-	A.sink.nkeys = nk;
-	A.sink.keys = q->ops[j].keys;
-	A.sink.nvals = npay;
-	A.sink.vals = payvals;
-	A.est_rows = j > 0 ? q->ops[j - 1].est_rows : q->est_source_rows;
 
 	/*
 	 * B: the held rows (their keys, then h's payload), the probe with those keys, q's ops after it.  Slots:
@@ -10080,10 +10258,10 @@ run_swapped(Ctx *c, int p, const TmPipeline *pl, int jo, const TmGpuTable *input
 
 		if (lv >= 0 && lv <= j)
 		{
-			if (paycol[s] >= 0)
+			if (W.paycol[s] >= 0)
 			{
 				sl.level = 1;
-				sl.col = (int16_t) paycol[s];
+				sl.col = (int16_t) W.paycol[s];
 			}
 			else
 			{
@@ -10109,8 +10287,12 @@ run_swapped(Ctx *c, int p, const TmPipeline *pl, int jo, const TmGpuTable *input
 	}
 	bops[0] = q->ops[j];
 	bops[0].keys = bkeys;
+	ops_at[0] = jo;
 	for (int k = j + 1; k < q->nops; k++)
+	{
 		bops[k - j] = q->ops[k];
+		ops_at[k - j] = W.perm[k];
+	}
 	B = *q;
 	B.srckind = TM_SRC_RESULT;
 	B.relid = 0;
@@ -10125,48 +10307,28 @@ run_swapped(Ctx *c, int p, const TmPipeline *pl, int jo, const TmGpuTable *input
 	B.ops = bops;
 	B.est_source_rows = (double) H->pend_n;
 
-	/* h's definition as A builds it, the held rows' as a result */
+	/* the held rows' definition as a result */
 	if (!swplan_init(c))
 		goto out;
 	memcpy(rtypes, def0.keytypes, sizeof(TmType) * nk);
 	if (nv > 0)
 		memcpy(rtypes + nk, def0.payloadtypes, sizeof(TmType) * nv);
-	c->swtypes[c->nswtypes++] = paytypes;
 	c->swtypes[c->nswtypes++] = rtypes;
-	c->swhts[h].npayload = npay;
-	c->swhts[h].payloadtypes = paytypes;
 	c->swres[ridx].ncols = nk + nv;
 	c->swres[ridx].coltypes = rtypes;
-	paytypes = rtypes = NULL;
+	rtypes = NULL;
 
 	/* the trial: A builds h where it has at most half the held rows */
-	mark = c->pool->used;
-	c->trial_limit = tm_swap_trial_limit(H->pend_n);
-	c->trial_declined = false;
-	ok = run_pipeline(c, p, &A, input, params, paramnulls, lb, &sta);
-	c->trial_limit = 0;
-	if (!ok && (c->rc == TM_GPU_ERR_NOMEM || c->rc == TM_GPU_ERR_UNSUPPORTED) && !H->built)
-	{
-		/* the trial did not fit (A built nothing): as planned (EXPLAIN: no rows counted) */
-		clear_failure(c);
-		c->trial_declined = true;
-		sta.sink_rows = -1;
-		ok = true;
-	}
-	if (!ok)
+	if (!swap_trial_run(c, p, &W, H->pend_n, input, params, paramnulls, lb, false, &declined))
 		goto out;
-	if (c->trial_declined)
+	if (declined)
 	{
-		/* nothing of A's lives on */
-		c->pool->used = mark;
-		c->swhts[h] = def0;
-		H->src_rows = src_rows0;
 		ok = finish_pending(c, h) && run_pipeline(c, p, pl, input, params, paramnulls, lb, st);
 		if (ok)
 		{
 			st->swap = 2;
 			st->swap_op = jo;
-			st->swap_rows = sta.sink_rows;
+			st->swap_rows = W.sta.sink_rows;
 			st->time_ms = now_ms() - t0;
 		}
 		goto out;
@@ -10187,41 +10349,23 @@ run_swapped(Ctx *c, int p, const TmPipeline *pl, int jo, const TmGpuTable *input
 	H->pending = false;
 	if (c->trace)
 		fprintf(stderr, "themis-gpud trace: pipeline %d builds hash table %d from %lld rows, probed by %lld\n",
-				p, h, (long long) sta.sink_rows, (long long) R->nrows);
+				p, h, (long long) W.sta.sink_rows, (long long) R->nrows);
 	ok = run_pipeline(c, p, &B, NULL, params, paramnulls, lb, &stb);
 	if (!ok)
 		goto out;
 	/* a table B builds: made from pl's source rows (tm_probe_expansion), not from the held rows */
 	if (B.sink.kind == TM_SINK_HASH_BUILD && B.sink.target >= 0 && B.sink.target < c->plan->nhashtables)
-		c->hts[B.sink.target].src_rows = sta.source_rows;
+		c->hts[B.sink.target].src_rows = W.sta.source_rows;
 	*st = stb;
-	st->source_rows = sta.source_rows;
+	st->source_rows = W.sta.source_rows;
 	st->time_ms = now_ms() - t0;
 	st->swap = 1;
 	st->swap_op = jo;
-	st->swap_rows = sta.sink_rows;
-	st->prefilter_passes += sta.prefilter_passes;
-	st->nointerp_passes += sta.nointerp_passes;
-	st->dynamic_groups += sta.dynamic_groups;
-	/* the order the ops ran in, by the plan's numbers: A's, the probe, B's others */
-	{
-		int			n = 0;
-
-		st->probe_reordered = 0;
-		for (int i = 0; i < j; i++)
-			st->probe_order[n++] = (int8_t) perm[sta.probe_reordered ? sta.probe_order[i] : i];
-		for (int i = 0; i < B.nops; i++)
-		{
-			int			b = stb.probe_reordered ? stb.probe_order[i] : i;
-
-			st->probe_order[n++] = (int8_t) (b == 0 ? jo : perm[j + b]);
-		}
-		for (int i = 0; i < n; i++)
-			if (st->probe_order[i] != i)
-				st->probe_reordered = 1;
-		if (stb.join_algo != TM_GPU_JOIN_PIPELINED && stb.join_op >= 0 && stb.join_op < B.nops)
-			st->join_op = stb.join_op == 0 ? jo : perm[j + stb.join_op];
-	}
+	st->swap_rows = W.sta.sink_rows;
+	st->prefilter_passes += W.sta.prefilter_passes;
+	st->nointerp_passes += W.sta.nointerp_passes;
+	st->dynamic_groups += W.sta.dynamic_groups;
+	swap_run_order(&W, &stb, B.nops, ops_at, st);
 	goto out;
 
 keep:
@@ -10231,12 +10375,511 @@ keep:
 		st->time_ms = now_ms() - t0;	/* the grouping of the held rows too */
 out:
 	c->trial_limit = 0;
-	free(paytypes);
+	swap_trial_free(&W);
 	free(rtypes);
-	for (int i = 0; i < TM_GPU_MAX_SLOTS; i++)
-		free(payvals[i]);
 	for (int i = 0; i < TM_GPU_MAX_KEYS; i++)
 		free(bkeys[i]);
+	return ok;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Builds put off (run_fused, tm_gpu_pool_set_swap_fuse)
+ *
+ * run_swapped's held rows are written (keys, payload, hashes: TPC-H Q8 on the skewed data, 19.8 M rows
+ * of lineitem into 1.5 GB), copied out of the pool's top and read again by B.  Where a build's rows can
+ * be estimated before they are made, that is avoided: fuse_sample counts the sink rows of the first part
+ * of the build pipeline's source (pipeline_kernel's COUNT pass over them: nothing written), and where
+ * tm_swap_hold would hold that many rows, the pipeline is put off (HHash.fused).  The pipelines after it
+ * run; when the table's probing pipeline starts, run_fused runs A, the trial build of the table from the
+ * probing pipeline's rows up to the probe (as run_swapped does), and then F: the put-off pipeline's
+ * source and operators, the probe of A's table with the put-off build's keys, the probing pipeline's
+ * operators after the probe and its sink.  Where A has more than half the estimated rows, the put-off
+ * pipeline runs as planned, then the probing one.
+ *
+ * The same rows meet the same expressions: F runs the put-off pipeline's operators over its whole source,
+ * and its build's keys on every row that reaches them, as the planned build does; its payload is its
+ * own slots (fuse_possible), read where the probing pipeline reads the table's payload.  The pipelines
+ * that ran in between neither read the table nor are read by the put-off one (its table's one use is the
+ * probing pipeline's probe; they come after it in the plan).  Only errors could come in another order:
+ * where a later pipeline (one in between, A or F) raises one, the put-off pipeline is counted over its
+ * whole source (fused_errors), so that its own error, which it would have raised first as planned, stands.
+ * ------------------------------------------------------------------------------------------------
+ */
+
+/*
+ * Can pipeline p's build (a swap_candidate) be put off?  Its payload columns must be its own slots, the
+ * pipeline F made of it and its probing pipeline (*prober) within the slot and op limits.
+ */
+static bool
+fuse_possible(const Ctx *c, int p, int *prober)
+{
+	const TmPlan *plan = c->plan;
+	const TmPipeline *pl = &plan->pipelines[p];
+	int			h = pl->sink.target;
+	bool		src_slot = false;
+
+	*prober = -1;
+	if (c->pool->fuse_sample <= 0)
+		return false;
+	for (int i = 0; i < pl->sink.nvals; i++)
+		if (!tm_probe_expr_is_slot(pl->sink.vals[i]) || tm_expr_code(pl->sink.vals[i])[0].a < 0 ||
+			tm_expr_code(pl->sink.vals[i])[0].a >= pl->nslots)
+			return false;
+	for (int s = 0; s < pl->nslots; s++)
+		if (pl->slots[s].level == 0)
+			src_slot = true;
+	for (int q = p + 1; q < plan->npipelines && *prober < 0; q++)
+		for (int k = 0; k < plan->pipelines[q].nops; k++)
+			if (plan->pipelines[q].ops[k].kind == TM_OP_PROBE && plan->pipelines[q].ops[k].ht == h)
+				*prober = q;
+	return src_slot && *prober >= 0 &&
+		pl->nops + plan->pipelines[*prober].nops <= TM_PROBE_ORDER_MAX_OPS &&
+		pl->nslots + plan->pipelines[*prober].nslots <= TM_GPU_MAX_SLOTS;
+}
+
+/* pipeline p's input, where its source is one */
+static const TmGpuTable *
+pipeline_input(const Ctx *c, int p, const TmGpuTable *inputs, int ninputs)
+{
+	const TmPipeline *pl = &c->plan->pipelines[p];
+
+	if ((pl->srckind == TM_SRC_TABLE || pl->srckind == TM_SRC_SUBPLAN) && inputs != NULL && p < ninputs)
+		return &inputs[p];
+	return NULL;
+}
+
+/*
+ * Pipeline p's build (swap_candidate: c->defer_probe_rows set) put off, if fuse_possible and its first
+ * source rows say it has rows that tm_swap_hold would hold: *fused, and *st its figures so far (swap 3).
+ * False where the count failed (an error of its first rows is the one it raises as planned).
+ */
+static bool
+fuse_sample(Ctx *c, int p, const TmPipeline *pl, const TmGpuTable *input, const TmValue *params,
+			const bool *paramnulls, int lb, TmGpuPipelineStats *st, bool *fused)
+{
+	HHash	   *H = &c->hts[pl->sink.target];
+	size_t		used0 = c->pool->used;
+	double		t0 = now_ms();
+	TmGpuPipelineStats sts;
+	int64_t		nrows;
+	int			prober;
+	long long	n;
+	bool		ok;
+
+	*fused = false;
+	c->sample_ms = 0;
+	if (!fuse_possible(c, p, &prober))
+		return true;
+	if (pl->srckind == TM_SRC_RESULT)
+		nrows = c->results[pl->src_result].nrows;
+	else if (input != NULL)
+		nrows = input->nrows;
+	else
+		return true;
+	if (nrows <= 0 || nrows >= INT32_MAX)
+		return true;
+	/* the source rows counted over: all of a source of up to pool->fuse_sample rows, else a 16th (at least
+	 * so many) */
+	c->sample_rows = nrows <= c->pool->fuse_sample ? nrows :
+		(nrows / 16 > c->pool->fuse_sample ? nrows / 16 : c->pool->fuse_sample);
+	c->sample_n = -1;
+	c->sample_src = 0;
+	memset(&sts, 0, sizeof(sts));
+	ok = run_pipeline(c, p, pl, input, params, paramnulls, lb, &sts);
+	c->sample_rows = 0;
+	c->pool->used = used0;
+	c->sample_ms = now_ms() - t0;
+	if (!ok)
+		return false;
+	if (c->sample_n <= 0 || c->sample_src <= 0)
+		return true;
+	n = (long long) ((double) c->sample_n * ((double) nrows / (double) c->sample_src));
+	if (!tm_swap_hold(n, pl->est_rows, c->pool->swap_rows, c->defer_probe_rows) || tm_swap_trial_limit(n) < 1)
+		return true;
+	H->fused = true;
+	H->fuse_pipe = p;
+	H->pend_n = n;				/* (probe_order: the estimate) */
+	H->fuse_ms = now_ms() - t0;
+	*fused = true;
+	memset(st, 0, sizeof(*st));
+	st->time_ms = H->fuse_ms;
+	st->swap = 3;
+	st->swap_op = prober;
+	st->swap_rows = n;
+	st->join_algo = TM_GPU_JOIN_PIPELINED;
+	st->join_op = -1;
+	if (c->trace)
+		fprintf(stderr, "themis-gpud trace: pipeline %d put off: %lld of its first %lld source rows' build rows, "
+				"about %lld in all\n", p, c->sample_n, (long long) c->sample_src, n);
+	return true;
+}
+
+/*
+ * The put-off build of hash table h, run as planned (its figures into stats, with its count's time; the
+ * time of the run added to *ms)
+ */
+static bool
+unfuse(Ctx *c, int h, const TmGpuTable *inputs, int ninputs, const TmValue *params, const bool *paramnulls,
+	   int lb, TmGpuPipelineStats *stats, double *ms)
+{
+	HHash	   *H = &c->hts[h];
+	int			fp = H->fuse_pipe;
+	TmGpuPipelineStats st;
+	int			p0 = c->pipeline;
+	double		t0 = now_ms();
+
+	H->fused = false;
+	H->pend_n = 0;
+	memset(&st, 0, sizeof(st));
+	if (!run_pipeline(c, fp, &c->plan->pipelines[fp], pipeline_input(c, fp, inputs, ninputs), params, paramnulls,
+					  lb, &st))
+		return false;
+	st.time_ms += H->fuse_ms;
+	if (stats != NULL)
+		stats[fp] = st;
+	c->pipeline = p0;
+	*ms += now_ms() - t0;
+	return true;
+}
+
+/*
+ * Pipeline fp, put off, and its table h (as the plan defines it, not built) counted over its whole source
+ * (nothing written; the pool as it was after): true where it raised an expression error of its own, which
+ * then is the execution's failure; else (none, or the count failed otherwise) the first failure stands
+ */
+static bool
+fused_error(Ctx *c, int fp, int h, const TmGpuTable *inputs, int ninputs, const TmValue *params,
+			const bool *paramnulls, int lb)
+{
+	int			rc = c->rc;
+	int			p0 = c->pipeline;
+	TmGpuFailure f0;
+	char	   *msg = NULL;
+	TmGpuPipelineStats st;
+	bool		built = c->hts[h].built;
+	TmHashTable def;
+	size_t		used0;
+	bool		ok;
+	bool		own;
+
+	memset(&f0, 0, sizeof(f0));
+	if (c->fail != NULL)
+		f0 = *c->fail;
+	if (c->err != NULL && c->errlen > 0 && (msg = strdup(c->err)) == NULL)
+		return false;
+	clear_failure(c);
+	memset(&st, 0, sizeof(st));
+	used0 = c->pool->used;
+	c->hts[h].built = false;
+	def = c->plan->hashtables[h];
+	if (c->plan == &c->swplan)
+		c->swhts[h] = c->plan0->hashtables[h];
+	c->sample_rows = INT64_MAX;
+	ok = run_pipeline(c, fp, &c->plan->pipelines[fp], pipeline_input(c, fp, inputs, ninputs), params, paramnulls,
+					  lb, &st);
+	c->sample_rows = 0;
+	c->pool->used = used0;
+	c->hts[h].built = built;
+	if (c->plan == &c->swplan)
+		c->swhts[h] = def;
+	own = !ok && c->rc == TM_GPU_ERR_EXPR;
+	if (!own)
+	{
+		/* none of its own (or the count could not run): the first failure stands */
+		clear_failure(c);
+		c->rc = rc;
+		c->pipeline = p0;
+		if (c->fail != NULL)
+			*c->fail = f0;
+		if (msg != NULL)
+			snprintf(c->err, (size_t) c->errlen, "%s", msg);
+	}
+	free(msg);
+	return own;
+}
+
+/*
+ * A pipeline failed on an expression error while builds were put off: each put-off pipeline before the
+ * failed one, which as planned would have run before it, is counted over its whole source, in the plan's
+ * order, and the first error of their own is the execution's (else the failure stands)
+ */
+static void
+fused_errors(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *params, const bool *paramnulls, int lb)
+{
+	int			failed = c->fail != NULL && c->fail->pipeline >= 0 ? c->fail->pipeline : c->pipeline;
+
+	if (c->rc != TM_GPU_ERR_EXPR)
+		return;
+	for (int fp = 0; fp < failed; fp++)
+		for (int h = 0; h < c->plan->nhashtables; h++)
+			if (c->hts[h].fused && c->hts[h].fuse_pipe == fp)
+			{
+				if (fused_error(c, fp, h, inputs, ninputs, params, paramnulls, lb))
+					return;
+			}
+}
+
+/* a copy of e with each slot number moved up by off */
+static TmExpr *
+expr_shift_slots(Ctx *c, const TmExpr *e, int off)
+{
+	TmExpr	   *x = (TmExpr *) xmalloc0(c, (size_t) e->total_size);
+	TmInstr    *code;
+
+	if (x == NULL)
+		return NULL;
+	memcpy(x, e, (size_t) e->total_size);
+	code = (TmInstr *) ((char *) x + x->instr_off);
+	for (int i = 0; i < x->ninstr; i++)
+		if (code[i].op == TMI_PUSH_SLOT)
+			code[i].a += off;
+	return x;
+}
+
+/*
+ * Pipeline pl (number p) probes, with its op jo (INNER), hash table h, whose build pipeline bp (number fp)
+ * was put off.  A as in run_swapped, against the estimate of h's rows; where A builds h, F (over bp's source,
+ * into pl's sink): bp's ops, the probe of h with bp's build keys, q's ops after the probe.  Slots: q's
+ * first (A's payload at level bp->nops + 1, h's payload the bp slot it is, later ops' levels moved past
+ * bp's ops and the probe), then bp's (ns on: their expressions moved by ns).  Where A declines, bp runs as
+ * planned, then pl.
+ */
+static bool
+run_fused(Ctx *c, int p, const TmPipeline *pl, int jo, const TmGpuTable *inputs, int ninputs,
+		  const TmValue *params, const bool *paramnulls, int lb, TmGpuPipelineStats *stats, TmGpuPipelineStats *st)
+{
+	int			h = pl->ops[jo].ht;
+	HHash	   *H = &c->hts[h];
+	int			fp = H->fuse_pipe;
+	const TmPipeline *bp = &c->plan->pipelines[fp];
+	const TmGpuTable *input = pipeline_input(c, p, inputs, ninputs);
+	const TmGpuTable *binput = pipeline_input(c, fp, inputs, ninputs);
+	int			ns = pl->nslots;
+	int			nb = bp->nops;
+	double		t0 = now_ms();
+	int64_t		nrows;
+	SwapTrial	W;
+	const TmPipeline *q;
+	int			j;
+	int			b0 = -1;
+	TmSlot		fslots[TM_GPU_MAX_SLOTS];
+	TmOp		fops[TM_GPU_MAX_OPS];
+	int			ops_at[TM_GPU_MAX_OPS];
+	TmExpr	   *shifted[TM_GPU_MAX_OPS * (TM_GPU_MAX_KEYS + 1) + TM_GPU_MAX_KEYS];
+	TmExpr	  **fkeys = NULL;
+	int			nshift = 0;
+	int			nfkeys = 0;
+	TmPipeline	F;
+	TmGpuPipelineStats stf;
+	double		unfused_ms = 0;	/* (the put-off pipelines run as planned: their own figures) */
+	bool		declined;
+	bool		ok = false;
+
+	memset(&W, 0, sizeof(W));
+	memset(shifted, 0, sizeof(shifted));
+	c->pipeline = p;
+
+	/* the other held or put-off tables that pl probes: as planned */
+	for (int k = 0; k < pl->nops; k++)
+	{
+		int			t = pl->ops[k].ht;
+
+		if (k == jo || pl->ops[k].kind != TM_OP_PROBE || t < 0 || t >= c->plan->nhashtables)
+			continue;
+		if (c->hts[t].pending && !finish_pending(c, t))
+			return false;
+		if (c->hts[t].fused && !unfuse(c, t, inputs, ninputs, params, paramnulls, lb, stats, &unfused_ms))
+			return false;
+	}
+
+	/* pl as it would run, h counted as built */
+	if (!check_as_built(c, pl, input, H))
+		return false;
+	nrows = pl->srckind == TM_SRC_RESULT ? c->results[pl->src_result].nrows : input->nrows;
+	for (int s = 0; s < bp->nslots && b0 < 0; s++)
+		if (bp->slots[s].level == 0)
+			b0 = s;
+	if (pl->nops > TM_PROBE_ORDER_MAX_OPS || c->nswtypes + 1 > TM_GPU_MAX_SLOTS || nrows >= INT32_MAX ||
+		pipeline_has_empty_probe(c, pl) || b0 < 0 || ns + bp->nslots > TM_GPU_MAX_SLOTS ||
+		nb + pl->nops > TM_GPU_MAX_OPS || bp->sink.nkeys != pl->ops[jo].nkeys)
+		goto keep;
+	if (!swap_trial_init(c, pl, jo, nrows, &W))
+	{
+		if (c->rc != TM_GPU_OK)
+			goto out;
+		goto keep;
+	}
+	q = W.q;
+	j = W.j;
+
+	/* F's slots: q's (as above), then bp's */
+	for (int s = 0; s < ns; s++)
+	{
+		TmSlot		sl = q->slots[s];
+		int			lv = sl.level;
+
+		if (lv >= 0 && lv <= j)
+		{
+			if (W.paycol[s] >= 0)
+			{
+				sl.level = (int16_t) (nb + 1);
+				sl.col = (int16_t) W.paycol[s];
+			}
+			else
+				sl = bp->slots[b0];		/* (read by none of F's expressions) */
+		}
+		else if (lv == j + 1)
+		{
+			/* h's payload column: the slot of bp that its build wrote there */
+			int			t;
+
+			if (sl.col < 0 || sl.col >= bp->sink.nvals)
+				goto keep;
+			t = tm_expr_code(bp->sink.vals[sl.col])[0].a;
+			if (bp->slots[t].type.kind != sl.type.kind || bp->slots[t].type.scale != sl.type.scale)
+				goto keep;
+			sl = bp->slots[t];
+		}
+		else if (lv > j + 1)
+			sl.level = (int16_t) (lv - (j + 1) + nb + 1);
+		fslots[s] = sl;
+	}
+	for (int t = 0; t < bp->nslots; t++)
+		fslots[ns + t] = bp->slots[t];
+
+	/* F's ops: bp's (their expressions over bp's slots, moved by ns), the probe, q's after it */
+	for (int k = 0; k < nb; k++)
+		nfkeys += bp->ops[k].nkeys;
+	fkeys = (TmExpr **) xmalloc0(c, sizeof(TmExpr *) * Max1(nfkeys + bp->sink.nkeys));
+	if (fkeys == NULL)
+		goto out;
+	nfkeys = 0;
+	for (int k = 0; k < nb; k++)
+	{
+		fops[k] = bp->ops[k];
+		fops[k].keys = fkeys + nfkeys;
+		for (int i = 0; i < bp->ops[k].nkeys; i++)
+		{
+			if ((fkeys[nfkeys] = expr_shift_slots(c, bp->ops[k].keys[i], ns)) == NULL)
+				goto out;
+			shifted[nshift++] = fkeys[nfkeys++];
+		}
+		if (bp->ops[k].qual != NULL)
+		{
+			if ((fops[k].qual = expr_shift_slots(c, bp->ops[k].qual, ns)) == NULL)
+				goto out;
+			shifted[nshift++] = fops[k].qual;
+		}
+		ops_at[k] = -1;
+	}
+	fops[nb] = q->ops[j];
+	fops[nb].keys = fkeys + nfkeys;
+	for (int i = 0; i < bp->sink.nkeys; i++)
+	{
+		if ((fkeys[nfkeys] = expr_shift_slots(c, bp->sink.keys[i], ns)) == NULL)
+			goto out;
+		shifted[nshift++] = fkeys[nfkeys++];
+	}
+	ops_at[nb] = jo;
+	for (int k = j + 1; k < q->nops; k++)
+	{
+		fops[nb + k - j] = q->ops[k];
+		ops_at[nb + k - j] = W.perm[k];
+	}
+	F = *q;
+	F.srckind = bp->srckind;
+	F.relid = bp->relid;
+	F.rtindex = bp->rtindex;
+	F.src_result = bp->src_result;
+	F.subplan = bp->subplan;
+	F.nsrccols = bp->nsrccols;
+	F.src_attnos = bp->src_attnos;
+	F.source_label = bp->source_label;
+	F.est_source_rows = bp->est_source_rows;
+	F.nslots = ns + bp->nslots;
+	F.slots = fslots;
+	F.nops = nb + q->nops - j;
+	F.ops = fops;
+
+	/*
+	 * The trial: A builds h where it has at most half the estimated rows, and some (F over an empty h would
+	 * read no row, and so not run bp's operators, which as planned run over all of bp's rows).  h stays put
+	 * off till F is done (fused_errors).
+	 */
+	if (!swap_trial_run(c, p, &W, H->pend_n, input, params, paramnulls, lb, true, &declined))
+		goto out;
+	if (declined)
+	{
+		ok = unfuse(c, h, inputs, ninputs, params, paramnulls, lb, stats, &unfused_ms) &&
+			run_pipeline(c, p, pl, input, params, paramnulls, lb, st);
+		if (ok)
+		{
+			st->swap = 2;
+			st->swap_op = jo;
+			st->swap_rows = W.sta.sink_rows;
+			st->time_ms = now_ms() - t0 - unfused_ms;
+		}
+		goto out;
+	}
+
+	/* F */
+	if (c->trace)
+		fprintf(stderr, "themis-gpud trace: pipeline %d builds hash table %d from %lld rows, probed by pipeline "
+				"%d's (about %lld)\n", p, h, (long long) W.sta.sink_rows, fp, (long long) H->pend_n);
+	memset(&stf, 0, sizeof(stf));
+	ok = run_pipeline(c, p, &F, binput, params, paramnulls, lb, &stf);
+	if (!ok)
+	{
+		if (c->fail != NULL && c->rc == TM_GPU_ERR_EXPR)
+			c->fail->row = -1;		/* (a row of bp's source, not of pl's) */
+		goto out;
+	}
+	H->fused = false;
+	if (F.sink.kind == TM_SINK_HASH_BUILD && F.sink.target >= 0 && F.sink.target < c->plan->nhashtables)
+		c->hts[F.sink.target].src_rows = W.sta.source_rows;
+	if (stats != NULL)
+	{
+		TmGpuPipelineStats *sb = &stats[fp];
+
+		/* the put-off pipeline: its source read by F, nothing built; the partitioned join of its probe */
+		sb->source_rows = stf.source_rows;
+		sb->sink_rows = 0;
+		sb->out_rows = 0;
+		if (stf.join_algo != TM_GPU_JOIN_PIPELINED && stf.join_op >= 0 && stf.join_op < nb)
+		{
+			sb->join_algo = stf.join_algo;
+			sb->join_op = stf.join_op;
+			sb->join_rows = stf.join_rows;
+			sb->join_ms = stf.join_ms;
+		}
+	}
+	*st = stf;
+	st->source_rows = W.sta.source_rows;
+	st->time_ms = now_ms() - t0 - unfused_ms;
+	st->swap = 4;
+	st->swap_op = jo;
+	st->swap_rows = W.sta.sink_rows;
+	st->prefilter_passes += W.sta.prefilter_passes;
+	st->nointerp_passes += W.sta.nointerp_passes;
+	st->dynamic_groups += W.sta.dynamic_groups;
+	swap_run_order(&W, &stf, F.nops, ops_at, st);
+	if (st->join_op < 0)
+		st->join_algo = TM_GPU_JOIN_PIPELINED;	/* (bp's probe, above) */
+	H->pend_n = 0;
+	goto out;
+
+keep:
+	/* as planned */
+	ok = unfuse(c, h, inputs, ninputs, params, paramnulls, lb, stats, &unfused_ms) &&
+		run_pipeline(c, p, pl, input, params, paramnulls, lb, st);
+	if (ok)
+		st->time_ms = now_ms() - t0 - unfused_ms;
+out:
+	c->trial_limit = 0;
+	swap_trial_free(&W);
+	for (int i = 0; i < nshift; i++)
+		free(shifted[i]);
+	free(fkeys);
 	return ok;
 }
 
@@ -10257,24 +10900,41 @@ execute_plan(Ctx *c, const TmGpuTable *inputs, int ninputs, const TmValue *param
 		const TmPipeline *pl = &plan->pipelines[p];
 		const TmGpuTable *input = NULL;
 		TmGpuPipelineStats st;
-		int			jo = pending_probe(c, pl);
+		int			jf = pending_probe(c, pl, true);
+		int			jo = pending_probe(c, pl, false);
 		bool		ok;
 
 		if ((pl->srckind == TM_SRC_TABLE || pl->srckind == TM_SRC_SUBPLAN) && inputs != NULL && p < ninputs)
 			input = &inputs[p];
-		if (jo >= 0)
+		if (jf >= 0)
+			ok = run_fused(c, p, pl, jf, inputs, ninputs, params, paramnulls, lb, stats, &st);
+		else if (jo >= 0)
 			ok = run_swapped(c, p, pl, jo, input, params, paramnulls, lb, &st);
 		else
 		{
+			bool		fused = false;
+
 			c->defer_build = swap_candidate(c, p, inputs, ninputs);
-			ok = run_pipeline(c, p, pl, input, params, paramnulls, lb, &st);
+			c->sample_ms = 0;
+			ok = !c->defer_build || fuse_sample(c, p, pl, input, params, paramnulls, lb, &st, &fused);
+			if (ok && !fused)
+			{
+				ok = run_pipeline(c, p, pl, input, params, paramnulls, lb, &st);
+				st.time_ms += c->sample_ms;		/* (a count that did not put it off) */
+			}
 			c->defer_build = false;
 		}
 		if (!ok)
+		{
+			fused_errors(c, inputs, ninputs, params, paramnulls, lb);
 			return false;
+		}
 		if (stats != NULL)
 			stats[p] = st;
 	}
+	for (int h = 0; h < plan->nhashtables; h++)
+		if (c->hts[h].fused)
+			return fail(c, TM_GPU_ERR_BAD_PLAN, "hash table %d: its build was put off and never run", h);
 	c->pipeline = -1;
 	c->empty_source = false;
 	if (!topn_cut(c))
@@ -10326,6 +10986,7 @@ tm_gpu_execute(TmGpuPool *pool, const TmPlan *plan, const TmGpuTable *inputs, in
 	c->pool = pool;
 	c->stream = pool->stream;
 	c->plan = plan;
+	c->plan0 = plan;
 	c->lb = pool->lb;
 	if (c->lb == TM_GPU_LB_NIFS_AWS && !pool->coop)
 		c->lb = TM_GPU_LB_NIFS;	/* waiting warps need every block resident: only with cooperative launch */
@@ -10411,6 +11072,7 @@ tm_gpu_pool_create(int dev, size_t bytes, TmGpuPool **poolp, char *err, int errl
 	pool->size = bytes;
 	pool->hi = bytes;
 	pool->swap_rows = TM_GPU_SWAP_ROWS_DEFAULT;
+	pool->fuse_sample = TM_GPU_SWAP_FUSE_SAMPLE_DEFAULT;
 	if ((e = cudaSetDevice(dev)) != cudaSuccess)
 		fail_cuda(c, "cudaSetDevice", e);
 	else if ((e = cudaDeviceGetAttribute(&pool->nsm, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
@@ -10616,6 +11278,13 @@ tm_gpu_pool_set_swap_rows(TmGpuPool *pool, int64_t rows)
 {
 	if (pool != NULL)
 		pool->swap_rows = rows;
+}
+
+extern "C" void
+tm_gpu_pool_set_swap_fuse(TmGpuPool *pool, int64_t sample_rows)
+{
+	if (pool != NULL)
+		pool->fuse_sample = sample_rows > 0 ? sample_rows : 0;
 }
 
 extern "C" void

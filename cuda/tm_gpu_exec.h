@@ -197,10 +197,16 @@ typedef struct TmGpuPipelineStats
 	/* tm_gpu_pool_set_swap_rows: this pipeline probed a table whose build was held to be tried the other
 	 * way round */
 	int32_t		swap;			/* 0: none; 1: its rows up to the probe built the table instead, and the held
-								 * rows probed it; 2: the held rows were built as planned (this pipeline's
-								 * rows were too many, or their trial build did not fit: swap_rows -1) */
-	int32_t		swap_op;		/* the probe (plan's number), where swap != 0 */
-	int64_t		swap_rows;		/* its rows up to that probe (counted; where swap is 1, built) */
+								 * rows probed it; 2: the held (or put-off) rows were built as planned (this
+								 * pipeline's rows were too many, or their trial build did not fit:
+								 * swap_rows -1); 3: this pipeline's build was put off and never made: its
+								 * rows probed, as they were made, the table that pipeline swap_op built
+								 * (tm_gpu_pool_set_swap_fuse); 4: its rows up to the probe built the
+								 * table instead, and the put-off pipeline's rows probed it */
+	int32_t		swap_op;		/* the probe (plan's number), where swap is 1, 2 or 4; where 3, the probing
+								 * pipeline */
+	int64_t		swap_rows;		/* its rows up to that probe (counted; where swap is 1 or 4, built); where 3,
+								 * the put-off build's rows as estimated from its first source rows */
 } TmGpuPipelineStats;
 
 /* where and why a tm_gpu_execute failed */
@@ -300,6 +306,21 @@ extern void tm_gpu_pool_set_dynamic_rows(TmGpuPool *pool, int on);
  */
 #define TM_GPU_SWAP_ROWS_DEFAULT	1000000
 extern void tm_gpu_pool_set_swap_rows(TmGpuPool *pool, int64_t rows);
+
+/*
+ * tm_gpu_pool_set_swap_fuse(pool, TM_GPU_SWAP_FUSE_SAMPLE_DEFAULT) (the default): a build that
+ * tm_gpu_pool_set_swap_rows would hold is, where its rows can be estimated before they are written, not
+ * run at all.  Its sink rows are counted over the first part of its source (all of it up to sample_rows
+ * rows, else a 16th, at least sample_rows), and where that
+ * estimate is one to hold, the pipeline is put off; when the probing pipeline starts, its rows up to the
+ * probe build the table as above, and the put-off pipeline's rows probe it as they are made, carrying on
+ * with the probing pipeline's other operators and sink: the rows are never written.  Where the trial has
+ * more than half the estimated rows, the put-off pipeline runs as planned, then the probing one.  Only
+ * where the build's payload columns are plain columns of its pipeline.  0: held as above (tests).
+ * Results and errors are the same either way.
+ */
+#define TM_GPU_SWAP_FUSE_SAMPLE_DEFAULT	((int64_t) 1 << 22)
+extern void tm_gpu_pool_set_swap_fuse(TmGpuPool *pool, int64_t sample_rows);
 
 /*
  * tm_gpu_pool_set_probe_order(pool, 0) (themis.probe_order = off): every pipeline's probes run in the

@@ -2,10 +2,14 @@
 -- 28_swap_build: themis.gpu_swap_build_rows.  A hash table whose build comes out far over the planner's
 -- estimate is held until the pipeline that probes it starts; where that pipeline's rows up to the probe
 -- are at most half as many, they build the table instead and the held rows probe it (cuda/tm_gpu_exec.cu,
--- run_swapped).  Here sb_l's filter x = y AND y = z keeps every row where PostgreSQL estimates one row
--- of 40,000, so sb_l is the build side (hash joins only), probed by sb_o's few rows.  Every query is compared with themis off.  On the GPU,
--- EXPLAIN ANALYZE must say which side was built (the setting at 0: every candidate is tried, whatever its
--- rows); the CPU executor builds as planned and says nothing.
+-- run_swapped).  Where the build's rows can be counted before they are written (its payload plain columns),
+-- its pipeline is put off instead: sb_o's rows build the table, and sb_l's pipeline, run later, probes it
+-- as its rows are made (run_fused).  Here sb_l's filter x = y AND y = z keeps every row where PostgreSQL
+-- estimates one row of 40,000, so sb_l is the build side (hash joins only), probed by sb_o's few rows.
+-- Every query is compared with themis off.  On the GPU, EXPLAIN ANALYZE must say which side was built
+-- (the setting at 0: every candidate is tried, whatever its rows): "not built, swapped" where sb_l's
+-- pipeline was put off, "swapped" where its rows were held; the CPU executor builds as planned and says
+-- nothing.
 --
 SET themis.gpu_swap_build_rows = -2;
 SET themis.gpu_swap_build_rows = 0;
@@ -28,8 +32,8 @@ SET themis.fallback = off;
 SET enable_nestloop = off;
 SET enable_mergejoin = off;
 
--- the build side EXPLAIN ANALYZE reports (themis on): on the GPU, `expected` ("swapped", "as planned" or
--- "none"); on the CPU, none
+-- the build sides EXPLAIN ANALYZE reports (themis on), by pipeline: on the GPU, `expected` ("not built,
+-- swapped", "swapped", "as planned" or "none"); on the CPU, none
 CREATE FUNCTION sb_side(q text, expected text) RETURNS text
 LANGUAGE plpgsql AS $f$
 DECLARE
@@ -60,12 +64,29 @@ SELECT * FROM tt.explain_lines($$SELECT o.d, count(*) FROM sb_l l JOIN sb_o o ON
 SELECT * FROM tt.check($$SELECT o.d, count(*) AS n, sum(l.v) AS sv, min(l.t) AS mt, max(o.name) AS mo
                          FROM sb_l l JOIN sb_o o ON l.k = o.k WHERE l.x = l.y AND l.y = l.z AND o.d <> 7 GROUP BY o.d$$);
 SELECT sb_side($$SELECT o.d, count(*), sum(l.v), min(l.t), max(o.name)
+                 FROM sb_l l JOIN sb_o o ON l.k = o.k WHERE l.x = l.y AND l.y = l.z AND o.d <> 7 GROUP BY o.d$$,
+               'not built, swapped');
+-- the same with a payload column that sb_l's build computes (l.t LIKE 't1%': themis.build_exprs): its rows
+-- are held, not put off
+SELECT * FROM tt.check($$SELECT o.d, count(*) AS n, sum(CASE WHEN l.t LIKE 't1%' THEN l.v ELSE 0 END) AS sv
+                         FROM sb_l l JOIN sb_o o ON l.k = o.k WHERE l.x = l.y AND l.y = l.z AND o.d <> 7 GROUP BY o.d$$);
+SELECT * FROM tt.explain_lines($$SELECT o.d, sum(CASE WHEN l.t LIKE 't1%' THEN l.v ELSE 0 END) FROM sb_l l
+                                 JOIN sb_o o ON l.k = o.k WHERE l.x = l.y AND l.y = l.z AND o.d <> 7 GROUP BY o.d$$,
+                               ARRAY['%Hash Build%']);
+SELECT sb_side($$SELECT o.d, sum(CASE WHEN l.t LIKE 't1%' THEN l.v ELSE 0 END) FROM sb_l l JOIN sb_o o ON l.k = o.k
+                 WHERE l.x = l.y AND l.y = l.z AND o.d <> 7 GROUP BY o.d$$, 'swapped');
+-- themis.gpu_swap_fuse off: the first query's rows held, not put off
+SET themis.gpu_swap_fuse = off;
+SELECT * FROM tt.check($$SELECT o.d, count(*) AS n, sum(l.v) AS sv, min(l.t) AS mt, max(o.name) AS mo
+                         FROM sb_l l JOIN sb_o o ON l.k = o.k WHERE l.x = l.y AND l.y = l.z AND o.d <> 7 GROUP BY o.d$$);
+SELECT sb_side($$SELECT o.d, count(*), sum(l.v), min(l.t), max(o.name)
                  FROM sb_l l JOIN sb_o o ON l.k = o.k WHERE l.x = l.y AND l.y = l.z AND o.d <> 7 GROUP BY o.d$$, 'swapped');
+RESET themis.gpu_swap_fuse;
 -- emitted rows, a residual condition over both sides
 SELECT * FROM tt.check($$SELECT l.id, l.t, o.name, o.c FROM sb_l l JOIN sb_o o ON l.k = o.k AND l.id % 7 <> o.c % 7
                          WHERE l.x = l.y AND l.y = l.z AND o.d <> 1$$);
 SELECT sb_side($$SELECT l.id, l.t, o.name, o.c FROM sb_l l JOIN sb_o o ON l.k = o.k AND l.id % 7 <> o.c % 7
-                 WHERE l.x = l.y AND l.y = l.z AND o.d <> 1$$, 'swapped');
+                 WHERE l.x = l.y AND l.y = l.z AND o.d <> 1$$, 'not built, swapped');
 -- a third table after the probe (its key is sb_o's column, carried as the swapped table's payload), inner
 -- and left
 SELECT * FROM tt.check($$SELECT c.region, count(*) AS n, sum(l.v) AS sv FROM sb_l l JOIN sb_o o ON l.k = o.k
@@ -89,6 +110,10 @@ SELECT * FROM tt.check_error($$SELECT count(*) AS n FROM sb_l l JOIN sb_o o ON l
                                WHERE l.x = l.y AND l.y = l.z AND 10 / (o.d - 9) >= 0 AND o.d > 5$$);
 SELECT * FROM tt.check_error($$SELECT count(*) AS n, sum(100 / (o.d - 1)) AS q FROM sb_l l JOIN sb_o o ON l.k = o.k
                                WHERE l.x = l.y AND l.y = l.z AND o.d > 1$$);
+-- ... and in sb_l's own filter too (integer out of range from id 2,148 on): sb_l's build, which as planned
+-- runs first, raises its error (put off: the count of its rows does)
+SELECT * FROM tt.check_error($$SELECT count(*) AS n, sum(100 / (o.d - 1)) AS q FROM sb_l l JOIN sb_o o ON l.k = o.k
+                               WHERE l.x = l.y AND l.y = l.z AND l.id * 1000000 > 0 AND o.d <> 7$$);
 -- the setting at -1: nothing held; at the default (1,000,000 rows): these builds are too small
 SET themis.gpu_swap_build_rows = -1;
 SELECT * FROM tt.check($$SELECT o.d, count(*) AS n, sum(l.v) AS sv FROM sb_l l JOIN sb_o o ON l.k = o.k

@@ -93,6 +93,18 @@ run_order(const TmPipeline *pl, const TmPipelineStats *st)
 	return l;
 }
 
+/* the pipeline that builds the hash table op k of pl probes (-1: none) */
+static int
+swap_build_pipeline(const TmPlan *plan, const TmPipeline *pl, int k)
+{
+	if (k < 0 || k >= pl->nops)
+		return -1;
+	for (int p = 0; p < plan->npipelines; p++)
+		if (plan->pipelines[p].sink.kind == TM_SINK_HASH_BUILD && plan->pipelines[p].sink.target == pl->ops[k].ht)
+			return p;
+	return -1;
+}
+
 static char *
 sink_text(const TmSink *sink)
 {
@@ -170,16 +182,30 @@ explain_pipeline_text(ThemisScanState *ts, int p, ExplainState *es)
 				appendStringInfoString(es->str, " (by the hash tables' sizes)\n");
 			}
 		}
-		if (st->swap == 1 || st->swap == 2)
+		if (st->swap == 1 || st->swap == 2 || st->swap == 4)
 		{
 			/* themis.gpu_swap_build_rows: the probed table's build came out far over its estimate */
 			text_line(es, 1, "Build Side:");
-			appendStringInfo(es->str, " %s for \"%s\", this pipeline's rows up to it=" INT64_FORMAT "\n",
-							 st->swap == 1 ? "swapped (built from this pipeline's rows, probed by the build's)" :
-							 st->swap_rows < 0 ? "as planned (this pipeline's rows did not fit a trial build)" :
-							 "as planned (this pipeline's rows were more than half the build's)",
+			if (st->swap == 4)
+				appendStringInfo(es->str, " swapped (built from this pipeline's rows, probed by pipeline %d's rows as they were made)",
+								 swap_build_pipeline(ts->plan, pl, st->swap_op));
+			else
+				appendStringInfo(es->str, " %s",
+								 st->swap == 1 ? "swapped (built from this pipeline's rows, probed by the build's)" :
+								 st->swap_rows < 0 ? "as planned (this pipeline's rows did not fit a trial build)" :
+								 st->swap_rows == 0 ? "as planned (none of this pipeline's rows reached it)" :
+								 "as planned (this pipeline's rows were more than half the build's)");
+			appendStringInfo(es->str, " for \"%s\", this pipeline's rows up to it=" INT64_FORMAT "\n",
 							 (st->swap_op >= 0 && st->swap_op < pl->nops) ? op_text(&pl->ops[st->swap_op]) : "?",
 							 st->swap_rows);
+		}
+		else if (st->swap == 3)
+		{
+			/* ... and this build, put off, was not made: its rows probed the other side's */
+			text_line(es, 1, "Build Side:");
+			appendStringInfo(es->str, " not built: its rows, about " INT64_FORMAT
+							 " as counted over its first source rows, probed the table pipeline %d built instead\n",
+							 st->swap_rows, st->swap_op);
 		}
 		if (st->join_algo == THEMIS_JOIN_PARTITIONED || st->join_algo == THEMIS_JOIN_PARTITIONED_GFUR)
 		{
@@ -245,12 +271,21 @@ explain_pipeline_structured(ThemisScanState *ts, int p, ExplainState *es)
 			if (order != NIL)
 				ExplainPropertyList("Run Order", order, es);
 		}
-		if (st->swap == 1 || st->swap == 2)
+		if (st->swap == 1 || st->swap == 2 || st->swap == 4)
 		{
-			ExplainPropertyText("Build Side", st->swap == 1 ? "swapped" : "as planned", es);
+			ExplainPropertyText("Build Side", st->swap == 2 ? "as planned" : "swapped", es);
 			ExplainPropertyText("Build Side Operator",
 								(st->swap_op >= 0 && st->swap_op < pl->nops) ? op_text(&pl->ops[st->swap_op]) : "?", es);
 			ExplainPropertyInteger("Build Side Probe Rows", NULL, st->swap_rows, es);
+			if (st->swap == 4)
+				ExplainPropertyInteger("Build Side Probed By Pipeline", NULL,
+									   swap_build_pipeline(ts->plan, pl, st->swap_op), es);
+		}
+		else if (st->swap == 3)
+		{
+			ExplainPropertyText("Build Side", "not built", es);
+			ExplainPropertyInteger("Build Side Probing Pipeline", NULL, st->swap_op, es);
+			ExplainPropertyInteger("Build Side Estimated Rows", NULL, st->swap_rows, es);
 		}
 		if (st->join_algo == THEMIS_JOIN_PARTITIONED || st->join_algo == THEMIS_JOIN_PARTITIONED_GFUR)
 		{

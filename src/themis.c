@@ -25,6 +25,7 @@ bool		themis_gpu_private_global_agg = false;
 bool		themis_gpu_nointerp = false;
 bool		themis_gpu_dynamic_rows = true;
 int			themis_gpu_swap_build_rows = 1000000;
+bool		themis_gpu_swap_fuse = true;
 bool		themis_probe_order = true;
 bool		themis_build_reduction = true;
 bool		themis_build_exprs = true;
@@ -213,6 +214,19 @@ _PG_init(void)
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("themis.gpu_swap_fuse",
+							 "GPU: a build that themis.gpu_swap_build_rows would hold is put off where its rows can be counted before they are written.",
+							 "Where the build's payload is plain columns of its pipeline, its sink rows are counted over the first part of its "
+							 "source (all of it up to 4 M rows, else a 16th), and on that estimate the pipeline is put off: where the probing "
+							 "pipeline's rows up to the probe build the table instead, the put-off pipeline's rows probe it as they are made, "
+							 "never written. Off: the rows are written and held as themis.gpu_swap_build_rows says. EXPLAIN ANALYZE shows it "
+							 "(\"Build Side: not built\"). Results and errors are the same either way (cuda/tm_gpu_exec.cu: run_fused).",
+							 &themis_gpu_swap_fuse,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("themis.probe_order",
 							 "Runs a pipeline's inner hash probes in the order that the built hash tables say is cheapest, where it differs from the plan's by much.",

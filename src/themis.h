@@ -57,6 +57,7 @@ extern bool themis_gpu_private_global_agg;	/* themis.gpu_private_global_agg */
 extern bool themis_gpu_nointerp;	/* themis.gpu_nointerp */
 extern bool themis_gpu_dynamic_rows;	/* themis.gpu_dynamic_rows */
 extern int	themis_gpu_swap_build_rows;	/* themis.gpu_swap_build_rows */
+extern bool themis_gpu_swap_fuse;	/* themis.gpu_swap_fuse */
 extern bool themis_probe_order;	/* themis.probe_order */
 extern bool themis_build_reduction;	/* themis.build_reduction */
 extern bool themis_build_exprs;	/* themis.build_exprs */
@@ -262,11 +263,13 @@ typedef struct TmPipelineStats
 	int8		probe_order[THEMIS_PROBE_ORDER_OPS];	/* the op that ran i-th */
 	/* GPU runs: a hash table's build side chosen at run time (themis.gpu_swap_build_rows), the last run */
 	int32		swap;				/* 1: this pipeline's rows up to probe swap_op built the table, the held
-									 * build rows probed it; 2: the held rows were built as planned (those
-									 * rows were too many, or did not fit a trial build: swap_rows -1);
-									 * 0: neither */
+									 * build rows probed it; 4: ... the put-off build pipeline's rows probed
+									 * it as they were made; 2: the held (or put-off) rows were built as
+									 * planned (those rows were too many, or did not fit a trial build:
+									 * swap_rows -1); 3: this pipeline's build was put off and not made,
+									 * its rows probed the table pipeline swap_op built; 0: none */
 	int32		swap_op;
-	int64		swap_rows;			/* those rows */
+	int64		swap_rows;			/* those rows (3: the estimate of its build's rows) */
 } TmPipelineStats;
 
 /*

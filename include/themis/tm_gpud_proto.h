@@ -152,6 +152,8 @@ typedef struct TmxStatus
 #define TMX_FLAG_PLAN_PROBE_ORDER	0x2000
 /* TmxExec.flags: themis.gpu_nointerp = off: every pipeline in the generic kernel (with the interpreter) */
 #define TMX_FLAG_INTERP_ALWAYS		0x4000
+/* TmxExec.flags: themis.gpu_swap_fuse = off: builds held, never put off (tm_gpu_pool_set_swap_fuse 0) */
+#define TMX_FLAG_NO_SWAP_FUSE		0x8000
 
 typedef struct TmxExec
 {
@@ -256,7 +258,8 @@ typedef struct TmxPipeStats
 	int32_t		probe_reordered;	/* 1: the ops ran in the order probe_order (themis.probe_order) */
 	int32_t		pad2;
 	int8_t		probe_order[16];	/* the op that ran i-th, where probe_reordered */
-	int32_t		swap;			/* TmGpuPipelineStats.swap: 1 swapped, 2 tried and kept */
+	int32_t		swap;			/* TmGpuPipelineStats.swap: 1 swapped, 2 tried and kept, 3 put off, 4 swapped
+								 * with a put-off build */
 	int32_t		swap_op;
 	int64_t		swap_rows;
 } TmxPipeStats;
