@@ -308,15 +308,15 @@ extern void tm_gpu_pool_set_dynamic_rows(TmGpuPool *pool, int on);
 extern void tm_gpu_pool_set_swap_rows(TmGpuPool *pool, int64_t rows);
 
 /*
- * tm_gpu_pool_set_swap_fuse(pool, TM_GPU_SWAP_FUSE_SAMPLE_DEFAULT) (the default): a build that
- * tm_gpu_pool_set_swap_rows would hold is, where its rows can be estimated before they are written, not
- * run at all.  Its sink rows are counted over the first part of its source (all of it up to sample_rows
- * rows, else a 16th, at least sample_rows), and where that
+ * tm_gpu_pool_set_swap_fuse(pool, sample_rows > 0): a build that tm_gpu_pool_set_swap_rows would hold is,
+ * where its rows can be estimated before they are written, not run at all.  Its sink rows are counted over
+ * the first part of its source (all of it up to sample_rows rows, else a 16th, at least sample_rows;
+ * TM_GPU_SWAP_FUSE_SAMPLE_DEFAULT for themis.gpu_swap_fuse = sample, INT64_MAX for count), and where that
  * estimate is one to hold, the pipeline is put off; when the probing pipeline starts, its rows up to the
  * probe build the table as above, and the put-off pipeline's rows probe it as they are made, carrying on
  * with the probing pipeline's other operators and sink: the rows are never written.  Where the trial has
  * more than half the estimated rows, the put-off pipeline runs as planned, then the probing one.  Only
- * where the build's payload columns are plain columns of its pipeline.  0: held as above (tests).
+ * where the build's payload columns are plain columns of its pipeline.  0 (the default): held as above.
  * Results and errors are the same either way.
  */
 #define TM_GPU_SWAP_FUSE_SAMPLE_DEFAULT	((int64_t) 1 << 22)

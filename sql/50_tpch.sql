@@ -447,4 +447,30 @@ GROUP BY c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment
 ORDER BY revenue DESC, c_custkey
 LIMIT 20
 $$);
+-- ... and with the builds that would be held put off on a count of their rows (themis.gpu_swap_fuse =
+-- sample: the probing pipeline's rows build the table, the put-off pipeline's rows probe it as they are
+-- made; Q8, Q9)
+SET themis.gpu_swap_fuse = sample;
+SELECT * FROM tt.check_ordered($$
+SELECT o_year, sum(CASE WHEN nation = 'BRAZIL' THEN volume ELSE 0 END) / sum(volume) AS mkt_share
+FROM (SELECT extract(year FROM o_orderdate) AS o_year, l_extendedprice * (1 - l_discount) AS volume, n2.n_name AS nation
+      FROM part, supplier, lineitem, orders, customer, nation n1, nation n2, region
+      WHERE p_partkey = l_partkey AND s_suppkey = l_suppkey AND l_orderkey = o_orderkey AND o_custkey = c_custkey
+        AND c_nationkey = n1.n_nationkey AND n1.n_regionkey = r_regionkey AND r_name = 'AMERICA'
+        AND s_nationkey = n2.n_nationkey AND o_orderdate BETWEEN date '1995-01-01' AND date '1996-12-31'
+        AND p_type = 'ECONOMY ANODIZED STEEL') AS all_nations
+GROUP BY o_year
+ORDER BY o_year
+$$);
+SELECT * FROM tt.check_ordered($$
+SELECT nation, o_year, sum(amount) AS sum_profit
+FROM (SELECT n_name AS nation, extract(year FROM o_orderdate) AS o_year,
+             l_extendedprice * (1 - l_discount) - ps_supplycost * l_quantity AS amount
+      FROM part, supplier, lineitem, partsupp, orders, nation
+      WHERE s_suppkey = l_suppkey AND ps_suppkey = l_suppkey AND ps_partkey = l_partkey AND p_partkey = l_partkey
+        AND o_orderkey = l_orderkey AND s_nationkey = n_nationkey AND p_name LIKE '%green%') AS profit
+GROUP BY nation, o_year
+ORDER BY nation, o_year DESC
+$$);
+RESET themis.gpu_swap_fuse;
 RESET themis.gpu_swap_build_rows;

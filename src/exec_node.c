@@ -404,8 +404,10 @@ themis_compute(ThemisScanState *ts)
 					flags |= TMX_FLAG_STATIC_ROWS;
 				if (!themis_probe_order)
 					flags |= TMX_FLAG_PLAN_PROBE_ORDER;
-				if (!themis_gpu_swap_fuse)
-					flags |= TMX_FLAG_NO_SWAP_FUSE;
+				if (themis_gpu_swap_fuse == THEMIS_SWAP_FUSE_SAMPLE)
+					flags |= TMX_FLAG_SWAP_FUSE;
+				else if (themis_gpu_swap_fuse == THEMIS_SWAP_FUSE_COUNT)
+					flags |= TMX_FLAG_SWAP_FUSE | TMX_FLAG_SWAP_FUSE_COUNT;
 				/* the kept plan, which a cold start may run instead (not twice: once it ran, it stays) */
 				if (cscan->custom_plans != NIL && ts->nruns == 0)
 					kept_cost = ((Plan *) linitial(cscan->custom_plans))->total_cost;

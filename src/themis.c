@@ -25,7 +25,7 @@ bool		themis_gpu_private_global_agg = false;
 bool		themis_gpu_nointerp = false;
 bool		themis_gpu_dynamic_rows = true;
 int			themis_gpu_swap_build_rows = 1000000;
-bool		themis_gpu_swap_fuse = true;
+int			themis_gpu_swap_fuse = THEMIS_SWAP_FUSE_OFF;
 bool		themis_probe_order = true;
 bool		themis_build_reduction = true;
 bool		themis_build_exprs = true;
@@ -53,6 +53,13 @@ static const struct config_enum_entry join_algorithm_options[] = {
 	{"partitioned", THEMIS_JOIN_PARTITIONED, false},
 	{"partitioned_gfur", THEMIS_JOIN_PARTITIONED_GFUR, false},
 	{"pipelined", THEMIS_JOIN_PIPELINED, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry swap_fuse_options[] = {
+	{"off", THEMIS_SWAP_FUSE_OFF, false},
+	{"sample", THEMIS_SWAP_FUSE_SAMPLE, false},
+	{"count", THEMIS_SWAP_FUSE_COUNT, false},
 	{NULL, 0, false}
 };
 
@@ -215,15 +222,19 @@ _PG_init(void)
 							0,
 							NULL, NULL, NULL);
 
-	DefineCustomBoolVariable("themis.gpu_swap_fuse",
+	DefineCustomEnumVariable("themis.gpu_swap_fuse",
 							 "GPU: a build that themis.gpu_swap_build_rows would hold is put off where its rows can be counted before they are written.",
-							 "Where the build's payload is plain columns of its pipeline, its sink rows are counted over the first part of its "
-							 "source (all of it up to 4 M rows, else a 16th), and on that estimate the pipeline is put off: where the probing "
-							 "pipeline's rows up to the probe build the table instead, the put-off pipeline's rows probe it as they are made, "
-							 "never written. Off: the rows are written and held as themis.gpu_swap_build_rows says. EXPLAIN ANALYZE shows it "
-							 "(\"Build Side: not built\"). Results and errors are the same either way (cuda/tm_gpu_exec.cu: run_fused).",
+							 "Where the build's payload is plain columns of its pipeline, its sink rows are counted before any is written "
+							 "(sample: over the first part of its source, all of it up to 4 M rows, else a 16th; count: over all of it), and "
+							 "on that count the pipeline is put off: where the probing pipeline's rows up to the probe build the table "
+							 "instead, the put-off pipeline's rows probe it as they are made, never written. Off (the default): the rows are "
+							 "written and held as themis.gpu_swap_build_rows says. Off by default: on an H100, sample cost the uniform TPC-H "
+							 "Q3, Q5, Q8 12-21% (the count of every candidate build) and misjudged the skewed Q8, whose matching lineitem "
+							 "rows are clustered (bench/reports/2026-12-07-h100-sf10-swap-fuse). EXPLAIN ANALYZE shows it (\"Build Side: not "
+							 "built\"). Results and errors are the same either way (cuda/tm_gpu_exec.cu: run_fused).",
 							 &themis_gpu_swap_fuse,
-							 true,
+							 THEMIS_SWAP_FUSE_OFF,
+							 swap_fuse_options,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -57,7 +57,10 @@ extern bool themis_gpu_private_global_agg;	/* themis.gpu_private_global_agg */
 extern bool themis_gpu_nointerp;	/* themis.gpu_nointerp */
 extern bool themis_gpu_dynamic_rows;	/* themis.gpu_dynamic_rows */
 extern int	themis_gpu_swap_build_rows;	/* themis.gpu_swap_build_rows */
-extern bool themis_gpu_swap_fuse;	/* themis.gpu_swap_fuse */
+extern int	themis_gpu_swap_fuse;	/* themis.gpu_swap_fuse: THEMIS_SWAP_FUSE_* */
+#define THEMIS_SWAP_FUSE_OFF	0
+#define THEMIS_SWAP_FUSE_SAMPLE	1
+#define THEMIS_SWAP_FUSE_COUNT	2
 extern bool themis_probe_order;	/* themis.probe_order */
 extern bool themis_build_reduction;	/* themis.build_reduction */
 extern bool themis_build_exprs;	/* themis.build_exprs */

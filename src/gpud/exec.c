@@ -814,7 +814,8 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 		tm_gpu_pool_set_dynamic_rows(gpud.pool, (x->flags & TMX_FLAG_STATIC_ROWS) == 0);
 		tm_gpu_pool_set_probe_order(gpud.pool, (x->flags & TMX_FLAG_PLAN_PROBE_ORDER) == 0);
 		tm_gpu_pool_set_swap_rows(gpud.pool, x->swap_rows);
-		tm_gpu_pool_set_swap_fuse(gpud.pool, (x->flags & TMX_FLAG_NO_SWAP_FUSE) ? 0 : TM_GPU_SWAP_FUSE_SAMPLE_DEFAULT);
+		tm_gpu_pool_set_swap_fuse(gpud.pool, !(x->flags & TMX_FLAG_SWAP_FUSE) ? 0 :
+								  (x->flags & TMX_FLAG_SWAP_FUSE_COUNT) ? INT64_MAX : TM_GPU_SWAP_FUSE_SAMPLE_DEFAULT);
 		tm_gpu_pool_set_topn(gpud.pool, x->topn_n, x->topn_col, (x->topn_flags & TMX_TOPN_DESC) != 0,
 							 (x->topn_flags & TMX_TOPN_NULLS_FIRST) != 0);
 		rc = tm_gpu_execute(gpud.pool, plan, inputs, x->npipes, params, paramnulls, &out, stats, &fail,

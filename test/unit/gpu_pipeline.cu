@@ -1593,7 +1593,8 @@ test_two_joins(void)
  * B's rows that pass a filter probe it (INNER, a residual condition over both sides), then probe C's
  * table (LEFT, keys over table 0's payload, a residual over B's w) and emit columns of all three.  With
  * few of B's rows they build table 0 instead and the held rows of T probe it (stats: swap 1); with many
- * they are counted and T's rows are built as planned (swap 2); with the setting at -1 nothing is tried.
+ * they are counted and T's rows are built as planned (swap 2; without B's filter, B's source rows are
+ * its rows up to the probe, taken without a pass); with the setting at -1 nothing is tried.
  * With builds put off (tm_gpu_pool_set_swap_fuse, run_fused), T's build is not run: its rows are counted
  * (all of them: a small source), and where B's few rows build table 0, T's pipeline probes it as its rows
  * are made, then C's (stats: 3 for T's pipeline, 4 for B's); where B's rows are many, T's pipeline runs
@@ -1614,7 +1615,9 @@ test_swap_build(void)
 			int64_t		wlo;		/* B's filter: w >= wlo */
 			int64_t		setting;	/* tm_gpu_pool_set_swap_rows */
 			int			swap;		/* stats[2].swap expected */
-		}			cases[] = {{800, 30, 0, 1}, {12000, -100, 0, 2}, {800, 30, -1, 0}, {800, 30, INT64_C(1) << 40, 0}};
+			bool		filt;		/* B's filter (none: the trial has no operator, its rows are B's) */
+		}			cases[] = {{800, 30, 0, 1, true}, {12000, -100, 0, 2, true}, {12000, -100, 0, 2, false},
+							   {800, 30, -1, 0, true}, {800, 30, INT64_C(1) << 40, 0, true}};
 
 		for (auto &cs : cases)
 		{
@@ -1638,17 +1641,19 @@ test_swap_build(void)
 			int			b_k = pp.slot(ty(TM_K_INT4), 0, B_K);
 			int			b_w = pp.slot(ty(TM_K_INT4), 0, B_W);
 			int			b_name = pp.slot(ty(TM_K_TEXT), 0, B_NAME);
-			int			m_id = pp.slot(ty(TM_K_INT8), 2, 0);
-			int			m_g = pp.slot(ty(TM_K_INT4), 2, 1);
-			int			m_txt = pp.slot(ty(TM_K_TEXT), 2, 2);
-			int			l_label = pp.slot(ty(TM_K_TEXT), 3, 0);
-			int			l_x = pp.slot(ty(TM_K_INT8), 3, 1);
+			int			f = cs.filt ? 1 : 0;	/* the probes' levels are after the filter */
+			int			m_id = pp.slot(ty(TM_K_INT8), 1 + f, 0);
+			int			m_g = pp.slot(ty(TM_K_INT4), 1 + f, 1);
+			int			m_txt = pp.slot(ty(TM_K_TEXT), 1 + f, 2);
+			int			l_label = pp.slot(ty(TM_K_TEXT), 2 + f, 0);
+			int			l_x = pp.slot(ty(TM_K_INT8), 2 + f, 1);
 			std::vector<TmType> rt = {ty(TM_K_TEXT), ty(TM_K_INT8), ty(TM_K_TEXT), ty(TM_K_TEXT), ty(TM_K_INT8)};
 			std::vector<std::string> exp;
 			int64_t		probing = 0;
 			char		what[96];
 
-			pp.filter(x_cmp_const(b_w, TM_PRED_GE, cs.wlo));
+			if (cs.filt)
+				pp.filter(x_cmp_const(b_w, TM_PRED_GE, cs.wlo));
 			pp.probe(TM_JOIN_INNER, 0, {x_slot(b_k, ty(TM_K_INT4))}, x_cmp_slots(m_g, TM_PRED_LE, b_w));
 			pp.probe(TM_JOIN_LEFT, 1, {x_slot(m_g, ty(TM_K_INT4)), x_mod(m_id, 2, TM_K_INT8)},
 					 x_cmp_slots(l_x, TM_PRED_GT, b_w));
@@ -1663,8 +1668,9 @@ test_swap_build(void)
 			Run			r = run_plan(pl, {&T, &C, &B});
 
 			tm_gpu_pool_set_swap_rows(g_pool, TM_GPU_SWAP_ROWS_DEFAULT);
-			snprintf(what, sizeof(what), "swapped build, %lld rows of B, w >= %lld, setting %lld, fuse %lld",
-					 (long long) cs.nb, (long long) cs.wlo, (long long) cs.setting, (long long) fuse);
+			snprintf(what, sizeof(what), "swapped build, %lld rows of B, w >= %lld%s, setting %lld, fuse %lld",
+					 (long long) cs.nb, (long long) cs.wlo, cs.filt ? "" : " (no filter)", (long long) cs.setting,
+					 (long long) fuse);
 			CHECK_OK(r);
 			for (int64_t j = 0; j < B.nrows; j++)
 			{
@@ -1701,9 +1707,12 @@ test_swap_build(void)
 						 (int) r.stats[2].swap, fuse && cs.swap == 1 ? 4 : cs.swap);
 			if (cs.swap != 0)
 			{
-				TM_CHECK_MSG(r.stats[2].swap_op == 1, "%s: swap op %d", what, (int) r.stats[2].swap_op);
-				TM_CHECK_MSG(r.stats[2].swap_rows == probing, "%s: %lld rows up to the probe, expected %lld", what,
-							 (long long) r.stats[2].swap_rows, (long long) probing);
+				/* (no filter: B's rows, counted without a pass) */
+				int64_t		want = cs.filt ? probing : B.nrows;
+
+				TM_CHECK_MSG(r.stats[2].swap_op == f, "%s: swap op %d", what, (int) r.stats[2].swap_op);
+				TM_CHECK_MSG(r.stats[2].swap_rows == want, "%s: %lld rows up to the probe, expected %lld", what,
+							 (long long) r.stats[2].swap_rows, (long long) want);
 				TM_CHECK_MSG(r.stats[2].source_rows == B.nrows, "%s: source rows %lld", what,
 							 (long long) r.stats[2].source_rows);
 			}
@@ -1727,7 +1736,7 @@ test_swap_build(void)
 			tm_gpu_table_free(&r.out);
 		}
 	}
-	tm_gpu_pool_set_swap_fuse(g_pool, TM_GPU_SWAP_FUSE_SAMPLE_DEFAULT);
+	tm_gpu_pool_set_swap_fuse(g_pool, 0);
 }
 
 /*
@@ -1811,7 +1820,7 @@ test_swap_fuse_errors(void)
 		Run			r = run_plan(pl, {&C, &T, &B});
 
 		tm_gpu_pool_set_swap_rows(g_pool, TM_GPU_SWAP_ROWS_DEFAULT);
-		tm_gpu_pool_set_swap_fuse(g_pool, TM_GPU_SWAP_FUSE_SAMPLE_DEFAULT);
+		tm_gpu_pool_set_swap_fuse(g_pool, 0);
 		if (mode > 0)
 		{
 			TM_CHECK_MSG(r.rc == TM_GPU_ERR_EXPR && r.fail.status == TM_ERR_DIV_BY_ZERO && r.fail.pipeline == 1,
@@ -1839,7 +1848,7 @@ test_swap_fuse_errors(void)
 			}
 		TM_CHECK_MSG(exp.size() > 100, "put-off build: only %zu rows expected", exp.size());
 		check_rows("put-off build with operators", out_rows(r.out), exp, false);
-		TM_CHECK_MSG(r.stats[1].swap == 3 && r.stats[1].swap_op == 2 && r.stats[2].swap == 4 && r.stats[2].swap_op == 1,
+		TM_CHECK_MSG(r.stats[1].swap == 3 && r.stats[1].swap_op == 2 && r.stats[2].swap == 4 && r.stats[2].swap_op == 0,
 					 "put-off build: swap %d (op %d), %d (op %d)", (int) r.stats[1].swap, (int) r.stats[1].swap_op,
 					 (int) r.stats[2].swap, (int) r.stats[2].swap_op);
 		tm_gpu_table_free(&r.out);
