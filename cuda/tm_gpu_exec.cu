@@ -10079,8 +10079,9 @@ swap_trial_init(Ctx *c, const TmPipeline *pl, int jo, int64_t nrows, SwapTrial *
  * A builds it, where it has at most half of n rows (the held rows, or the put-off build's estimate).
  * *declined where it had more, or did not fit (W->sta.sink_rows -1), or (empty_declines) had none:
  * nothing of A's lives on, h's definition is the plan's.  False where A failed otherwise.  Where A has no
- * operator, its rows are its nsrc source rows: more than half of n decline it without a pass (the skewed
- * TPC-H Q9: all 15 M orders rows, against 21.7 M held lineitem rows, were written to be counted).
+ * operator, its rows are at most its nsrc source rows (rows with a NULL key are not built): more than half
+ * of n decline it without a pass (the skewed TPC-H Q9: all 15 M orders rows, against 21.7 M held lineitem
+ * rows, were written to be counted).
  */
 static bool
 swap_trial_run(Ctx *c, int p, SwapTrial *W, int64_t n, int64_t nsrc, const TmGpuTable *input,

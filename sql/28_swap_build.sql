@@ -80,7 +80,7 @@ SELECT * FROM tt.explain_lines($$SELECT o.d, sum(CASE WHEN l.t LIKE 't1%' THEN l
 SELECT sb_side($$SELECT o.d, sum(CASE WHEN l.t LIKE 't1%' THEN l.v ELSE 0 END) FROM sb_l l JOIN sb_o o ON l.k = o.k
                  WHERE l.x = l.y AND l.y = l.z AND o.d <> 7 GROUP BY o.d$$, 'swapped');
 -- themis.gpu_swap_fuse off (the default): the first query's rows held, not put off; count: put off on a
--- count of all of sb_l's rows
+-- count of all of sb_l's rows (as sample does at this size)
 SET themis.gpu_swap_fuse = off;
 SELECT * FROM tt.check($$SELECT o.d, count(*) AS n, sum(l.v) AS sv, min(l.t) AS mt, max(o.name) AS mo
                          FROM sb_l l JOIN sb_o o ON l.k = o.k WHERE l.x = l.y AND l.y = l.z AND o.d <> 7 GROUP BY o.d$$);
@@ -122,7 +122,8 @@ SELECT * FROM tt.check_error($$SELECT count(*) AS n FROM sb_l l JOIN sb_o o ON l
 SELECT * FROM tt.check_error($$SELECT count(*) AS n, sum(100 / (o.d - 1)) AS q FROM sb_l l JOIN sb_o o ON l.k = o.k
                                WHERE l.x = l.y AND l.y = l.z AND o.d > 1$$);
 -- ... and in sb_l's own filter too (integer out of range from id 2,148 on): sb_l's build, which as planned
--- runs first, raises its error (put off: the count of its rows does)
+-- runs first, raises its error (here the count of its rows does, before anything is put off; an error
+-- beyond the rows counted, raised after the put-off build's probing pipeline, is test_swap_fuse_errors')
 SELECT * FROM tt.check_error($$SELECT count(*) AS n, sum(100 / (o.d - 1)) AS q FROM sb_l l JOIN sb_o o ON l.k = o.k
                                WHERE l.x = l.y AND l.y = l.z AND l.id * 1000000 > 0 AND o.d <> 7$$);
 -- the setting at -1: nothing held; at the default (1,000,000 rows): these builds are too small

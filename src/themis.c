@@ -225,11 +225,11 @@ _PG_init(void)
 	DefineCustomEnumVariable("themis.gpu_swap_fuse",
 							 "GPU: a build that themis.gpu_swap_build_rows would hold is put off where its rows can be counted before they are written.",
 							 "Where the build's payload is plain columns of its pipeline, its sink rows are counted before any is written "
-							 "(sample: over the first part of its source, all of it up to 4 M rows, else a 16th; count: over all of it), and "
+							 "(sample: over the first part of its source, all of it up to 4 M rows, else a 16th of it but at least 4 M; count: over all of it), and "
 							 "on that count the pipeline is put off: where the probing pipeline's rows up to the probe build the table "
 							 "instead, the put-off pipeline's rows probe it as they are made, never written. Off (the default): the rows are "
 							 "written and held as themis.gpu_swap_build_rows says. Off by default: on an H100, sample cost the uniform TPC-H "
-							 "Q3, Q5, Q8 12-21% (the count of every candidate build) and misjudged the skewed Q8, whose matching lineitem "
+							 "Q3, Q5, Q8 17-21% (the count of every candidate build) and misjudged the skewed Q8, whose matching lineitem "
 							 "rows are clustered (bench/reports/2026-12-07-h100-sf10-swap-fuse). EXPLAIN ANALYZE shows it (\"Build Side: not "
 							 "built\"). Results and errors are the same either way (cuda/tm_gpu_exec.cu: run_fused).",
 							 &themis_gpu_swap_fuse,
