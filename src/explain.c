@@ -204,7 +204,7 @@ explain_pipeline_text(ThemisScanState *ts, int p, ExplainState *es)
 			/* ... and this build, put off, was not made: its rows probed the other side's */
 			text_line(es, 1, "Build Side:");
 			appendStringInfo(es->str, " not built: its rows, about " INT64_FORMAT
-							 " as counted over its first source rows, probed the table pipeline %d built instead\n",
+							 " as counted before they were written, probed the table pipeline %d built instead\n",
 							 st->swap_rows, st->swap_op);
 		}
 		if (st->join_algo == THEMIS_JOIN_PARTITIONED || st->join_algo == THEMIS_JOIN_PARTITIONED_GFUR)
