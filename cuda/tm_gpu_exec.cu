@@ -114,6 +114,7 @@
 #include "tm_pjoin.h"
 
 #define TPB					256			/* threads per block */
+#define SAMPLE_WINDOWS		16			/* sink_hash_build: a sample of a source, in so many windows */
 /*
  * Blocks per multiprocessor that the registers of pipeline_kernel / nifs_kernel must allow
  * (__launch_bounds__): 2 caps them at 128 per thread.  Left to itself the GPU host's nvcc gave them 160
@@ -2815,7 +2816,7 @@ pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
 
 	if (R.memo || R.priv_k > 0)
 		priv_init(P, R);
-	if (P->nlead > 0 || P->precheck >= 0)
+	if (P->nlead > 0 || P->precheck >= 0 || R.prebits != NULL)
 		pipeline_rows_compacted<NI>(P, R, nrows, vals, nulls, os, &cp, &nsink);
 	else
 		pipeline_rows<NI>(P, R, nrows, vals, nulls, os, &cp, &nsink);
@@ -4326,6 +4327,14 @@ nifs_kernel(const DPipe *__restrict__ P, DRun R, DLb L)
 	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
 		 i += (int64_t) gridDim.x * blockDim.x)
 
+/* b &= m over n words (run_pass: a prefilter's bits within a sample's windows) */
+__global__ void
+and_bits_kernel(uint32_t *b, const uint32_t *m, long long n)
+{
+	GRID_STRIDE(i, n)
+		b[i] &= m[i];
+}
+
 /* identity of atomicMin / atomicMax states */
 __global__ void
 agg_init_kernel(unsigned long long *w, long long cap, long long init)
@@ -4672,8 +4681,8 @@ struct TmGpuPool
 	bool		static_rows;	/* tm_gpu_pool_set_dynamic_rows(pool, 0): DRun.dyn off */
 	bool		plan_probe_order;	/* tm_gpu_pool_set_probe_order(pool, 0): the plan's probe order */
 	int64_t		swap_rows;		/* tm_gpu_pool_set_swap_rows: which builds may change sides (run_swapped) */
-	int64_t		fuse_sample;	/* tm_gpu_pool_set_swap_fuse: fuse_sample's least source rows (0: builds held,
-								 * never put off: run_fused) */
+	int64_t		fuse_sample;	/* tm_gpu_pool_set_swap_fuse: fuse_sample's least sample rows (INT64_MAX: all
+								 * of every source; 0: builds held, never put off: run_fused) */
 	/* tm_gpu_pool_set_topn: the cut of the output result before it leaves the device (n 0: none) */
 	int64_t		topn_n;
 	int			topn_col;
@@ -4764,8 +4773,8 @@ struct Ctx
 	int64_t		defer_probe_rows;	/* ... whose source has so many rows (-1: not known yet) */
 	long long	trial_limit;	/* > 0: the current build is a trial, to be built only with so many rows */
 	bool		trial_declined;	/* ... it had more */
-	int64_t		sample_rows;	/* > 0: the current build only counts its sink rows over its first so many
-								 * source rows, into sample_n (fuse_sample) */
+	int64_t		sample_rows;	/* > 0: the current build only counts its sink rows over so many source
+								 * rows (all, or windows: sink_hash_build), into sample_n (fuse_sample) */
 	long long	sample_n;		/* ... -1: it could not (chunks) */
 	int64_t		sample_src;		/* ... the source rows it counted over */
 	double		sample_ms;		/* fuse_sample's time, where it counted and did not put the build off */
@@ -6813,6 +6822,8 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 	R.cancel = c->pool->cancel_dev;
 	R.dyn = c->pool->static_rows ? 0 : 1;
 	CK(cudaMemsetAsync(c->dflags, 0, sizeof(DFlags), c->stream));
+	if (lb && R0.prebits != NULL)
+		return fail(c, TM_GPU_ERR_BAD_PLAN, "a sample's windows in a NIFS pass");
 	if (lb)
 	{
 		DRun		Rl = R;
@@ -6833,6 +6844,15 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 		bool		semi = false;
 		int			nb = nblocks(c, nrows);
 		bool		ni = P == c->pre_P && c->pre_nointerp;
+		const uint32_t *win = R0.prebits;	/* a sample's windows (sink_hash_build): only their rows run */
+
+		/*
+		 * pipeline_kernel takes bits as the rows that passed the prefilter's filters (DPipe.npre), so the
+		 * windows go alone only where the pipeline has no such filters, else into the prefilter's bits
+		 */
+		R.prebits = NULL;
+		if (win != NULL && P != c->pre_P)
+			return fail(c, TM_GPU_ERR_BAD_PLAN, "a sample's windows over another pipeline's rows");
 
 		/* (no room for the bits: the leading filters run in pipeline_kernel, as without a prefilter) */
 		if (P == c->pre_P && c->pre_nops > 0)
@@ -6851,6 +6871,13 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 			if (!semi_prefilter(c, P, nrows, nb, nbits, &bits, &semi))
 				return false;
 		}
+		if (win != NULL && c->pre_nops > 0 && bits == NULL)
+			return fail(c, TM_GPU_ERR_NOMEM, "no room for a sample's prefilter bits");
+		if (bits != NULL && win != NULL)
+		{
+			and_bits_kernel<<<nblocks(c, (nrows + 31) / 32), TPB, 0, c->stream>>>(bits, win, (nrows + 31) / 32);
+			LAUNCH_CHECK("and_bits_kernel");
+		}
 		if (bits != NULL)
 		{
 			R.prebits = bits;
@@ -6858,6 +6885,8 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 			c->prefiltered_plain = c->pre_plain;
 			c->prefiltered_semi = semi;
 		}
+		else if (win != NULL)
+			R.prebits = win;
 
 		/*
 		 * pipeline_kernel then runs on the rows that passed, read from the bits 1,024 at a time: two waves
@@ -6867,7 +6896,7 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 		 * (R.dyn: pipeline_rows_compacted, with bits or without), one wave: the first takes every row, a
 		 * second would only set up and flush.
 		 */
-		if (bits != NULL || (R.dyn && P == c->pre_P && c->pre_compact))
+		if (R.prebits != NULL || (R.dyn && P == c->pre_P && c->pre_compact))
 		{
 			int			per_sm = 0;
 			int			waves = R.dyn ? 1 : 2;	/* bits: pipeline_rows_compacted runs */
@@ -7885,8 +7914,10 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 	if (c->sample_rows > 0)
 	{
 		/*
-		 * fuse_sample (fused_error: the whole source): the sink rows of the first source rows counted,
-		 * none written; a part of the source by pipeline_kernel (whose passes can stop at a row)
+		 * fuse_sample (fused_error: the whole source): the sink rows of so many source rows counted, none
+		 * written.  A part of the source is taken in SAMPLE_WINDOWS windows spread over it, which
+		 * pipeline_kernel alone runs (their rows' bits as a prefilter's: run_pass), since the rows in a
+		 * source's order are not a sample of it (JCC-H's lineitem: the hot orders' rows in a few runs).
 		 */
 		int64_t		m = S->nrows < c->sample_rows ? S->nrows : c->sample_rows;
 		int			lb0 = c->lb;
@@ -7895,11 +7926,53 @@ sink_hash_build(Ctx *c, const TmPipeline *pl, Src *S, TmGpuPipelineStats *st)
 		if (S->chunked && m < S->nrows)
 			return true;		/* (sample_n stays -1) */
 		if (m < S->nrows)
+		{
+			long long	nw = (S->nrows + 31) / 32;	/* words of bits */
+			long long	ww = ((m + 31) / 32 + SAMPLE_WINDOWS - 1) / SAMPLE_WINDOWS;	/* a window's words */
+			uint32_t   *win = (uint32_t *) pool_try_alloc(c, sizeof(uint32_t) * (size_t) nw);
+			int64_t		covered = 0;
+
+			if (win == NULL)
+				return true;	/* (no room: no estimate) */
+			CK(cudaMemsetAsync(win, 0, sizeof(uint32_t) * (size_t) nw, c->stream));
+			for (int w = 0; w < SAMPLE_WINDOWS; w++)
+			{
+				long long	a = (long long) w * nw / SAMPLE_WINDOWS;
+				long long	b = (long long) (w + 1) * nw / SAMPLE_WINDOWS;
+
+				if (b > a + ww)
+					b = a + ww;
+				if (b <= a)
+					continue;
+				CK(cudaMemsetAsync(win + a, 0xff, sizeof(uint32_t) * (size_t) (b - a), c->stream));
+				covered += (b * 32 < S->nrows ? b * 32 : S->nrows) - a * 32;
+				if (b == nw && S->nrows % 32 != 0)
+				{
+					/* no bit past the last row: pipeline_rows_compacted queues a set bit's row unchecked */
+					uint32_t	tail = (1u << (S->nrows % 32)) - 1u;
+
+					CK(cudaMemcpyAsync(win + nw - 1, &tail, sizeof(tail), cudaMemcpyHostToDevice, c->stream));
+					CK(cudaStreamSynchronize(c->stream));	/* (tail is this frame's) */
+				}
+			}
+			memset(&R, 0, sizeof(R));
+			R.pass = PASS_COUNT;
+			R.flags = c->dflags;
+			R.prebits = win;
 			c->lb = TM_GPU_LB_NONE;
-		counted = S->chunked ? chunked_count(c, S, &n) : count_pass(c, S->P, m, &offs, &n);
-		c->lb = lb0;
-		if (!counted)
-			return false;
+			counted = run_pass(c, S->P, R, S->nrows, &f);
+			c->lb = lb0;
+			if (!counted)
+				return false;
+			n = (long long) f.sinkrows;
+			m = covered;
+		}
+		else
+		{
+			counted = S->chunked ? chunked_count(c, S, &n) : count_pass(c, S->P, m, &offs, &n);
+			if (!counted)
+				return false;
+		}
 		c->sample_n = n;
 		c->sample_src = m;
 		st->sink_rows = n;
@@ -10397,8 +10470,9 @@ out:
  *
  * run_swapped's held rows are written (keys, payload, hashes: TPC-H Q8 on the skewed data, 19.8 M rows
  * of lineitem into 1.5 GB), copied out of the pool's top and read again by B.  Where a build's rows can
- * be estimated before they are made, that is avoided: fuse_sample counts the sink rows of the first part
- * of the build pipeline's source (pipeline_kernel's COUNT pass over them: nothing written), and where
+ * be estimated before they are made, that is avoided: fuse_sample counts the sink rows of a sample of
+ * the build pipeline's source (pipeline_kernel's COUNT pass over windows spread over it: nothing written;
+ * a large source only, unless themis.gpu_swap_fuse = count, which counts all of every source), and where
  * tm_swap_hold would hold that many rows, the pipeline is put off (HHash.fused).  The pipelines after it
  * run; when the table's probing pipeline starts, run_fused runs A, the trial build of the table from the
  * probing pipeline's rows up to the probe (as run_swapped does), and then F: the put-off pipeline's
@@ -10459,9 +10533,10 @@ pipeline_input(const Ctx *c, int p, const TmGpuTable *inputs, int ninputs)
 }
 
 /*
- * Pipeline p's build (swap_candidate: c->defer_probe_rows set) put off, if fuse_possible and its first
- * source rows say it has rows that tm_swap_hold would hold: *fused, and *st its figures so far (swap 3).
- * False where the count failed (an error of its first rows is the one it raises as planned).
+ * Pipeline p's build (swap_candidate: c->defer_probe_rows set) put off, if fuse_possible and a count of
+ * its sink rows over its source, or a sample of it, says it has rows that tm_swap_hold would hold: *fused,
+ * and *st its figures so far (swap 3).  False where the count of its whole source failed (its error is
+ * the one it raises as planned), or the execution was canceled or a CUDA call failed.
  */
 static bool
 fuse_sample(Ctx *c, int p, const TmPipeline *pl, const TmGpuTable *input, const TmValue *params,
@@ -10475,6 +10550,7 @@ fuse_sample(Ctx *c, int p, const TmPipeline *pl, const TmGpuTable *input, const 
 	int			prober;
 	long long	n;
 	bool		ok;
+	bool		whole;
 
 	*fused = false;
 	c->sample_ms = 0;
@@ -10488,10 +10564,20 @@ fuse_sample(Ctx *c, int p, const TmPipeline *pl, const TmGpuTable *input, const 
 		return true;
 	if (nrows <= 0 || nrows >= INT32_MAX)
 		return true;
-	/* the source rows counted over: all of a source of up to pool->fuse_sample rows, else a 16th (at least
-	 * so many) */
-	c->sample_rows = nrows <= c->pool->fuse_sample ? nrows :
-		(nrows / 16 > c->pool->fuse_sample ? nrows / 16 : c->pool->fuse_sample);
+	/*
+	 * The source rows counted over.  themis.gpu_swap_fuse = count (pool->fuse_sample INT64_MAX): all of
+	 * them.  sample: a 16th of a source of over twice pool->fuse_sample rows, at least that many, in
+	 * windows spread over it (sink_hash_build).  A smaller source is not put off: its count would cost
+	 * about what its build does (counted whole, every such build of the uniform TPC-H Q3, Q5 and Q8 made
+	 * them 17-21% slower), and where its build has too many rows, run_swapped holds them.
+	 */
+	if (c->pool->fuse_sample == INT64_MAX)
+		c->sample_rows = nrows;
+	else if (nrows / 2 <= c->pool->fuse_sample)
+		return true;
+	else
+		c->sample_rows = nrows / 16 > c->pool->fuse_sample ? nrows / 16 : c->pool->fuse_sample;
+	whole = c->sample_rows >= nrows;
 	c->sample_n = -1;
 	c->sample_src = 0;
 	memset(&sts, 0, sizeof(sts));
@@ -10499,8 +10585,17 @@ fuse_sample(Ctx *c, int p, const TmPipeline *pl, const TmGpuTable *input, const 
 	c->sample_rows = 0;
 	c->pool->used = used0;
 	c->sample_ms = now_ms() - t0;
-	if (!ok)
+	if (!ok && (whole || c->rc == TM_GPU_ERR_CANCELED || c->rc == TM_GPU_ERR_CUDA))
 		return false;
+	if (!ok)
+	{
+		/*
+		 * A sample's error (or no room for its bits): its row need not be the first one that raises, so
+		 * the pipeline is not put off and raises as planned, its count's time with it
+		 */
+		clear_failure(c);
+		return true;
+	}
 	if (c->sample_n <= 0 || c->sample_src <= 0)
 		return true;
 	n = (long long) ((double) c->sample_n * ((double) nrows / (double) c->sample_src));
@@ -10519,7 +10614,7 @@ fuse_sample(Ctx *c, int p, const TmPipeline *pl, const TmGpuTable *input, const 
 	st->join_algo = TM_GPU_JOIN_PIPELINED;
 	st->join_op = -1;
 	if (c->trace)
-		fprintf(stderr, "themis-gpud trace: pipeline %d put off: %lld of its first %lld source rows' build rows, "
+		fprintf(stderr, "themis-gpud trace: pipeline %d put off: %lld build rows of %lld source rows counted, "
 				"about %lld in all\n", p, c->sample_n, (long long) c->sample_src, n);
 	return true;
 }

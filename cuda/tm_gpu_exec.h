@@ -310,8 +310,9 @@ extern void tm_gpu_pool_set_swap_rows(TmGpuPool *pool, int64_t rows);
 /*
  * tm_gpu_pool_set_swap_fuse(pool, sample_rows > 0): a build that tm_gpu_pool_set_swap_rows would hold is,
  * where its rows can be estimated before they are written, not run at all.  Its sink rows are counted over
- * the first part of its source (all of it up to sample_rows rows, else a 16th, at least sample_rows;
- * TM_GPU_SWAP_FUSE_SAMPLE_DEFAULT for themis.gpu_swap_fuse = sample, INT64_MAX for count), and where that
+ * a sample of its source, where it has over twice sample_rows rows: a 16th of them, at least sample_rows,
+ * in 16 windows spread over it (TM_GPU_SWAP_FUSE_SAMPLE_DEFAULT for themis.gpu_swap_fuse = sample; a
+ * smaller source is not put off); INT64_MAX (count): over all of every such source.  Where that
  * estimate is one to hold, the pipeline is put off; when the probing pipeline starts, its rows up to the
  * probe build the table as above, and the put-off pipeline's rows probe it as they are made, carrying on
  * with the probing pipeline's other operators and sink: the rows are never written.  Where the trial has

@@ -67,7 +67,8 @@
 #      launches profiled in launches.tsv, and the source pages only for the PROFILE_SOURCE_TOP (default 2)
 #      longest (a launch's cuda,sass page is over 100 MB and takes minutes to write)
 #
-# Environment: CUDA_ARCHS (default 90), PGDEBS, PG_PORTABLE, KEEP_BUILD=1 (no make clean first); STEPS (default
+# Environment: CUDA_ARCHS (default 90), PGDEBS, PG_PORTABLE, KEEP_BUILD=1 (no make clean first), PREBUILT=DIR
+# (install DIR/themis.so.xz and DIR/themis-gpud.xz, built elsewhere, instead of building); STEPS (default
 # "unit regress regress_gpu faults isolation status": the build always runs; one 10-minute device
 # call holds the tests, the benchmark goes in a second one: STEPS=bench).
 set -uo pipefail
@@ -156,6 +157,21 @@ fi
 if [ -n "$bg_alive" ]; then
     build_state="not rebuilt: the detached run of $bg_alive uses the installed build"
     log "$build_state"
+elif [ -n "${PREBUILT:-}" ]; then
+    # binaries built on another machine (make themis.so themis-gpud there: sm_90 among CUDA_ARCHS, the same
+    # PostgreSQL major), xz'd into PREBUILT: installed as make install would, nothing compiled here
+    # (a device call whose time is short)
+    log "installing themis.so and themis-gpud from $PREBUILT (not built here)"
+    if xz -dc "$PREBUILT/themis.so.xz" >themis.so && xz -dc "$PREBUILT/themis-gpud.xz" >themis-gpud &&
+        chmod 755 themis.so themis-gpud &&
+        install -m 755 themis.so "$("$PG_CONFIG" --pkglibdir)/themis.so" &&
+        install -m 755 themis-gpud "$("$PG_CONFIG" --bindir)/themis-gpud" &&
+        install -m 644 themis.control themis--*.sql "$("$PG_CONFIG" --sharedir)/extension/"; then
+        build_state="prebuilt, installed from $PREBUILT"
+    else
+        build_state="FAILED"
+        failed=$((failed + 1))
+    fi
 else
     log "building themis (CUDA_ARCHS=$CUDA_ARCHS)"
     [ "${KEEP_BUILD:-0}" = 1 ] || make PG_CONFIG="$PG_CONFIG" clean >/dev/null 2>&1

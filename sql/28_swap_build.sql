@@ -2,11 +2,11 @@
 -- 28_swap_build: themis.gpu_swap_build_rows.  A hash table whose build comes out far over the planner's
 -- estimate is held until the pipeline that probes it starts; where that pipeline's rows up to the probe
 -- are at most half as many, they build the table instead and the held rows probe it (cuda/tm_gpu_exec.cu,
--- run_swapped).  With themis.gpu_swap_fuse (sample, here), where the build's rows can be counted before
--- they are written (its payload plain columns), its pipeline is put off instead: sb_o's rows build the
--- table, and sb_l's pipeline, run later, probes it as its rows are made (run_fused).  Here sb_l's filter
--- x = y AND y = z keeps every row where PostgreSQL estimates one row of 40,000, so sb_l is the build side
--- (hash joins only), probed by sb_o's few rows.
+-- run_swapped).  With themis.gpu_swap_fuse (count, here: sample counts only sources of over 8 M rows),
+-- where the build's rows can be counted before they are written (its payload plain columns), its pipeline
+-- is put off instead: sb_o's rows build the table, and sb_l's pipeline, run later, probes it as its rows
+-- are made (run_fused).  Here sb_l's filter x = y AND y = z keeps every row where PostgreSQL estimates
+-- one row of 40,000, so sb_l is the build side (hash joins only), probed by sb_o's few rows.
 -- Every query is compared with themis off.  On the GPU, EXPLAIN ANALYZE must say which side was built
 -- (the setting at 0: every candidate is tried, whatever its rows): "not built, swapped" where sb_l's
 -- pipeline was put off, "swapped" where its rows were held; the CPU executor builds as planned and says
@@ -17,7 +17,7 @@ SET themis.gpu_swap_build_rows = 0;
 SHOW themis.gpu_swap_build_rows;
 SET themis.gpu_swap_fuse = every;
 SHOW themis.gpu_swap_fuse;
-SET themis.gpu_swap_fuse = sample;
+SET themis.gpu_swap_fuse = count;
 
 CREATE TABLE sb_l (id int, k int, x int, y int, z int, v numeric(12,2), t text);
 INSERT INTO sb_l SELECT i, CASE WHEN i % 101 = 0 THEN NULL ELSE i % 2000 END, i % 500, i % 500, i % 500,
@@ -79,20 +79,19 @@ SELECT * FROM tt.explain_lines($$SELECT o.d, sum(CASE WHEN l.t LIKE 't1%' THEN l
                                ARRAY['%Hash Build%']);
 SELECT sb_side($$SELECT o.d, sum(CASE WHEN l.t LIKE 't1%' THEN l.v ELSE 0 END) FROM sb_l l JOIN sb_o o ON l.k = o.k
                  WHERE l.x = l.y AND l.y = l.z AND o.d <> 7 GROUP BY o.d$$, 'swapped');
--- themis.gpu_swap_fuse off (the default): the first query's rows held, not put off; count: put off on a
--- count of all of sb_l's rows (as sample does at this size)
+-- themis.gpu_swap_fuse off (the default): the first query's rows held, not put off; sample: sb_l's 40,000
+-- rows are too few to be sampled, held too
 SET themis.gpu_swap_fuse = off;
 SELECT * FROM tt.check($$SELECT o.d, count(*) AS n, sum(l.v) AS sv, min(l.t) AS mt, max(o.name) AS mo
                          FROM sb_l l JOIN sb_o o ON l.k = o.k WHERE l.x = l.y AND l.y = l.z AND o.d <> 7 GROUP BY o.d$$);
 SELECT sb_side($$SELECT o.d, count(*), sum(l.v), min(l.t), max(o.name)
                  FROM sb_l l JOIN sb_o o ON l.k = o.k WHERE l.x = l.y AND l.y = l.z AND o.d <> 7 GROUP BY o.d$$, 'swapped');
-SET themis.gpu_swap_fuse = count;
+SET themis.gpu_swap_fuse = sample;
 SELECT * FROM tt.check($$SELECT o.d, count(*) AS n, sum(l.v) AS sv, min(l.t) AS mt, max(o.name) AS mo
                          FROM sb_l l JOIN sb_o o ON l.k = o.k WHERE l.x = l.y AND l.y = l.z AND o.d <> 7 GROUP BY o.d$$);
 SELECT sb_side($$SELECT o.d, count(*), sum(l.v), min(l.t), max(o.name)
-                 FROM sb_l l JOIN sb_o o ON l.k = o.k WHERE l.x = l.y AND l.y = l.z AND o.d <> 7 GROUP BY o.d$$,
-               'not built, swapped');
-SET themis.gpu_swap_fuse = sample;
+                 FROM sb_l l JOIN sb_o o ON l.k = o.k WHERE l.x = l.y AND l.y = l.z AND o.d <> 7 GROUP BY o.d$$, 'swapped');
+SET themis.gpu_swap_fuse = count;
 -- emitted rows, a residual condition over both sides
 SELECT * FROM tt.check($$SELECT l.id, l.t, o.name, o.c FROM sb_l l JOIN sb_o o ON l.k = o.k AND l.id % 7 <> o.c % 7
                          WHERE l.x = l.y AND l.y = l.z AND o.d <> 1$$);

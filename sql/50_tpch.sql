@@ -448,9 +448,9 @@ ORDER BY revenue DESC, c_custkey
 LIMIT 20
 $$);
 -- ... and with the builds that would be held put off on a count of their rows (themis.gpu_swap_fuse =
--- sample: the probing pipeline's rows build the table, the put-off pipeline's rows probe it as they are
--- made; Q8, Q9)
-SET themis.gpu_swap_fuse = sample;
+-- count, since sample takes only sources of over 8 M rows: the probing pipeline's rows build the table,
+-- the put-off pipeline's rows probe it as they are made; Q8, Q9)
+SET themis.gpu_swap_fuse = count;
 SELECT * FROM tt.check_ordered($$
 SELECT o_year, sum(CASE WHEN nation = 'BRAZIL' THEN volume ELSE 0 END) / sum(volume) AS mkt_share
 FROM (SELECT extract(year FROM o_orderdate) AS o_year, l_extendedprice * (1 - l_discount) AS volume, n2.n_name AS nation

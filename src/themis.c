@@ -225,12 +225,12 @@ _PG_init(void)
 	DefineCustomEnumVariable("themis.gpu_swap_fuse",
 							 "GPU: a build that themis.gpu_swap_build_rows would hold is put off where its rows can be counted before they are written.",
 							 "Where the build's payload is plain columns of its pipeline, its sink rows are counted before any is written "
-							 "(sample: over the first part of its source, all of it up to 4 M rows, else a 16th of it but at least 4 M; count: over all of it), and "
+							 "(sample: over a 16th of a source of over 8 M rows, at least 4 M, in windows spread over it; a smaller source is not put off; count: over all of every source), and "
 							 "on that count the pipeline is put off: where the probing pipeline's rows up to the probe build the table "
 							 "instead, the put-off pipeline's rows probe it as they are made, never written. Off (the default): the rows are "
-							 "written and held as themis.gpu_swap_build_rows says. Off by default: on an H100, sample cost the uniform TPC-H "
+							 "written and held as themis.gpu_swap_build_rows says. Off by default: on an H100, a sample of the first rows cost the uniform TPC-H "
 							 "Q3, Q5, Q8 17-21% (the count of every candidate build) and misjudged the skewed Q8, whose matching lineitem "
-							 "rows are clustered (bench/reports/2026-12-07-h100-sf10-swap-fuse). EXPLAIN ANALYZE shows it (\"Build Side: not "
+							 "rows are clustered (bench/reports/2026-12-07-h100-sf10-swap-fuse); the windows are not yet timed. EXPLAIN ANALYZE shows it (\"Build Side: not "
 							 "built\"). Results and errors are the same either way (cuda/tm_gpu_exec.cu: run_fused).",
 							 &themis_gpu_swap_fuse,
 							 THEMIS_SWAP_FUSE_OFF,

@@ -152,7 +152,7 @@ typedef struct TmxStatus
 #define TMX_FLAG_PLAN_PROBE_ORDER	0x2000
 /* TmxExec.flags: themis.gpu_nointerp = off: every pipeline in the generic kernel (with the interpreter) */
 #define TMX_FLAG_INTERP_ALWAYS		0x4000
-/* TmxExec.flags: themis.gpu_swap_fuse = sample: builds put off on a count of their first source rows
+/* TmxExec.flags: themis.gpu_swap_fuse = sample: builds put off on a count of a sample of their source rows
  * (tm_gpu_pool_set_swap_fuse); with TMX_FLAG_SWAP_FUSE_COUNT (= count): of all of them */
 #define TMX_FLAG_SWAP_FUSE			0x8000
 #define TMX_FLAG_SWAP_FUSE_COUNT	0x10000

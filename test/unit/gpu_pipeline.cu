@@ -1596,18 +1596,22 @@ test_two_joins(void)
  * they are counted and T's rows are built as planned (swap 2; without B's filter, B's source rows are
  * its rows up to the probe, taken without a pass); with the setting at -1 nothing is tried.
  * With builds put off (tm_gpu_pool_set_swap_fuse, run_fused), T's build is not run: its rows are counted
- * (all of them: a small source), and where B's few rows build table 0, T's pipeline probes it as its rows
- * are made, then C's (stats: 3 for T's pipeline, 4 for B's); where B's rows are many, T's pipeline runs
- * as planned, then B's (2).  The rows are the reference's each time.
+ * (all of them, or 1,000 in windows over its 4,000), and where B's few rows build table 0, T's pipeline
+ * probes it as its rows are made, then C's (stats: 3 for T's pipeline, 4 for B's); where B's rows are
+ * many, T's pipeline runs as planned, then B's (2).  With the default sample T is too small to be put
+ * off, and is held.  Each case also with a filter on T that keeps every row with a key, whose prefilter's
+ * bits the sample's windows go into.  The rows are the reference's each time.
  */
 static void
 test_swap_build(void)
 {
-	/* builds put off (counted over all of T's rows, and over its first 1,000), held */
-	for (int64_t fuse : {TM_GPU_SWAP_FUSE_SAMPLE_DEFAULT, INT64_C(1000), INT64_C(0)})
+	/* builds put off (counted over all of T's rows, over a sample of 1,000), held (T too small), held */
+	for (int64_t fuse : {INT64_MAX, INT64_C(1000), TM_GPU_SWAP_FUSE_SAMPLE_DEFAULT, INT64_C(0)})
+	for (bool tfilt : {false, true})
 	{
 		tm_gpu_pool_set_swap_fuse(g_pool, fuse);
 		HTable		T = make_T(4000, 300);
+		bool		putoff = fuse == INT64_MAX || (fuse > 0 && T.nrows > 2 * fuse);
 		HTable		C = make_C(300);
 		struct
 		{
@@ -1627,6 +1631,9 @@ test_swap_build(void)
 			int			t_k = pt.slot(ty(TM_K_INT4), 0, T_K);
 			int			t_g = pt.slot(ty(TM_K_INT4), 0, T_G);
 			int			t_txt = pt.slot(ty(TM_K_TEXT), 0, T_TXT);
+
+			if (tfilt)
+				pt.filter(x_cmp_const(t_k, TM_PRED_GE, 0));	/* (true for every key: a prefilter's bits) */
 			TmPipeline	build0 = pt.build(0, {x_slot(t_k, ty(TM_K_INT4))},
 										  {x_slot(t_id, ty(TM_K_INT8)), x_slot(t_g, ty(TM_K_INT4)),
 										   x_slot(t_txt, ty(TM_K_TEXT))});
@@ -1650,7 +1657,7 @@ test_swap_build(void)
 			std::vector<TmType> rt = {ty(TM_K_TEXT), ty(TM_K_INT8), ty(TM_K_TEXT), ty(TM_K_TEXT), ty(TM_K_INT8)};
 			std::vector<std::string> exp;
 			int64_t		probing = 0;
-			char		what[96];
+			char		what[160];
 
 			if (cs.filt)
 				pp.filter(x_cmp_const(b_w, TM_PRED_GE, cs.wlo));
@@ -1668,9 +1675,9 @@ test_swap_build(void)
 			Run			r = run_plan(pl, {&T, &C, &B});
 
 			tm_gpu_pool_set_swap_rows(g_pool, TM_GPU_SWAP_ROWS_DEFAULT);
-			snprintf(what, sizeof(what), "swapped build, %lld rows of B, w >= %lld%s, setting %lld, fuse %lld",
+			snprintf(what, sizeof(what), "swapped build, %lld rows of B, w >= %lld%s, setting %lld, fuse %lld%s",
 					 (long long) cs.nb, (long long) cs.wlo, cs.filt ? "" : " (no filter)", (long long) cs.setting,
-					 (long long) fuse);
+					 (long long) fuse, tfilt ? ", T filtered" : "");
 			CHECK_OK(r);
 			for (int64_t j = 0; j < B.nrows; j++)
 			{
@@ -1703,8 +1710,8 @@ test_swap_build(void)
 			}
 			TM_CHECK_MSG(exp.size() > 100, "%s: only %zu rows expected", what, exp.size());
 			check_rows(what, out_rows(r.out), exp, false);
-			TM_CHECK_MSG(r.stats[2].swap == (fuse && cs.swap == 1 ? 4 : cs.swap), "%s: swap %d, expected %d", what,
-						 (int) r.stats[2].swap, fuse && cs.swap == 1 ? 4 : cs.swap);
+			TM_CHECK_MSG(r.stats[2].swap == (putoff && cs.swap == 1 ? 4 : cs.swap), "%s: swap %d, expected %d", what,
+						 (int) r.stats[2].swap, putoff && cs.swap == 1 ? 4 : cs.swap);
 			if (cs.swap != 0)
 			{
 				/* (no filter: B's rows, counted without a pass) */
@@ -1716,7 +1723,7 @@ test_swap_build(void)
 				TM_CHECK_MSG(r.stats[2].source_rows == B.nrows, "%s: source rows %lld", what,
 							 (long long) r.stats[2].source_rows);
 			}
-			if (fuse && cs.swap == 1)
+			if (putoff && cs.swap == 1)
 			{
 				/* T's pipeline put off: its rows counted, never built */
 				TM_CHECK_MSG(r.stats[0].swap == 3 && r.stats[0].swap_op == 2, "%s: T's pipeline swap %d op %d", what,
@@ -1743,12 +1750,15 @@ test_swap_build(void)
  * Builds put off (run_fused) whose pipeline has operators: C's table (by g; payload x) is probed LEFT by
  * T's pipeline, which filters on 100 / (id - z) >= -1000 and builds table 0 by k with payload (id, C's x);
  * B's rows probe table 0 and emit (id, x), so F has T's filter and probe before the probe of B's table
- * (their expressions moved) and reads a payload of T's probe.  T's pipeline is put off after a count of its
- * first 1,000 rows, where no error is (the same decision in every mode):
+ * (their expressions moved) and reads a payload of T's probe.  T's pipeline is put off after a count of
+ * 1,000 of its rows, in 16 windows of 64 spread over its 4,000, where no error is (the same decision in
+ * modes 0-3):
  *   mode 0: no error; the rows are the reference's, and T's pipeline was put off (stats 3, 4);
- *   mode 1: T's filter divides by zero at id 3,500, met in F;
+ *   mode 1: T's filter divides by zero at id 3,300 (between two windows), met in F;
  *   mode 2: ... and B's filter before the probe raises integer out of range in the trial, first;
- *   mode 3: ... and B's filter keeps no row: an empty trial, T's pipeline as planned.
+ *   mode 3: ... and B's filter keeps no row: an empty trial, T's pipeline as planned;
+ *   mode 4: a division by zero at id 3,500, in a window, and one at id 3,300: the sample meets the first
+ *           only, so T's pipeline is not put off, and as planned raises the second, of the lower row.
  * As planned T's pipeline runs first, so its division by zero is the error, from pipeline 1, each time.
  */
 static void
@@ -1758,7 +1768,7 @@ test_swap_fuse_errors(void)
 	HTable		B = make_B(800, 300);
 	HTable		C = make_C(300);
 
-	for (int mode = 0; mode < 4; mode++)
+	for (int mode = 0; mode < 5; mode++)
 	{
 		PipeB		pc(TM_SRC_TABLE, 0);
 		int			c_g = pc.slot(ty(TM_K_INT4), 0, C_G);
@@ -1772,17 +1782,28 @@ test_swap_fuse_errors(void)
 		PipeB		pp(TM_SRC_TABLE, 0);
 		int			b_k = pp.slot(ty(TM_K_INT4), 0, B_K);
 		int			b_w = pp.slot(ty(TM_K_INT4), 0, B_W);
-		int			m_id = pp.slot(ty(TM_K_INT8), mode >= 2 ? 2 : 1, 0);	/* (after B's filter, if any) */
-		int			m_x = pp.slot(ty(TM_K_INT8), mode >= 2 ? 2 : 1, 1);
+		bool		bfilt = mode == 2 || mode == 3;	/* B's filter */
+		int			m_id = pp.slot(ty(TM_K_INT8), bfilt ? 2 : 1, 0);	/* (after B's filter, if any) */
+		int			m_x = pp.slot(ty(TM_K_INT8), bfilt ? 2 : 1, 1);
 		std::vector<std::string> exp;
 
-		/* 100 / (id - z) >= -1000 */
+		/* 100 / (id - z) >= -1000 (mode 4: 100 / (id - 3500) + 100 / (id - 3300) >= -1000) */
 		a_init();
 		p_int(100);
 		p_slot(t_id);
-		p_int(mode == 0 ? INT64_C(1000000000) : INT64_C(3500));
+		p_int(mode == 0 ? INT64_C(1000000000) : mode == 4 ? INT64_C(3500) : INT64_C(3300));
 		a_op(TMI_SUB, TM_K_INT8, 0, 0, 0);
 		a_op(TMI_DIV, TM_K_INT8, 0, 0, 0);
+		if (mode == 4)
+		{
+			/* + 100 / (id - 3300): the first row that raises is outside the windows */
+			p_int(100);
+			p_slot(t_id);
+			p_int(3300);
+			a_op(TMI_SUB, TM_K_INT8, 0, 0, 0);
+			a_op(TMI_DIV, TM_K_INT8, 0, 0, 0);
+			a_op(TMI_ADD, TM_K_INT8, 0, 0, 0);
+		}
 		p_int(-1000);
 		a_op(TMI_CMP, TM_CMP_INT, TM_PRED_GE, 0, 0);
 		pt.filter(a_build(ty(TM_K_BOOL)));
@@ -1790,7 +1811,7 @@ test_swap_fuse_errors(void)
 		TmPipeline	build0 = pt.build(0, {x_slot(t_k, ty(TM_K_INT4))},
 									  {x_slot(t_id, ty(TM_K_INT8)), x_slot(l_x, ty(TM_K_INT8))});
 
-		if (mode >= 2)
+		if (bfilt)
 		{
 			/* mode 2: w * 2147483647 <> 0 (out of range where |w| > 1); mode 3: w > 1000 (none) */
 			a_init();
@@ -1826,6 +1847,8 @@ test_swap_fuse_errors(void)
 			TM_CHECK_MSG(r.rc == TM_GPU_ERR_EXPR && r.fail.status == TM_ERR_DIV_BY_ZERO && r.fail.pipeline == 1,
 						 "mode %d: rc %d status %d pipeline %d: %s", mode, r.rc, r.fail.status, r.fail.pipeline,
 						 r.err);
+			/* mode 4: the planned run's first row (3,300), not the sample's (3,500) */
+			TM_CHECK_MSG(mode != 4 || r.fail.row == 3300, "mode 4: the error's row %lld", (long long) r.fail.row);
 			tm_gpu_table_free(&r.out);
 			continue;
 		}
