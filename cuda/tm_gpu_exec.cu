@@ -1210,8 +1210,10 @@ atomic_add192(unsigned long long *w, tm_int128 x)
  * lanes at other aggregates or groups may run it too) combine their values in the group's first lane
  * (a tree of shuffles), which alone does the atomic: a global count, sum or integer min / max does up
  * to 32 times fewer atomics on its words (count(*) of 60 M rows on an H200: 44 -> 2 ms).  Global
- * aggregates only: grouped ones (TPC-H Q1's 4 groups) ran slower with it (68.8 -> 90.4 ms), their
- * atomics spread over the groups' words.  The combination is exact (integers; sums in 192 bits)
+ * aggregates, and grouped ones only under tm_gpu_pool_set_group_wagg (themis.gpu_group_wagg, off by
+ * default): TPC-H Q1's 4 groups ran slower with it (68.8 -> 90.4 ms, before its groups were block-private),
+ * their atomics spread over the groups' words; the skewed Q15's rows crowd onto 25 suppliers' words
+ * (the groups past a block's private ones).  The combination is exact (integers; sums in 192 bits)
  */
 __device__ __forceinline__ cooperative_groups::coalesced_group
 state_peers(const void *w)
@@ -4677,6 +4679,7 @@ struct TmGpuPool
 	int			join_algo;		/* TmGpuJoinAlgo */
 	bool		no_fast_paths;	/* tm_gpu_pool_set_fast_paths(pool, 0): no DFastQual, x_eval, nlead */
 	bool		private_global;	/* tm_gpu_pool_set_private_global: global AGGs block-private too */
+	bool		group_wagg;		/* tm_gpu_pool_set_group_wagg: grouped AGGs' lanes combine (DAgg.wagg) */
 	bool		interp_always;	/* tm_gpu_pool_set_nointerp(pool, 0): pipeline_kernel<false> always */
 	bool		static_rows;	/* tm_gpu_pool_set_dynamic_rows(pool, 0): DRun.dyn off */
 	bool		plan_probe_order;	/* tm_gpu_pool_set_probe_order(pool, 0): the plan's probe order */
@@ -6290,7 +6293,7 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 			ap[a].fastx = fast ? 1 : 0;
 			ap[a].peek = (fast && ap[a].mode == AM_LOCKED && ag->kind != TM_AGG_SUM) ? 1 : 0;
 			ap[a].wsum = (fast && ap[a].mode == AM_LOCKED && ag->kind == TM_AGG_SUM) ? 1 : 0;
-			ap[a].wagg = (fast && ap[a].mode != AM_LOCKED && sk->nkeys == 0) ? 1 : 0;
+			ap[a].wagg = (fast && ap[a].mode != AM_LOCKED && (sk->nkeys == 0 || c->pool->group_wagg)) ? 1 : 0;
 			ap[a].arg = (ag->kind == TM_AGG_COUNT_STAR) ? NULL : img_expr(im, ag->arg);
 			if (fast && ag->kind != TM_AGG_COUNT_STAR && ag->arg != NULL && ag->arg->ninstr > 1)
 			{
@@ -11355,6 +11358,13 @@ tm_gpu_pool_set_private_global(TmGpuPool *pool, int on)
 {
 	if (pool != NULL)
 		pool->private_global = on != 0;
+}
+
+extern "C" void
+tm_gpu_pool_set_group_wagg(TmGpuPool *pool, int on)
+{
+	if (pool != NULL)
+		pool->group_wagg = on != 0;
 }
 
 extern "C" void

@@ -274,6 +274,14 @@ extern void tm_gpu_pool_set_fast_paths(TmGpuPool *pool, int on);
 extern void tm_gpu_pool_set_private_global(TmGpuPool *pool, int on);
 
 /*
+ * tm_gpu_pool_set_group_wagg(pool, 1) (themis.gpu_group_wagg): in a grouped aggregate, the lanes of a
+ * warp that update the same group past the block's private ones combine their values first, and one of
+ * them does the atomic (DAgg.wagg, as global aggregates always do); 0 (the default): one atomic per row.
+ * Under the fast paths only.  Results are the same either way.
+ */
+extern void tm_gpu_pool_set_group_wagg(TmGpuPool *pool, int on);
+
+/*
  * tm_gpu_pool_set_nointerp(pool, 0) (themis.gpu_nointerp = off, the setting's default; the daemon sets
  * it for each request): every pipeline_kernel launch takes the generic kernel; 1 (a new pool's default,
  * which the unit tests run with): a pipeline that needs no interpreter (every qual and aggregate FILTER

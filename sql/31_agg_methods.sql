@@ -79,3 +79,21 @@ SELECT * FROM tt.check($$SELECT 100.00 * sum(CASE WHEN p_type LIKE 'PROMO%' THEN
 SELECT * FROM tt.check($$SELECT count(*) AS n, sum(jr.w) AS s, min(jl.k2) AS mi FROM jl JOIN jr ON jl.k1 = jr.k1$$);
 SELECT * FROM tt.check($$SELECT count(*) AS n, sum(l_quantity) AS q, max(l_linenumber) AS m FROM lineitem WHERE l_quantity > 1000$$);
 RESET themis.gpu_private_global_agg;
+
+-- grouped aggregates whose lanes of one group combine before their atomic on the GPU
+-- (themis.gpu_group_wagg): groups past a block's private ones (l_suppkey as in TPC-H Q15, l_orderkey
+-- whose consecutive rows share it), counts, integer and numeric sums, integer min / max, FILTER, NULL
+-- keys, a join, few groups (all private: the setting changes nothing there)
+SET themis.gpu_group_wagg = on;
+SELECT * FROM tt.check($$SELECT l_suppkey, sum(l_extendedprice * (1 - l_discount)) AS revenue FROM lineitem
+                         WHERE l_shipdate >= date '1996-01-01' AND l_shipdate < date '1996-01-01' + interval '3 month'
+                         GROUP BY l_suppkey$$);
+SELECT * FROM tt.check($$SELECT l_orderkey, count(*) AS n, sum(l_quantity) AS q, min(l_linenumber) AS mi, max(l_partkey) AS ma,
+                                sum(l_extendedprice) FILTER (WHERE l_discount > 0.05) AS sp FROM lineitem GROUP BY l_orderkey$$);
+SELECT * FROM tt.check($$SELECT i4 % 97 AS k, count(*) AS n, count(i8) AS c, sum(i2) AS s2, sum(i8) AS s8, sum(n4) AS sn4,
+                                min(i4) AS mi, max(i8) AS ma FROM types GROUP BY 1$$);
+SELECT * FROM tt.check($$SELECT jl.k2, count(*) AS n, sum(jr.w) AS s FROM jl JOIN jr ON jl.k1 = jr.k1 GROUP BY jl.k2$$);
+SELECT * FROM tt.check($$SELECT l_returnflag, l_linestatus, count(*) AS n, sum(l_quantity) AS q,
+                                sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS c
+                         FROM lineitem GROUP BY l_returnflag, l_linestatus$$);
+RESET themis.gpu_group_wagg;

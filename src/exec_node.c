@@ -398,6 +398,8 @@ themis_compute(ThemisScanState *ts)
 					flags |= TMX_FLAG_NO_FAST_PATHS;
 				if (themis_gpu_private_global_agg)
 					flags |= TMX_FLAG_PRIVATE_GLOBAL;
+				if (themis_gpu_group_wagg)
+					flags |= TMX_FLAG_GROUP_WAGG;
 				if (!themis_gpu_nointerp)
 					flags |= TMX_FLAG_INTERP_ALWAYS;
 				if (!themis_gpu_dynamic_rows)

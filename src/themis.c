@@ -22,6 +22,7 @@ int			themis_inline_view_ctes = THEMIS_TRI_AUTO;
 bool		themis_view_max_ties = true;
 bool		themis_gpu_fast_paths = true;
 bool		themis_gpu_private_global_agg = false;
+bool		themis_gpu_group_wagg = false;
 bool		themis_gpu_nointerp = false;
 bool		themis_gpu_dynamic_rows = true;
 int			themis_gpu_swap_build_rows = 1000000;
@@ -174,6 +175,18 @@ _PG_init(void)
 							 "one group). Off by default until measured on a GPU; results are the same either way. Under "
 							 "themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, tm_gpu_pool_set_private_global).",
 							 &themis_gpu_private_global_agg,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("themis.gpu_group_wagg",
+							 "GPU: the lanes of a warp that update the same group of a grouped aggregate combine their values, and one of them does the atomic.",
+							 "For the groups past a block's private ones: counts, integer and numeric sums, integer min / max. Where a warp's rows "
+							 "crowd onto a few groups (the skewed TPC-H Q15: a quarter of lineitem on 25 suppliers) it does fewer atomics on the "
+							 "same words; where they do not it costs the combination. Off by default until measured on a GPU; results are the "
+							 "same either way. Under themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, tm_gpu_pool_set_group_wagg).",
+							 &themis_gpu_group_wagg,
 							 false,
 							 PGC_USERSET,
 							 0,

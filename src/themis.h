@@ -54,6 +54,7 @@ extern int	themis_inline_view_ctes;	/* themis.inline_view_ctes: THEMIS_TRI_* (au
 extern bool themis_view_max_ties;	/* themis.view_max_ties */
 extern bool themis_gpu_fast_paths;	/* themis.gpu_fast_paths */
 extern bool themis_gpu_private_global_agg;	/* themis.gpu_private_global_agg */
+extern bool themis_gpu_group_wagg;	/* themis.gpu_group_wagg */
 extern bool themis_gpu_nointerp;	/* themis.gpu_nointerp */
 extern bool themis_gpu_dynamic_rows;	/* themis.gpu_dynamic_rows */
 extern int	themis_gpu_swap_build_rows;	/* themis.gpu_swap_build_rows */

@@ -156,6 +156,8 @@ typedef struct TmxStatus
  * (tm_gpu_pool_set_swap_fuse); with TMX_FLAG_SWAP_FUSE_COUNT (= count): of all of them */
 #define TMX_FLAG_SWAP_FUSE			0x8000
 #define TMX_FLAG_SWAP_FUSE_COUNT	0x10000
+/* TmxExec.flags: themis.gpu_group_wagg = on: grouped aggregates' lanes of one group combine before their atomic */
+#define TMX_FLAG_GROUP_WAGG			0x20000
 
 typedef struct TmxExec
 {

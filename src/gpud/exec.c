@@ -810,6 +810,7 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 									   TM_GPU_JOIN_AUTO);
 		tm_gpu_pool_set_fast_paths(gpud.pool, (x->flags & TMX_FLAG_NO_FAST_PATHS) == 0);
 		tm_gpu_pool_set_private_global(gpud.pool, (x->flags & TMX_FLAG_PRIVATE_GLOBAL) != 0);
+		tm_gpu_pool_set_group_wagg(gpud.pool, (x->flags & TMX_FLAG_GROUP_WAGG) != 0);
 		tm_gpu_pool_set_nointerp(gpud.pool, (x->flags & TMX_FLAG_INTERP_ALWAYS) == 0);
 		tm_gpu_pool_set_dynamic_rows(gpud.pool, (x->flags & TMX_FLAG_STATIC_ROWS) == 0);
 		tm_gpu_pool_set_probe_order(gpud.pool, (x->flags & TMX_FLAG_PLAN_PROBE_ORDER) == 0);

@@ -2168,7 +2168,8 @@ test_group_agg(void)
  * by bp (4 groups with NULL: all private), by (g, bp) (about 80 groups: some private, the others in the
  * table), by (g, bp, id % 3, g, bp) (5 keys: no memo), by id % 40000 (more groups than private states, the
  * memo full), without keys (one group: private where tm_gpu_pool_set_private_global is on, else one atomic
- * per warp); with and without the leading filter (pipeline_kernel's two row loops); on a full grid and
+ * per warp), by k (Zipf over 300 values and NULL: a warp's lanes often share a group past the private ones,
+ * which they combine under tm_gpu_pool_set_group_wagg); with and without the leading filter (pipeline_kernel's two row loops); on a full grid and
  * on a grid of 2 blocks (tm_gpu_set_max_blocks), where each thread adds hundreds of rows into its
  * thread-private sums (the first groups' sums)
  */
@@ -2177,7 +2178,7 @@ test_private_agg(void)
 {
 	HTable		T = make_T(200000, 300);
 
-	for (int variant = 0; variant < 10; variant++)
+	for (int variant = 0; variant < 12; variant++)
 	{
 		for (int filtered = 0; filtered < 2; filtered++)
 		{
@@ -2186,8 +2187,9 @@ test_private_agg(void)
 			int			s_g = p.slot(ty(TM_K_INT4), 0, T_G);
 			int			s_bp = p.slot(ty(TM_K_BPCHAR), 0, T_BP);
 			int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
-			int			cap = variant >= 5 ? 2 : 0;	/* blocks: 0 = a full grid */
-			int			kv = variant % 5;	/* the keys */
+			int			s_k = p.slot(ty(TM_K_INT4), 0, T_K);
+			int			cap = variant >= 6 ? 2 : 0;	/* blocks: 0 = a full grid */
+			int			kv = variant % 6;	/* the keys */
 			std::vector<TmExpr *> keys;
 			std::vector<TmType> rt;
 			std::vector<TmType> at = t_agg_types_atomic();
@@ -2216,6 +2218,11 @@ test_private_agg(void)
 				keys = {x_mod(s_id, 40000, TM_K_INT8)};
 				rt = {ty(TM_K_INT8)};
 			}
+			else if (kv == 5)
+			{
+				keys = {x_slot(s_k, ty(TM_K_INT4))};
+				rt = {ty(TM_K_INT4)};
+			}
 			rt.insert(rt.end(), at.begin(), at.end());
 			if (filtered)
 				p.filter(x_cmp_const(s.v, TM_PRED_GT, -40));
@@ -2243,6 +2250,8 @@ test_private_agg(void)
 						cell(T.cols[T_BP], i);
 				else if (kv == 3)
 					k = cI(i % 40000);
+				else if (kv == 5)
+					k = cell(T.cols[T_K], i);
 				groups[k].add(T, i);
 			}
 			for (auto &g : groups)
@@ -6887,6 +6896,21 @@ main(void)
 	}
 	g_join_mode = TM_GPU_JOIN_AUTO;
 	tm_gpu_pool_set_private_global(g_pool, 0);
+
+	/* grouped aggregates whose lanes of one group combine before their atomic (themis.gpu_group_wagg) */
+	tm_gpu_pool_set_group_wagg(g_pool, 1);
+	printf("== scheduler: none, join algorithm: auto, grouped aggregates' lanes combined\n");
+	fflush(stdout);
+	TM_RUN(test_group_agg);
+	TM_RUN(test_private_agg);
+	TM_RUN(test_any_agg);
+	TM_RUN(test_fast_arith_aggs);
+	TM_RUN(test_join_agg_result);
+	TM_RUN(test_agg_count_pass);
+	TM_RUN(test_errors);
+	TM_RUN(test_chunk_agg);
+	TM_RUN(test_chunk_overflow);
+	tm_gpu_pool_set_group_wagg(g_pool, 0);
 	printf("device memory used at most: %zu bytes of %zu\n", tm_gpu_pool_peak(g_pool), tm_gpu_pool_size(g_pool));
 
 	TM_CHECK(tm_gpu_pool_destroy(g_pool, err, sizeof(err)) == TM_GPU_OK);
