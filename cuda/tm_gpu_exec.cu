@@ -4774,6 +4774,7 @@ struct Ctx
 	/* run_swapped */
 	bool		defer_build;	/* the current pipeline's build may be held for its probe side ... */
 	int64_t		defer_probe_rows;	/* ... whose source has so many rows (-1: not known yet) */
+	bool		defer_probe_bare;	/* ... and whose one operator is the probe (tm_swap_hopeless) */
 	long long	trial_limit;	/* > 0: the current build is a trial, to be built only with so many rows */
 	bool		trial_declined;	/* ... it had more */
 	int64_t		sample_rows;	/* > 0: the current build only counts its sink rows over so many source
@@ -7870,7 +7871,8 @@ finish_pending(Ctx *c, int h)
 static bool
 defer_wanted(const Ctx *c, const TmPipeline *pl, long long n)
 {
-	return c->defer_build && tm_swap_hold(n, pl->est_rows, c->pool->swap_rows, c->defer_probe_rows);
+	return c->defer_build && tm_swap_hold(n, pl->est_rows, c->pool->swap_rows, c->defer_probe_rows) &&
+		!tm_swap_hopeless(n, c->pool->swap_rows, c->defer_probe_rows, c->defer_probe_bare);
 }
 
 /*
@@ -9954,7 +9956,8 @@ run_pipeline(Ctx *c, int p, const TmPipeline *pl, const TmGpuTable *input, const
 
 /*
  * May pipeline p's build be held: its table's one use is an INNER probe of a later pipeline?  Sets
- * c->defer_probe_rows: that pipeline's source rows, where its input says (-1: a result not made yet).
+ * c->defer_probe_rows: that pipeline's source rows, where its input says (-1: a result not made yet), and
+ * c->defer_probe_bare: whether that probe is its one operator.
  */
 static bool
 swap_candidate(Ctx *c, int p, const TmGpuTable *inputs, int ninputs)
@@ -9966,6 +9969,7 @@ swap_candidate(Ctx *c, int p, const TmGpuTable *inputs, int ninputs)
 	int			prober = -1;
 
 	c->defer_probe_rows = -1;
+	c->defer_probe_bare = false;
 	if (c->pool->swap_rows < 0 || pl->sink.kind != TM_SINK_HASH_BUILD || h < 0 || h >= plan->nhashtables)
 		return false;
 	for (int q = 0; q < plan->npipelines; q++)
@@ -9984,6 +9988,7 @@ swap_candidate(Ctx *c, int p, const TmGpuTable *inputs, int ninputs)
 		return false;
 	if (plan->pipelines[prober].srckind != TM_SRC_RESULT && inputs != NULL && prober < ninputs)
 		c->defer_probe_rows = inputs[prober].nrows;
+	c->defer_probe_bare = plan->pipelines[prober].nops == 1;
 	return true;
 }
 
@@ -10602,7 +10607,8 @@ fuse_sample(Ctx *c, int p, const TmPipeline *pl, const TmGpuTable *input, const 
 	if (c->sample_n <= 0 || c->sample_src <= 0)
 		return true;
 	n = (long long) ((double) c->sample_n * ((double) nrows / (double) c->sample_src));
-	if (!tm_swap_hold(n, pl->est_rows, c->pool->swap_rows, c->defer_probe_rows) || tm_swap_trial_limit(n) < 1)
+	if (!tm_swap_hold(n, pl->est_rows, c->pool->swap_rows, c->defer_probe_rows) || tm_swap_trial_limit(n) < 1 ||
+		tm_swap_hopeless(n, c->pool->swap_rows, c->defer_probe_rows, c->defer_probe_bare))
 		return true;
 	H->fused = true;
 	H->fuse_pipe = p;

@@ -1,16 +1,12 @@
 -- bench/probe/group_wagg.sql — themis.gpu_group_wagg off and on (cuda/tm_gpu_exec.cu, DAgg.wagg: the lanes
 -- of a warp that update one group past the block's private ones combine before their atomic), for
--- bench/run.sh --sql on the uniform or the skewed data: the grouped aggregations with many groups (Q15's
+-- bench/run.sh --sql on the uniform or the skewed data: grouped aggregations with many groups (Q15's
 -- 100,000 suppliers, where the skewed data puts a quarter of lineitem on 25 of them; Q18's and Q3's
--- orders, Q10's customers, Q13's customers and counts) and Q1 (4 groups, all private: the setting should
--- change nothing).  EXPLAIN ANALYZE of Q15 and Q18 off then on (per pipeline GPU time), then one untimed
--- run of each query (its columns loaded), then timed runs alternating off / on, four each of Q15, three
--- each of the others.  The results must be the same.
+-- orders).  EXPLAIN ANALYZE of Q15 off then on (per pipeline GPU time), then one untimed run of each
+-- query (its columns loaded), then timed runs alternating off / on, four each of Q15, three each of the
+-- others.  The results must be the same.
 \pset pager off
-\set q01 `sed -e 's/--.*$//' -e 's/;//' "$BENCH_QDIR/q01.sql"`
 \set q03 `sed -e 's/--.*$//' -e 's/;//' "$BENCH_QDIR/q03.sql"`
-\set q10 `sed -e 's/--.*$//' -e 's/;//' "$BENCH_QDIR/q10.sql"`
-\set q13 `sed -e 's/--.*$//' -e 's/;//' "$BENCH_QDIR/q13.sql"`
 \set q15 `sed -e 's/--.*$//' -e 's/;//' "$BENCH_QDIR/q15.sql"`
 \set q18 `sed -e 's/--.*$//' -e 's/;//' "$BENCH_QDIR/q18.sql"`
 SET themis.enabled = on;
@@ -18,15 +14,8 @@ SET themis.gpu_group_wagg = off;
 EXPLAIN (ANALYZE, COSTS OFF) :q15;
 SET themis.gpu_group_wagg = on;
 EXPLAIN (ANALYZE, COSTS OFF) :q15;
-SET themis.gpu_group_wagg = off;
-EXPLAIN (ANALYZE, COSTS OFF) :q18;
-SET themis.gpu_group_wagg = on;
-EXPLAIN (ANALYZE, COSTS OFF) :q18;
 \o /dev/null
-:q01;
 :q03;
-:q10;
-:q13;
 :q15;
 :q18;
 \o
@@ -130,96 +119,6 @@ SET themis.gpu_group_wagg = on;
 \echo q03 on
 \o /dev/null
 :q03;
-\o
-SET themis.gpu_group_wagg = off;
-\echo q10 off
-\o /dev/null
-:q10;
-\o
-SET themis.gpu_group_wagg = on;
-\echo q10 on
-\o /dev/null
-:q10;
-\o
-SET themis.gpu_group_wagg = off;
-\echo q10 off
-\o /dev/null
-:q10;
-\o
-SET themis.gpu_group_wagg = on;
-\echo q10 on
-\o /dev/null
-:q10;
-\o
-SET themis.gpu_group_wagg = off;
-\echo q10 off
-\o /dev/null
-:q10;
-\o
-SET themis.gpu_group_wagg = on;
-\echo q10 on
-\o /dev/null
-:q10;
-\o
-SET themis.gpu_group_wagg = off;
-\echo q13 off
-\o /dev/null
-:q13;
-\o
-SET themis.gpu_group_wagg = on;
-\echo q13 on
-\o /dev/null
-:q13;
-\o
-SET themis.gpu_group_wagg = off;
-\echo q13 off
-\o /dev/null
-:q13;
-\o
-SET themis.gpu_group_wagg = on;
-\echo q13 on
-\o /dev/null
-:q13;
-\o
-SET themis.gpu_group_wagg = off;
-\echo q13 off
-\o /dev/null
-:q13;
-\o
-SET themis.gpu_group_wagg = on;
-\echo q13 on
-\o /dev/null
-:q13;
-\o
-SET themis.gpu_group_wagg = off;
-\echo q01 off
-\o /dev/null
-:q01;
-\o
-SET themis.gpu_group_wagg = on;
-\echo q01 on
-\o /dev/null
-:q01;
-\o
-SET themis.gpu_group_wagg = off;
-\echo q01 off
-\o /dev/null
-:q01;
-\o
-SET themis.gpu_group_wagg = on;
-\echo q01 on
-\o /dev/null
-:q01;
-\o
-SET themis.gpu_group_wagg = off;
-\echo q01 off
-\o /dev/null
-:q01;
-\o
-SET themis.gpu_group_wagg = on;
-\echo q01 on
-\o /dev/null
-:q01;
 \o
 \timing off
 RESET themis.gpu_group_wagg;

@@ -1747,6 +1747,87 @@ test_swap_build(void)
 }
 
 /*
+ * A held build whose probing pipeline's one operator is the probe (tm_swap_hopeless): T's rows build table
+ * 0 by k (payload v), B's rows probe it INNER and count / sum T's v.  At the setting 1 (every build of a
+ * row or more, eight times its estimate) with B's 3,000 rows, more than half of T's keyed rows, T's build
+ * is not held (stats swap 0: before, it was held and declined without a pass, swap 2); with 1,000 it is
+ * held and B's rows build the table (swap 1); at 0 (every candidate) the 3,000 are held and declined
+ * (swap 2).  The counts are the reference's each time.
+ */
+static void
+test_swap_bare(void)
+{
+	HTable		T = make_T(4000, 300);
+	int64_t		tkeyed = 0;
+
+	for (int64_t i = 0; i < T.nrows; i++)
+		if (!isnull(T, T_K, i))
+			tkeyed++;
+	struct
+	{
+		int64_t		nb;
+		int64_t		setting;
+		int			swap;
+	}			cases[] = {{3000, 1, 0}, {1000, 1, 1}, {3000, 0, 2}};
+
+	for (auto &cs : cases)
+	{
+		HTable		B = make_B(cs.nb, 300);
+		PipeB		pt(TM_SRC_TABLE, 0);
+		int			t_k = pt.slot(ty(TM_K_INT4), 0, T_K);
+		int			t_v = pt.slot(ty(TM_K_INT4), 0, T_V);
+		TmPipeline	build = pt.build(0, {x_slot(t_k, ty(TM_K_INT4))}, {x_slot(t_v, ty(TM_K_INT4))});
+		PipeB		pp(TM_SRC_TABLE, 0);
+		int			b_k = pp.slot(ty(TM_K_INT4), 0, B_K);
+		int			m_v = pp.slot(ty(TM_K_INT4), 1, 0);
+		std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_INT8)};
+		std::map<int64_t, std::pair<int64_t, int64_t>> tk;	/* k -> (T's rows, the sum of their v) */
+		int64_t		n = 0;
+		int64_t		sum = 0;
+		bool		sumnull = true;
+		char		what[120];
+
+		pp.probe(TM_JOIN_INNER, 0, {x_slot(b_k, ty(TM_K_INT4))}, NULL);
+		TmPlan		pl = plan({build, pp.agg(0, {}, {agg(TM_AGG_COUNT_STAR, NULL, rt[0]),
+													agg(TM_AGG_SUM, x_slot(m_v, ty(TM_K_INT4)), rt[1])})},
+							  {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4)})}, {result(rt)}, 0);
+
+		tm_gpu_pool_set_swap_rows(g_pool, cs.setting);
+		Run			r = run_plan(pl, {&T, &B});
+
+		tm_gpu_pool_set_swap_rows(g_pool, TM_GPU_SWAP_ROWS_DEFAULT);
+		snprintf(what, sizeof(what), "held build probed by its one operator: %lld rows of B, setting %lld",
+				 (long long) cs.nb, (long long) cs.setting);
+		CHECK_OK(r);
+		for (int64_t i = 0; i < T.nrows; i++)
+		{
+			if (isnull(T, T_K, i))
+				continue;
+			tk[ival(T, T_K, i)].first++;
+			if (!isnull(T, T_V, i))
+				tk[ival(T, T_K, i)].second += ival(T, T_V, i);
+		}
+		for (int64_t j = 0; j < B.nrows; j++)
+		{
+			if (isnull(B, B_K, j) || tk.count(ival(B, B_K, j)) == 0)
+				continue;
+			n += tk[ival(B, B_K, j)].first;
+			sum += tk[ival(B, B_K, j)].second;
+		}
+		for (int64_t i = 0; i < T.nrows && sumnull; i++)
+			if (!isnull(T, T_K, i) && !isnull(T, T_V, i))
+				for (int64_t j = 0; j < B.nrows && sumnull; j++)
+					if (!isnull(B, B_K, j) && ival(B, B_K, j) == ival(T, T_K, i))
+						sumnull = false;
+		check_rows(what, out_rows(r.out), {cI(n) + (sumnull ? cNULL : cI(sum))}, false);
+		TM_CHECK_MSG(cs.nb > tkeyed / 2 || cs.swap != 0, "%s: B's rows %lld not over half T's %lld", what,
+					 (long long) cs.nb, (long long) tkeyed);
+		TM_CHECK_MSG(r.stats[1].swap == cs.swap, "%s: swap %d, expected %d", what, (int) r.stats[1].swap, cs.swap);
+		tm_gpu_table_free(&r.out);
+	}
+}
+
+/*
  * Builds put off (run_fused) whose pipeline has operators: C's table (by g; payload x) is probed LEFT by
  * T's pipeline, which filters on 100 / (id - z) >= -1000 and builds table 0 by k with payload (id, C's x);
  * B's rows probe table 0 and emit (id, x), so F has T's filter and probe before the probe of B's table
@@ -6757,6 +6838,7 @@ main(void)
 		TM_RUN(test_two_joins);
 		TM_RUN(test_probe_order);
 		TM_RUN(test_swap_build);
+		TM_RUN(test_swap_bare);
 		TM_RUN(test_swap_fuse_errors);
 		TM_RUN(test_group_agg);
 		TM_RUN(test_private_agg);

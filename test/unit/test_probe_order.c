@@ -511,6 +511,15 @@ test_swap_hold(void)
 	TM_CHECK(tm_swap_trial_limit(19769680) == 9884840);
 	TM_CHECK(tm_swap_trial_limit(3) == 1);
 	TM_CHECK(tm_swap_trial_limit(1) == 0);
+	/* hopeless: the skewed Q9 (21.7 M lineitem rows, 15 M orders rows, the probe orders' one operator) */
+	TM_CHECK(tm_swap_hopeless(21700000, def, 15000000, true));
+	TM_CHECK(!tm_swap_hopeless(21700000, def, 15000000, false));
+	/* half exactly is still a trial's (not more than the limit); one more is not; not known: tried */
+	TM_CHECK(!tm_swap_hopeless(2000000, def, 1000000, true));
+	TM_CHECK(tm_swap_hopeless(2000000, def, 1000001, true));
+	TM_CHECK(!tm_swap_hopeless(2000000, def, -1, true));
+	/* lim 0 holds every candidate; -1 holds none (tm_swap_hold says so first) */
+	TM_CHECK(!tm_swap_hopeless(2000000, 0, 1000001, true));
 }
 
 int
