@@ -1213,7 +1213,8 @@ atomic_add192(unsigned long long *w, tm_int128 x)
  * aggregates, and grouped ones only under tm_gpu_pool_set_group_wagg (themis.gpu_group_wagg, off by
  * default): TPC-H Q1's 4 groups ran slower with it (68.8 -> 90.4 ms, before its groups were block-private),
  * their atomics spread over the groups' words; the skewed Q15's rows crowd onto 25 suppliers' words
- * (the groups past a block's private ones).  The combination is exact (integers; sums in 192 bits)
+ * (groups without block-private states: past a block's first ones, or all of them where an aggregate
+ * keeps private states off).  The combination is exact (integers; sums in 192 bits)
  */
 __device__ __forceinline__ cooperative_groups::coalesced_group
 state_peers(const void *w)

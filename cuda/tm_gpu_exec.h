@@ -275,7 +275,8 @@ extern void tm_gpu_pool_set_private_global(TmGpuPool *pool, int on);
 
 /*
  * tm_gpu_pool_set_group_wagg(pool, 1) (themis.gpu_group_wagg): in a grouped aggregate, the lanes of a
- * warp that update the same group past the block's private ones combine their values first, and one of
+ * warp that update the same group without block-private states (past the block's first groups, or every
+ * group where an aggregate keeps them off: a float sum, DISTINCT) combine their values first, and one of
  * them does the atomic (DAgg.wagg, as global aggregates always do); 0 (the default): one atomic per row.
  * Under the fast paths only.  Results are the same either way.
  */

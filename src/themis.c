@@ -182,7 +182,8 @@ _PG_init(void)
 
 	DefineCustomBoolVariable("themis.gpu_group_wagg",
 							 "GPU: the lanes of a warp that update the same group of a grouped aggregate combine their values, and one of them does the atomic.",
-							 "For the groups past a block's private ones: counts, integer and numeric sums, integer min / max. Where a warp's rows "
+							 "For the groups without block-private states (past a block's first ones, or all of them where an aggregate keeps "
+							 "private states off: a float sum, DISTINCT): counts, integer and numeric sums, integer min / max. Where a warp's rows "
 							 "crowd onto a few groups (the skewed TPC-H Q15: a quarter of lineitem on 25 suppliers) it does fewer atomics on the "
 							 "same words; where they do not it costs the combination. Off by default until measured on a GPU; results are the "
 							 "same either way. Under themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, tm_gpu_pool_set_group_wagg).",

@@ -1750,9 +1750,11 @@ test_swap_build(void)
  * A held build whose probing pipeline's one operator is the probe (tm_swap_hopeless): T's rows build table
  * 0 by k (payload v), B's rows probe it INNER and count / sum T's v.  At the setting 1 (every build of a
  * row or more, eight times its estimate) with B's 3,000 rows, more than half of T's keyed rows, T's build
- * is not held (stats swap 0: before, it was held and declined without a pass, swap 2); with 1,000 it is
- * held and B's rows build the table (swap 1); at 0 (every candidate) the 3,000 are held and declined
- * (swap 2).  The counts are the reference's each time.
+ * is not held (stats swap 0: before, it was held and declined without a pass, swap 2), nor put off where
+ * builds are put off on a count of all their rows (before: put off, then declined); with 1,000 it is held
+ * and B's rows build the table (swap 1); at 0 (every candidate) the 3,000 are held and declined (swap 2);
+ * with a filter on B before the probe (w >= -100: the rows with a w) the 3,000 are held and counted in a
+ * trial, which declines (swap 2).  The counts are the reference's each time.
  */
 static void
 test_swap_bare(void)
@@ -1767,8 +1769,11 @@ test_swap_bare(void)
 	{
 		int64_t		nb;
 		int64_t		setting;
-		int			swap;
-	}			cases[] = {{3000, 1, 0}, {1000, 1, 1}, {3000, 0, 2}};
+		bool		filt;		/* B's filter before the probe */
+		int64_t		fuse;		/* tm_gpu_pool_set_swap_fuse */
+		int			swap;		/* stats[1].swap expected (stats[0].swap: 0) */
+	}			cases[] = {{3000, 1, false, 0, 0}, {3000, 1, false, INT64_MAX, 0}, {1000, 1, false, 0, 1},
+						   {3000, 0, false, 0, 2}, {3000, 1, true, 0, 2}};
 
 	for (auto &cs : cases)
 	{
@@ -1779,7 +1784,8 @@ test_swap_bare(void)
 		TmPipeline	build = pt.build(0, {x_slot(t_k, ty(TM_K_INT4))}, {x_slot(t_v, ty(TM_K_INT4))});
 		PipeB		pp(TM_SRC_TABLE, 0);
 		int			b_k = pp.slot(ty(TM_K_INT4), 0, B_K);
-		int			m_v = pp.slot(ty(TM_K_INT4), 1, 0);
+		int			b_w = pp.slot(ty(TM_K_INT4), 0, B_W);
+		int			m_v = pp.slot(ty(TM_K_INT4), cs.filt ? 2 : 1, 0);
 		std::vector<TmType> rt = {ty(TM_K_INT8), ty(TM_K_INT8)};
 		std::map<int64_t, std::pair<int64_t, int64_t>> tk;	/* k -> (T's rows, the sum of their v) */
 		int64_t		n = 0;
@@ -1787,17 +1793,22 @@ test_swap_bare(void)
 		bool		sumnull = true;
 		char		what[120];
 
+		if (cs.filt)
+			pp.filter(x_cmp_const(b_w, TM_PRED_GE, -100));
 		pp.probe(TM_JOIN_INNER, 0, {x_slot(b_k, ty(TM_K_INT4))}, NULL);
 		TmPlan		pl = plan({build, pp.agg(0, {}, {agg(TM_AGG_COUNT_STAR, NULL, rt[0]),
 													agg(TM_AGG_SUM, x_slot(m_v, ty(TM_K_INT4)), rt[1])})},
 							  {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4)})}, {result(rt)}, 0);
 
 		tm_gpu_pool_set_swap_rows(g_pool, cs.setting);
+		tm_gpu_pool_set_swap_fuse(g_pool, cs.fuse);
 		Run			r = run_plan(pl, {&T, &B});
 
 		tm_gpu_pool_set_swap_rows(g_pool, TM_GPU_SWAP_ROWS_DEFAULT);
-		snprintf(what, sizeof(what), "held build probed by its one operator: %lld rows of B, setting %lld",
-				 (long long) cs.nb, (long long) cs.setting);
+		tm_gpu_pool_set_swap_fuse(g_pool, 0);
+		snprintf(what, sizeof(what), "held build probed by %s: %lld rows of B, setting %lld%s",
+				 cs.filt ? "a filter and the probe" : "its one operator", (long long) cs.nb, (long long) cs.setting,
+				 cs.fuse ? ", builds put off on a count" : "");
 		CHECK_OK(r);
 		for (int64_t i = 0; i < T.nrows; i++)
 		{
@@ -1809,7 +1820,7 @@ test_swap_bare(void)
 		}
 		for (int64_t j = 0; j < B.nrows; j++)
 		{
-			if (isnull(B, B_K, j) || tk.count(ival(B, B_K, j)) == 0)
+			if (isnull(B, B_K, j) || tk.count(ival(B, B_K, j)) == 0 || (cs.filt && isnull(B, B_W, j)))
 				continue;
 			n += tk[ival(B, B_K, j)].first;
 			sum += tk[ival(B, B_K, j)].second;
@@ -1817,12 +1828,13 @@ test_swap_bare(void)
 		for (int64_t i = 0; i < T.nrows && sumnull; i++)
 			if (!isnull(T, T_K, i) && !isnull(T, T_V, i))
 				for (int64_t j = 0; j < B.nrows && sumnull; j++)
-					if (!isnull(B, B_K, j) && ival(B, B_K, j) == ival(T, T_K, i))
+					if (!isnull(B, B_K, j) && ival(B, B_K, j) == ival(T, T_K, i) && !(cs.filt && isnull(B, B_W, j)))
 						sumnull = false;
 		check_rows(what, out_rows(r.out), {cI(n) + (sumnull ? cNULL : cI(sum))}, false);
 		TM_CHECK_MSG(cs.nb > tkeyed / 2 || cs.swap != 0, "%s: B's rows %lld not over half T's %lld", what,
 					 (long long) cs.nb, (long long) tkeyed);
 		TM_CHECK_MSG(r.stats[1].swap == cs.swap, "%s: swap %d, expected %d", what, (int) r.stats[1].swap, cs.swap);
+		TM_CHECK_MSG(r.stats[0].swap == 0, "%s: T's pipeline swap %d", what, (int) r.stats[0].swap);
 		tm_gpu_table_free(&r.out);
 	}
 }
@@ -6987,6 +6999,9 @@ main(void)
 	TM_RUN(test_private_agg);
 	TM_RUN(test_any_agg);
 	TM_RUN(test_fast_arith_aggs);
+	TM_RUN(test_distinct_agg);
+	TM_RUN(test_distinct_join);
+	TM_RUN(test_distinct_many);
 	TM_RUN(test_join_agg_result);
 	TM_RUN(test_agg_count_pass);
 	TM_RUN(test_errors);
