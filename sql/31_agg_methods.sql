@@ -96,4 +96,6 @@ SELECT * FROM tt.check($$SELECT jl.k2, count(*) AS n, sum(jr.w) AS s FROM jl JOI
 SELECT * FROM tt.check($$SELECT l_returnflag, l_linestatus, count(*) AS n, sum(l_quantity) AS q,
                                 sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS c
                          FROM lineitem GROUP BY l_returnflag, l_linestatus$$);
+-- an error in an aggregate's argument on some rows of a group (division by zero): raised as PostgreSQL raises it
+SELECT * FROM tt.check_error($$SELECT l_orderkey, sum(l_quantity / (l_linenumber - 3)) AS q FROM lineitem GROUP BY l_orderkey$$);
 RESET themis.gpu_group_wagg;
