@@ -105,7 +105,7 @@ EXTRA_CLEAN = test/unit/bin bench/join/bin/xover cuda/*.o src/gpud/*.o themis-gp
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-cuda/%.o: cuda/%.cu $(wildcard cuda/*.h) $(TM_HEADERS)
+cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) $(TM_HEADERS)
 	$(NVCC) $(NVCC_ALLFLAGS) -c $< -o $@
 
 src/gpud/%.o: src/gpud/%.c src/gpud/gpud.h $(wildcard cuda/*.h) $(TM_HEADERS) .build-config
@@ -155,7 +155,7 @@ test/unit/bin/libtmcuda.a: $(CU_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-test/unit/bin/gpu_%: test/unit/gpu_%.cu test/unit/tm_unit.h test/unit/bin/libtmcuda.a $(TM_HEADERS) $(wildcard cuda/*.h)
+test/unit/bin/gpu_%: test/unit/gpu_%.cu test/unit/tm_unit.h test/unit/bin/libtmcuda.a $(TM_HEADERS) $(wildcard cuda/*.h cuda/*.cuh)
 	$(NVCC) $(NVCC_ALLFLAGS) -Icuda -Itest/unit -o $@ $< test/unit/bin/libtmcuda.a -lm -lpthread
 
 test/unit/bin/probe_gpu: test/unit/harness/gpu_probe.c cuda/tm_device.o

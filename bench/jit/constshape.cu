@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "constshape_dev.cuh"
+#include "tm_nvrtc.h"
 
 #define RUNS 7
 
@@ -178,21 +179,6 @@ write_source(const CsDesc *D, char *buf)
 	p += sprintf(p, "};\n\n\t\tcs_flush(acc, err, o);\n\t}\n}\n");
 }
 
-/* NVRTC has no C library headers: what tm_types.h and tm_expr_eval.h take from them */
-static const char *hdr_stdint =
-"#pragma once\n"
-"typedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long long int64_t;\n"
-"typedef unsigned char uint8_t; typedef unsigned short uint16_t; typedef unsigned int uint32_t;\n"
-"typedef unsigned long long uint64_t; typedef long long intptr_t; typedef unsigned long long uintptr_t;\n"
-"#define INT16_MIN (-32767 - 1)\n#define INT16_MAX 32767\n"
-"#define INT32_MIN (-2147483647 - 1)\n#define INT32_MAX 2147483647\n"
-"#define INT64_MIN (-9223372036854775807LL - 1)\n#define INT64_MAX 9223372036854775807LL\n"
-"#define UINT64_MAX 18446744073709551615ULL\n#define INT64_C(c) c##LL\n#define UINT64_C(c) c##ULL\n";
-static const char *hdr_float =
-"#pragma once\n#define DBL_MAX 1.7976931348623157e+308\n#define FLT_MAX 3.402823466e+38F\n";
-static const char *hdr_math =
-"#pragma once\n#define HUGE_VAL (__longlong_as_double(0x7ff0000000000000LL))\n";
-static const char *hdr_empty = "#pragma once\n";
 
 static double
 now_ms(void)
@@ -253,9 +239,7 @@ compile_jit(const CsDesc *D, const char *root, int major, int minor, char **cubi
 				inc2[1024],
 				arch[64];
 	nvrtcProgram prog;
-	const char *hdrs[] = {hdr_stdint, hdr_empty, hdr_empty, hdr_math, hdr_float, hdr_empty};
-	const char *hdrnames[] = {"stdint.h", "stdbool.h", "stddef.h", "math.h", "float.h", "string.h"};
-	const char *opts[7];
+	const char *opts[3 + TM_NVRTC_NOPTS];
 	nvrtcResult rc;
 	double		t0;
 
@@ -266,15 +250,14 @@ compile_jit(const CsDesc *D, const char *root, int major, int minor, char **cubi
 	snprintf(inc2, sizeof(inc2), "-I%s/bench/jit", root);
 	snprintf(arch, sizeof(arch), "--gpu-architecture=sm_%d%d", major, minor);
 	opts[0] = arch;
-	opts[1] = "-default-device";
-	opts[2] = "--fmad=false";	/* as the daemon's kernels (tm_expr_eval.h) */
-	opts[3] = "-std=c++17";
-	opts[4] = "--device-int128";
-	opts[5] = inc1;
-	opts[6] = inc2;
+	opts[1] = inc1;
+	opts[2] = inc2;
+	for (int i = 0; i < TM_NVRTC_NOPTS; i++)
+		opts[3 + i] = tm_nvrtc_opts[i];
 	t0 = now_ms();
-	CHECK_RTC(nvrtcCreateProgram(&prog, src, "cs_jit.cu", 6, hdrs, hdrnames));
-	rc = nvrtcCompileProgram(prog, 7, opts);
+	CHECK_RTC(nvrtcCreateProgram(&prog, src, "cs_jit.cu", TM_NVRTC_NHEADERS, tm_nvrtc_headers,
+								 tm_nvrtc_header_names));
+	rc = nvrtcCompileProgram(prog, 3 + TM_NVRTC_NOPTS, opts);
 	*ms = now_ms() - t0;
 	if (rc != NVRTC_SUCCESS)
 	{

@@ -38,7 +38,9 @@
 #include "themis/tm_types.h"
 #include "themis/tm_hash.h"
 
-#ifdef __CUDACC__
+#if defined(__CUDACC_RTC__)
+#define TM_HT_HOST static __device__ inline	/* NVRTC compiles device code only: never called there */
+#elif defined(__CUDACC__)
 #define TM_HT_HOST static __host__ inline
 #else
 #define TM_HT_HOST static inline
