@@ -48,6 +48,9 @@
 #   (regress_extra) the regression tests on the GPU with the settings of REGRESS_SETTINGS ("a = 1; b = on")
 #   (regress_join_partitioned, regress_join_partitioned_gfur, regress_join_pipelined) the same with
 #      themis.join_algorithm forced to that value (issue 8)
+#   (jit) bench/bin/constshape (bench/jit/constshape.cu): Q1's aggregate arithmetic through the generic
+#      kernel's interpreter against a kernel written for it and compiled by NVRTC at run time, JIT_ROWS rows
+#      (default 60 M); its ratio and NVRTC's compile time go into the table
 #   (xover) bench/join/bin/xover: where the partitioned join overtakes the probe in the kernel, through the
 #      executor (the threshold of themis.join_algorithm = auto); XOVER_ARGS, XOVER_TIMEOUT (240 s)
 #   (loadthp) bench/load_thp.sh in a server of its own (16 worker processes, 12 parallel): themis.cache_table()
@@ -123,6 +126,7 @@ bench_state="not run"
 fuzz_state="not run"
 pjoin_state="not run"
 xover_state="not run"
+jit_state="not run"
 profile_state="not run"
 load_state="not run"
 faults_state="not run"
@@ -379,6 +383,20 @@ PY
         passed=$((passed + ${lp:-0})); failed=$((failed + ${lf:-1}))
     fi
 
+    # ---- a kernel compiled at run time (NVRTC) against the generic one, on Q1's aggregate arithmetic ----
+    if want jit; then
+        log "bench/bin/constshape ${JIT_ROWS:-60000000}"
+        make -C bench CUDA_ARCHS="$CUDA_ARCHS" bin/constshape >"$WORK/jit-build.log" 2>&1 \
+            && timeout 120 bench/bin/constshape "${JIT_ROWS:-60000000}" "$ROOT" 2>&1 | tee "$WORK/jit.log"
+        jl="$(grep -E '^generic/jit=' "$WORK/jit.log" 2>/dev/null | tail -n 1)"
+        if [ -n "$jl" ]; then
+            jit_state="$jl ($(grep -E '^nvrtc_compile_ms=' "$WORK/jit.log" | tail -n 1))"
+        else
+            jit_state="did not finish (see $WORK/jit-build.log, $WORK/jit.log)"
+            failed=$((failed + 1))
+        fi
+    fi
+
     # ---- the partitioned hash join (issue 8): its test and microbenchmark ----
     if want xover; then
         # where themis.join_algorithm = auto switches to the partitioned join (bench/join/xover.cu)
@@ -609,6 +627,7 @@ printf '  %-18s %s\n' "isolation (gpu)" "$isolation_state"
 printf '  %-18s %s\n' "fuzz (gpu)" "$fuzz_state"
 printf '  %-18s %s\n' "partitioned join" "$pjoin_state"
 printf '  %-18s %s\n' "join crossover" "$xover_state"
+printf '  %-18s %s\n' "run-time kernel" "$jit_state"
 printf '  %-18s %s\n' "load test" "$load_state"
 printf '  %-18s %s\n' "benchmark" "$bench_state"
 printf '  %-18s %s\n' "profile (ncu)" "$profile_state"
