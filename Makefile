@@ -145,7 +145,7 @@ endif
 
 # (test_gpud_cancel.c and test_gpud_pcopy.c include src/gpud/cancel.c and pcopy.c: the daemon's headers
 # are needed too)
-test/unit/bin/test_%: test/unit/test_%.c test/unit/tm_unit.h $(TM_HEADERS) src/gpud/gpud.h src/gpud/cancel.c src/gpud/pcopy.c cuda/tm_gpu_exec.h
+test/unit/bin/test_%: test/unit/test_%.c test/unit/tm_unit.h $(TM_HEADERS) src/gpud/gpud.h src/gpud/cancel.c src/gpud/pcopy.c cuda/tm_gpu_exec.h cuda/tm_nvrtc.h
 	@mkdir -p test/unit/bin
 	$(UNIT_CC) $(UNIT_CFLAGS) -pthread -Iinclude -Icuda -Itest/unit -o $@ $< -lm
 
