@@ -100,13 +100,20 @@ REGRESS = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
 REGRESS_OPTS = --temp-instance=./tmp_check --temp-config=$(CURDIR)/test/themis.conf \
 	--no-locale --encoding=UTF8
 
-EXTRA_CLEAN = test/unit/bin bench/join/bin/xover cuda/*.o src/gpud/*.o themis-gpud .build-config
+EXTRA_CLEAN = test/unit/bin bench/join/bin/xover cuda/*.o src/gpud/*.o themis-gpud .build-config cuda/tm_jit_headers.inc
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) $(TM_HEADERS)
 	$(NVCC) $(NVCC_ALLFLAGS) -c $< -o $@
+
+# the headers the kernels generated at run time are compiled against (cuda/tm_jit.cu), as strings
+JIT_HEADERS = tm_pipeline_dev.cuh=cuda/tm_pipeline_dev.cuh tm_gpu_exec.h=cuda/tm_gpu_exec.h \
+	$(foreach h,$(TM_HEADERS),themis/$(notdir $(h))=$(h))
+cuda/tm_jit_headers.inc: scripts/embed-headers.sh cuda/tm_pipeline_dev.cuh cuda/tm_gpu_exec.h $(TM_HEADERS)
+	sh scripts/embed-headers.sh $@ $(JIT_HEADERS)
+cuda/tm_jit.o: cuda/tm_jit_headers.inc
 
 src/gpud/%.o: src/gpud/%.c src/gpud/gpud.h $(wildcard cuda/*.h) $(TM_HEADERS) .build-config
 	$(CC) $(GPUD_CFLAGS) -c $< -o $@
@@ -156,7 +163,7 @@ test/unit/bin/libtmcuda.a: $(CU_OBJS)
 	ar rcs $@ $^
 
 test/unit/bin/gpu_%: test/unit/gpu_%.cu test/unit/tm_unit.h test/unit/bin/libtmcuda.a $(TM_HEADERS) $(wildcard cuda/*.h cuda/*.cuh)
-	$(NVCC) $(NVCC_ALLFLAGS) -Icuda -Itest/unit -o $@ $< test/unit/bin/libtmcuda.a -lm -lpthread
+	$(NVCC) $(NVCC_ALLFLAGS) -Icuda -Itest/unit -o $@ $< test/unit/bin/libtmcuda.a -lm -lpthread -ldl
 
 test/unit/bin/probe_gpu: test/unit/harness/gpu_probe.c cuda/tm_device.o
 	@mkdir -p test/unit/bin

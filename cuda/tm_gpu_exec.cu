@@ -114,6 +114,7 @@
 #include "tm_pjoin.h"
 
 #include "tm_pipeline_dev.cuh"
+#include "tm_jit.h"
 
 /* does a comparison's result c (-1, 0, 1) satisfy test t's predicate (DPreTest.mask)? */
 __device__ __forceinline__ bool
@@ -1967,6 +1968,8 @@ struct TmGpuPool
 	bool		no_fast_paths;	/* tm_gpu_pool_set_fast_paths(pool, 0): no DFastQual, x_eval, nlead */
 	bool		private_global;	/* tm_gpu_pool_set_private_global: global AGGs block-private too */
 	bool		group_wagg;		/* tm_gpu_pool_set_group_wagg: grouped AGGs' lanes combine (DAgg.wagg) */
+	int			jit;			/* tm_gpu_pool_set_jit: kernels generated per pipeline (0 off, 1 on, 2 on
+								 * and waited for) */
 	bool		interp_always;	/* tm_gpu_pool_set_nointerp(pool, 0): pipeline_kernel<false> always */
 	bool		static_rows;	/* tm_gpu_pool_set_dynamic_rows(pool, 0): DRun.dyn off */
 	bool		plan_probe_order;	/* tm_gpu_pool_set_probe_order(pool, 0): the plan's probe order */
@@ -2055,6 +2058,11 @@ struct Ctx
 	bool		prefiltered_plain;	/* ... the current pipeline's prefilter ran in the plain form */
 	int64_t		prefiltered;	/* the current pipeline's passes with the prefilter */
 	int64_t		nointerp_passes;	/* the current pipeline's passes in pipeline_kernel<true> */
+	const void *pre_jit_fn;		/* the last pipeline uploaded: its generated kernel, NULL if none (yet) */
+	int			pre_jit;		/* ... and where that stands (TmJitState) */
+	int			jit_state;		/* the current pipeline's generated kernel: TmJitState of its last upload */
+	int64_t		jit_passes;		/* ... its passes that ran in it */
+	double		jit_ms;			/* ... NVRTC's time for it */
 	int64_t		dyn_groups;		/* ... groups of rows its warps took as they finished (DFlags.wgroups) */
 	bool		trace;			/* THEMIS_GPU_TRACE: time each step (trace_step) */
 	double		trace_t;		/* when the last traced step ended */
@@ -3620,6 +3628,52 @@ img_pipeline(Ctx *c, Img *im, const TmPipeline *pl, const DCol *srccols, int nco
 	return img_put(im, &P, sizeof(P), 16);
 }
 
+/* the host copy of a device address of image im (tm_jit_source's TmJitHostFn) */
+static const void *
+img_host(const void *dev, void *arg)
+{
+	const Img  *im = (const Img *) arg;
+
+	return im->h + ((uintptr_t) dev - im->d);
+}
+
+/*
+ * The generated kernel of the pipeline whose image im was just laid out (hp: its DPipe), where
+ * tm_gpu_pool_set_jit asks for one: c->pre_jit_fn once compiled and loaded (run_pass then runs it
+ * instead of pipeline_kernel), and where it stands (c->pre_jit, the pipeline's figures).  The first
+ * execution of a shape starts its compile in the background and runs pipeline_kernel (jit 2: waits for
+ * it); why a pipeline has none goes to the daemon's log (THEMIS_GPU_TRACE) and EXPLAIN's state
+ */
+static void
+jit_prepare(Ctx *c, const DPipe *hp, Img *im)
+{
+	char	   *src = NULL;
+	char		why[512];
+
+	c->pre_jit_fn = NULL;
+	c->pre_jit = TM_JIT_OFF;
+	if (c->pool->jit == 0)
+		return;
+	if (!tm_jit_source(hp, img_host, im, &src, why, sizeof(why)))
+		c->pre_jit = TM_JIT_NOT_ELIGIBLE;
+	else
+	{
+		c->pre_jit = tm_jit_kernel(src, c->pool->dev, c->pool->thread_sums ? PIPE_SMEM_MAX : 0,
+								   c->pool->jit == 2, &c->pre_jit_fn, why, sizeof(why));
+		c->jit_ms = tm_jit_compile_ms(src);
+		if (getenv("THEMIS_JIT_SOURCE") != NULL)
+			fprintf(stderr, "themis-gpud: generated kernel of pipeline %d:\n%s\n", c->pipeline, src);
+		free(src);
+	}
+	c->jit_state = c->pre_jit;
+	if (c->trace || c->pre_jit == TM_JIT_FAILED)
+		fprintf(stderr, "themis-gpud: pipeline %d: generated kernel: %s%s%s\n", c->pipeline,
+				c->pre_jit == TM_JIT_RAN ? "loaded" : c->pre_jit == TM_JIT_COMPILING ? "compiling" :
+				c->pre_jit == TM_JIT_NOT_ELIGIBLE ? "none" : c->pre_jit == TM_JIT_FAILED ? "failed" : "no NVRTC",
+				why[0] != '\0' && c->pre_jit != TM_JIT_RAN ? ": " : "",
+				c->pre_jit != TM_JIT_RAN ? why : "");
+}
+
 /*
  * upload pipeline pl's descriptor (one copy); its device address, or NULL.  dsrccols: if not NULL, set to
  * the device address of its array of source column descriptors (chunks rewrite it).
@@ -3663,6 +3717,7 @@ upload_pipeline(Ctx *c, const TmPipeline *pl, const DCol *srccols, int ncols, in
 		c->pre_compact = hp.nlead > 0 || hp.precheck >= 0;
 		c->pre_plain = hp.npretest > 0;
 		c->pre_nointerp = hp.nointerp != 0;
+		jit_prepare(c, &hp, &im);
 		c->pre_semi_ht = -1;
 		c->pre_semi_col = -1;
 		c->pre_semi_w = 0;
@@ -4126,6 +4181,24 @@ run_pass(Ctx *c, const DPipe *P, const DRun &R0, int64_t nrows, DFlags *f)
 		Rl.priv_ns = 0;
 		if (!launch_lb(c, P, Rl, &nwarps))
 			return false;
+	}
+	else if (nrows > 0 && P == c->pre_P && c->pre_jit_fn != NULL && R0.prebits == NULL && R.pass == PASS_RUN)
+	{
+		/*
+		 * The pipeline's generated kernel (jit_prepare): its filters inline, so no prefilter; a thread a
+		 * row, grid-stride, over one wave of the blocks the device holds at once (each block sets up and
+		 * flushes its private states once)
+		 */
+		int			per_sm = 0;
+		int			nb = nblocks(c, nrows);
+		int64_t		n = nrows;
+		void	   *args[] = {(void *) &P, (void *) &R, (void *) &n};
+
+		CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, c->pre_jit_fn, TPB, smem));
+		if (per_sm >= 1 && nb > per_sm * c->pool->nsm)
+			nb = per_sm * c->pool->nsm;
+		CK(cudaLaunchKernel(c->pre_jit_fn, dim3(nb), dim3(TPB), args, smem, c->stream));
+		c->jit_passes++;
 	}
 	else if (nrows > 0)
 	{
@@ -7044,6 +7117,9 @@ pipeline_figures_reset(Ctx *c, const TmPipeline *pl, int lb)
 	c->lb_passes = 0;
 	c->prefiltered = 0;
 	c->nointerp_passes = 0;
+	c->jit_state = TM_JIT_OFF;
+	c->jit_passes = 0;
+	c->jit_ms = 0;
 	c->dyn_groups = 0;
 	c->prefiltered_plain = false;
 	c->prefiltered_semi = false;
@@ -7186,6 +7262,9 @@ run_pipeline(Ctx *c, int p, const TmPipeline *pl, const TmGpuTable *input, const
 		c->lb_passes = 0;
 		c->prefiltered = 0;
 		c->nointerp_passes = 0;
+		c->jit_state = TM_JIT_OFF;
+		c->jit_passes = 0;
+		c->jit_ms = 0;
 		c->dyn_groups = 0;
 		c->prefiltered_plain = false;
 		c->prefiltered_semi = false;
@@ -7215,6 +7294,9 @@ run_pipeline(Ctx *c, int p, const TmPipeline *pl, const TmGpuTable *input, const
 	st.prefilter_semi = c->prefiltered_semi ? 1 : 0;
 	st.dynamic_groups = c->dyn_groups;
 	st.nointerp_passes = c->nointerp_passes;
+	st.jit = c->jit_passes > 0 ? TM_JIT_RAN : c->jit_state == TM_JIT_RAN ? TM_JIT_OFF : c->jit_state;
+	st.jit_passes = c->jit_passes;
+	st.jit_ms = c->jit_ms;
 	if (reordered)
 	{
 		st.probe_reordered = 1;
@@ -8658,6 +8740,65 @@ tm_gpu_pool_set_group_wagg(TmGpuPool *pool, int on)
 {
 	if (pool != NULL)
 		pool->group_wagg = on != 0;
+}
+
+extern "C" void
+tm_gpu_pool_set_jit(TmGpuPool *pool, int mode)
+{
+	if (pool != NULL)
+		pool->jit = mode < 0 ? 0 : mode > 2 ? 2 : mode;
+}
+
+/*
+ * The source tm_jit_source writes for pipeline p of plan, whose source columns have the layouts fmts
+ * (ncols; TmKind or FMT_VALUE): laid out on the host alone (no device, no pool, no parameters), so that
+ * the sources of the generated kernels can be tested on a machine without a GPU.  Pipelines that probe
+ * (never of the generated shape) are refused before their image, which would need their tables.
+ */
+extern "C" bool
+tm_gpu_jit_source(const TmPlan *plan, int p, const int *fmts, int ncols, char **src, char *why, size_t whylen)
+{
+	TmGpuPool	pool;
+	Ctx			c;
+	Img			im;
+	DCol		cols[TM_GPU_MAX_SLOTS];
+	char		err[256];
+	const TmPipeline *pl;
+	size_t		off;
+	bool		ok;
+
+	*src = NULL;
+	if (p < 0 || p >= plan->npipelines || ncols < 0 || ncols > TM_GPU_MAX_SLOTS)
+		return snprintf(why, whylen, "no such pipeline"), false;
+	pl = &plan->pipelines[p];
+	for (int k = 0; k < pl->nops; k++)
+		if (pl->ops[k].kind == TM_OP_PROBE)
+			return snprintf(why, whylen, "a join"), false;
+	memset(&pool, 0, sizeof(pool));
+	memset(&c, 0, sizeof(c));
+	memset(cols, 0, sizeof(cols));
+	c.pool = &pool;
+	c.plan = c.plan0 = plan;
+	c.err = err;
+	c.errlen = (int) sizeof(err);
+	c.rc = TM_GPU_OK;
+	for (int i = 0; i < ncols; i++)
+	{
+		cols[i].fmt = fmts[i];
+		cols[i].data = (const char *) (uintptr_t) (0x100000 * (i + 1));	/* never read */
+	}
+	memset(&im, 0, sizeof(im));
+	img_pipeline(&c, &im, pl, cols, ncols, 1000, NULL, NULL);
+	if (c.rc != TM_GPU_OK || (im.h = (char *) calloc(1, im.len)) == NULL)
+		return snprintf(why, whylen, "%s", c.rc != TM_GPU_OK ? err : "out of host memory"), false;
+	im.len = 0;
+	im.d = (uintptr_t) 0x7f0000000000ULL;
+	off = img_pipeline(&c, &im, pl, cols, ncols, 1000, NULL, NULL);
+	ok = c.rc == TM_GPU_OK && tm_jit_source((const DPipe *) (im.h + off), img_host, &im, src, why, whylen);
+	if (c.rc != TM_GPU_OK)
+		snprintf(why, whylen, "%s", err);
+	free(im.h);
+	return ok;
 }
 
 extern "C" void

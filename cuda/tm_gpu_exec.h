@@ -194,6 +194,11 @@ typedef struct TmGpuPipelineStats
 								 * loop */
 	int64_t		nointerp_passes;	/* passes that ran in pipeline_kernel<true>, compiled without the
 									 * interpreter (tm_gpu_pool_set_nointerp) */
+	int32_t		jit;			/* its kernel generated for it (tm_gpu_pool_set_jit): TmJitState of
+								 * cuda/tm_jit.h (0: not asked for; 1: it ran; 2: being compiled; 3: the
+								 * pipeline has not the shape; 4: failed; 5: no NVRTC) */
+	int64_t		jit_passes;		/* passes that ran in it */
+	double		jit_ms;			/* NVRTC's time to compile it (0: none made) */
 	/* tm_gpu_pool_set_swap_rows: this pipeline probed a table whose build was held to be tried the other
 	 * way round */
 	int32_t		swap;			/* 0: none; 1: its rows up to the probe built the table instead, and the held
@@ -281,6 +286,18 @@ extern void tm_gpu_pool_set_private_global(TmGpuPool *pool, int on);
  * Under the fast paths only.  Results are the same either way.
  */
 extern void tm_gpu_pool_set_group_wagg(TmGpuPool *pool, int on);
+
+/*
+ * tm_gpu_pool_set_jit(pool, mode) (themis.gpu_jit): 1: pipelines of the shape cuda/tm_jit.h describes
+ * (filters and aggregates over a source) run in a kernel generated for them and compiled with NVRTC in the
+ * background, pipeline_kernel until it is ready or where it cannot be made; 2: the same, each execution
+ * waiting for its kernels to be compiled (tests); 0: pipeline_kernel always.  Results are the same.
+ */
+extern void tm_gpu_pool_set_jit(TmGpuPool *pool, int mode);
+
+/* the source of pipeline p's generated kernel, laid out on the host alone (tests without a GPU; tm_gpu_exec.cu) */
+extern bool tm_gpu_jit_source(const TmPlan *plan, int p, const int *fmts, int ncols, char **src, char *why,
+							  size_t whylen);
 
 /*
  * tm_gpu_pool_set_nointerp(pool, 0) (themis.gpu_nointerp = off, the setting's default; the daemon sets

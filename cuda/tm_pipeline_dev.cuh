@@ -514,6 +514,12 @@ struct DRun
 	const volatile int *cancel;	/* the pool's cancel word (device view of host memory; set by run_pass) */
 };
 
+/*
+ * TM_PIPELINE_DESC_ONLY: the descriptors alone, for host code that lays them out or reads them
+ * (cuda/tm_jit.cu) without compiling the device code again
+ */
+#ifndef TM_PIPELINE_DESC_ONLY
+
 /* ------------------------------------------------------------------------------------------------
  * Device helpers
  * ------------------------------------------------------------------------------------------------
@@ -1291,35 +1297,18 @@ sum192_input(const DAgg *ag, const TmValue *v, tm_int128 *x)
 }
 
 /*
- * update aggregate a of group g with the current row (NI: pipeline_kernel<true>, DPipe.nointerp: no
- * DISTINCT, no AM_LOCKED, and neither is compiled in)
+ * the part of agg_update after the FILTER and the argument: value v (not NULL; count(*): not read) into
+ * aggregate ag of group g.  Forced inline: the kernels generated per pipeline (cuda/tm_jit.cu) call it
+ * with a DAgg whose kind, mode and wagg are constants, and only that case's code remains
  */
 template <bool NI = false>
-__device__ int
-agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals, const bool *nulls,
-		   DFlags *flags, const volatile int *cancel)
+__device__ __forceinline__ int
+agg_apply(const DAgg *ag, const DAggState *S, long long g, TmValue v, DFlags *flags,
+		  const volatile int *cancel)
 {
-	TmValue		v;
-	bool		isnull;
 	int			st;
 	unsigned long long *w = &S->w[3 * g];
 
-	/*
-	 * any(x): every row of the group has the same x (TmAggKind), so once the group has a value (or a
-	 * writer is storing one: seen odd) the row has nothing to add, and its x is not even evaluated: a
-	 * hot group's rows read one word each (TPC-H Q10's customer columns, functionally dependent on
-	 * c_custkey, were group keys before, hashed and compared on every row)
-	 */
-	if (ag->kind == TM_AGG_ANY && *(volatile unsigned int *) &S->seen[g] != 0)
-		return TM_OK;
-	if (ag->filter != NULL)
-	{
-		bool		pass;
-
-		st = agg_filter<NI>(ag, vals, nulls, &pass);
-		if (st != TM_OK || !pass)
-			return st;
-	}
 	if (ag->kind == TM_AGG_COUNT_STAR)
 	{
 		if (ag->wagg)
@@ -1333,11 +1322,6 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 		atomicAdd(w, 1ULL);
 		return TM_OK;
 	}
-	st = agg_arg<NI>(ag, vals, nulls, &v, &isnull);
-	if (st != TM_OK)
-		return st;
-	if (isnull)
-		return TM_OK;
 	if constexpr (NI)
 	{
 		if (ag->distinct)
@@ -1591,6 +1575,48 @@ agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals,
 			}
 	}
 	return TM_ERR_INTERNAL;
+}
+
+/*
+ * update aggregate a of group g with the current row (NI: pipeline_kernel<true>, DPipe.nointerp: no
+ * DISTINCT, no AM_LOCKED, and neither is compiled in)
+ */
+template <bool NI = false>
+__device__ int
+agg_update(const DAgg *ag, const DAggState *S, long long g, const TmValue *vals, const bool *nulls,
+		   DFlags *flags, const volatile int *cancel)
+{
+	TmValue		v;
+	bool		isnull;
+	int			st;
+
+	/*
+	 * any(x): every row of the group has the same x (TmAggKind), so once the group has a value (or a
+	 * writer is storing one: seen odd) the row has nothing to add, and its x is not even evaluated: a
+	 * hot group's rows read one word each (TPC-H Q10's customer columns, functionally dependent on
+	 * c_custkey, were group keys before, hashed and compared on every row)
+	 */
+	if (ag->kind == TM_AGG_ANY && *(volatile unsigned int *) &S->seen[g] != 0)
+		return TM_OK;
+	if (ag->filter != NULL)
+	{
+		bool		pass;
+
+		st = agg_filter<NI>(ag, vals, nulls, &pass);
+		if (st != TM_OK || !pass)
+			return st;
+	}
+	if (ag->kind == TM_AGG_COUNT_STAR)
+	{
+		v.n = 0;
+		return agg_apply<NI>(ag, S, g, v, flags, cancel);
+	}
+	st = agg_arg<NI>(ag, vals, nulls, &v, &isnull);
+	if (st != TM_OK)
+		return st;
+	if (isnull)
+		return TM_OK;
+	return agg_apply<NI>(ag, S, g, v, flags, cancel);
 }
 
 /*
@@ -1849,6 +1875,25 @@ priv_flush(const DPipe *P, const DRun &R)
 	}
 }
 
+/* a lane's input x to aggregate ag of a private group from its argument's value v (not NULL) */
+__device__ __forceinline__ int
+priv_x(const DAgg *ag, const TmValue *v, unsigned long long x[3])
+{
+	if (ag->mode == AM_SUM_I192)
+	{
+		tm_int128	n;
+
+		if (!sum192_input(ag, v, &n))
+			return TM_ERR_FALLBACK;
+		x[0] = (unsigned long long) (tm_uint128) n;
+		x[1] = (unsigned long long) ((tm_uint128) n >> 64);
+		x[2] = n < 0 ? ~0ULL : 0ULL;
+	}
+	else
+		x[0] = (unsigned long long) v->i;
+	return TM_OK;
+}
+
 /*
  * A lane's input to aggregate ag of a private group: *has = it adds a value (FILTER passed, argument
  * not NULL; count(*): always), in x[0..2] (AM_SUM_I192: the 192-bit sign-extended scaled integer; the
@@ -1881,20 +1926,9 @@ priv_input(const DAgg *ag, const TmValue *vals, const bool *nulls, bool *has, un
 		return st;
 	if (isnull)
 		return TM_OK;
-	if (ag->mode == AM_SUM_I192)
-	{
-		tm_int128	n;
-
-		if (!sum192_input(ag, &v, &n))
-			return TM_ERR_FALLBACK;
-		x[0] = (unsigned long long) (tm_uint128) n;
-		x[1] = (unsigned long long) ((tm_uint128) n >> 64);
-		x[2] = n < 0 ? ~0ULL : 0ULL;
-	}
-	else
-		x[0] = (unsigned long long) v.i;
-	*has = true;
-	return TM_OK;
+	st = priv_x(ag, &v, x);
+	*has = st == TM_OK;
+	return st;
 }
 
 /*
@@ -1935,6 +1969,102 @@ peers_combine(unsigned int act, unsigned int peers, int op, unsigned long long x
 }
 
 /*
+ * One aggregate's part of agg_update_priv_warp, after each lane's input (priv_input: has, x): the
+ * combination of the lanes of act per group (peers) and the update of the block's private state.  Every
+ * lane of act runs it; *j: the sum aggregates before a, *err: this lane's first error.  Forced inline:
+ * the kernels generated per pipeline (cuda/tm_jit.cu) call it with a DAgg whose kind and mode are
+ * constants
+ */
+__device__ __forceinline__ void
+priv_warp_combine(const DRun &R, long long g, int a, const DAgg *ag, unsigned int act, unsigned int peers,
+				  bool first, bool thr, int *j, int *err, bool has, unsigned long long x[3])
+{
+	unsigned int hmask;
+	unsigned long long *w = priv_words(R, g, a);
+	bool		psum = R.priv_t > 0 && agg_is_priv_sum(ag);	/* the same for every lane */
+
+	if (psum)
+		(*j)++;
+	hmask = __ballot_sync(act, has);
+	if (hmask == 0)
+		return;			/* the same for every lane of act */
+	if (ag->kind == TM_AGG_COUNT_STAR || ag->mode == AM_COUNT)
+	{
+		unsigned int n = __popc(hmask & peers);
+
+		if (first && n != 0)
+			atomicAdd(w, (unsigned long long) n);
+		return;
+	}
+	if (psum)
+	{
+		if (thr && has)
+		{
+			unsigned long long *pp = priv_part(R, g, *j - 1);
+
+			if (ag->mode == AM_SUM_I64)
+				*pp += x[0];	/* wraps, as the atomics do */
+			else
+			{
+				unsigned long long sx = (long long) x[0] < 0 ? ~0ULL : 0ULL;
+				unsigned long long cur = *pp;
+				unsigned long long sum = cur + x[0];
+
+				/* x within 64 bits and cur + x without signed overflow */
+				if (x[1] == sx && x[2] == sx && (long long) ((cur ^ sum) & (x[0] ^ sum)) >= 0)
+					*pp = sum;
+				else
+				{
+					unsigned long long sc = (long long) cur < 0 ? ~0ULL : 0ULL;
+
+					atomic_add192w(w, x[0], x[1], x[2]);
+					if (cur != 0)
+						atomic_add192w(w, cur, sc, sc);
+					*pp = 0;
+				}
+			}
+			*priv_seen(R, g, a) = 1;
+		}
+		/* lanes of groups without thread-private sums combine theirs as below, the others add nothing */
+		if (__ballot_sync(act, has && !thr) == 0)
+			return;
+		if (thr)
+			has = false;
+	}
+	if (!has)
+	{
+		/* the identity of the combination */
+		x[0] = ag->mode != AM_MINMAX_INT ? 0ULL :
+			ag->kind == TM_AGG_MIN ? (unsigned long long) INT64_MAX : (unsigned long long) INT64_MIN;
+		x[1] = x[2] = 0;
+	}
+	peers_combine(act, peers, ag->mode == AM_SUM_I192 ? 0 : ag->mode == AM_SUM_I64 ? 1 :
+				  ag->kind == TM_AGG_MIN ? 2 : 3, x);
+	if (!first || (hmask & peers) == 0 || (psum && thr))
+		return;
+	switch (ag->mode)
+	{
+		case AM_SUM_I64:
+			atomicAdd(w, x[0]);
+			break;
+		case AM_SUM_I192:
+			atomic_add192w(w, x[0], x[1], x[2]);
+			break;
+		case AM_MINMAX_INT:
+			if (ag->kind == TM_AGG_MIN)
+				atomicMin((long long *) w, (long long) x[0]);
+			else
+				atomicMax((long long *) w, (long long) x[0]);
+			break;
+		default:
+			if (*err == TM_OK)
+				*err = TM_ERR_INTERNAL;
+			break;
+	}
+	*priv_seen(R, g, a) = 1;
+}
+
+/*
  * The sink's aggregates of the current row into the block's private states of its group g < R.priv_k.
  * The lanes that run this together (act) first combine, per group (peers: __match_any_sync on g), what
  * they add, and the first lane of each group alone updates the shared words: one update per group and
@@ -1963,9 +2093,6 @@ agg_update_priv_warp(const DPipe *P, const DRun &R, long long g, const TmValue *
 		const DAgg *ag = &P->aggs[a];
 		unsigned long long x[3] = {0, 0, 0};
 		bool		has = false;
-		unsigned int hmask;
-		unsigned long long *w = priv_words(R, g, a);
-		bool		psum = R.priv_t > 0 && agg_is_priv_sum(ag);	/* the same for every lane */
 
 		if (ag->kind == TM_AGG_ANY)
 		{
@@ -1988,85 +2115,7 @@ agg_update_priv_warp(const DPipe *P, const DRun &R, long long g, const TmValue *
 				has = false;
 			}
 		}
-		if (psum)
-			j++;
-		hmask = __ballot_sync(act, has);
-		if (hmask == 0)
-			continue;			/* the same for every lane of act */
-		if (ag->kind == TM_AGG_COUNT_STAR || ag->mode == AM_COUNT)
-		{
-			unsigned int n = __popc(hmask & peers);
-
-			if (first && n != 0)
-				atomicAdd(w, (unsigned long long) n);
-			continue;
-		}
-		if (psum)
-		{
-			if (thr && has)
-			{
-				unsigned long long *pp = priv_part(R, g, j - 1);
-
-				if (ag->mode == AM_SUM_I64)
-					*pp += x[0];	/* wraps, as the atomics do */
-				else
-				{
-					unsigned long long sx = (long long) x[0] < 0 ? ~0ULL : 0ULL;
-					unsigned long long cur = *pp;
-					unsigned long long sum = cur + x[0];
-
-					/* x within 64 bits and cur + x without signed overflow */
-					if (x[1] == sx && x[2] == sx && (long long) ((cur ^ sum) & (x[0] ^ sum)) >= 0)
-						*pp = sum;
-					else
-					{
-						unsigned long long sc = (long long) cur < 0 ? ~0ULL : 0ULL;
-
-						atomic_add192w(w, x[0], x[1], x[2]);
-						if (cur != 0)
-							atomic_add192w(w, cur, sc, sc);
-						*pp = 0;
-					}
-				}
-				*priv_seen(R, g, a) = 1;
-			}
-			/* lanes of groups without thread-private sums combine theirs as below, the others add nothing */
-			if (__ballot_sync(act, has && !thr) == 0)
-				continue;
-			if (thr)
-				has = false;
-		}
-		if (!has)
-		{
-			/* the identity of the combination */
-			x[0] = ag->mode != AM_MINMAX_INT ? 0ULL :
-				ag->kind == TM_AGG_MIN ? (unsigned long long) INT64_MAX : (unsigned long long) INT64_MIN;
-			x[1] = x[2] = 0;
-		}
-		peers_combine(act, peers, ag->mode == AM_SUM_I192 ? 0 : ag->mode == AM_SUM_I64 ? 1 :
-					  ag->kind == TM_AGG_MIN ? 2 : 3, x);
-		if (!first || (hmask & peers) == 0 || (psum && thr))
-			continue;
-		switch (ag->mode)
-		{
-			case AM_SUM_I64:
-				atomicAdd(w, x[0]);
-				break;
-			case AM_SUM_I192:
-				atomic_add192w(w, x[0], x[1], x[2]);
-				break;
-			case AM_MINMAX_INT:
-				if (ag->kind == TM_AGG_MIN)
-					atomicMin((long long *) w, (long long) x[0]);
-				else
-					atomicMax((long long *) w, (long long) x[0]);
-				break;
-			default:
-				if (err == TM_OK)
-					err = TM_ERR_INTERNAL;
-				break;
-		}
-		*priv_seen(R, g, a) = 1;
+		priv_warp_combine(R, g, a, ag, act, peers, first, thr, &j, &err, has, x);
 	}
 	return err;
 }
@@ -2734,5 +2783,7 @@ pipeline_kernel(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)
 	if (R.priv_k > 0)
 		priv_flush(P, R);	/* every thread of the block gets here: no thread returns early */
 }
+
+#endif							/* TM_PIPELINE_DESC_ONLY */
 
 #endif							/* THEMIS_TM_PIPELINE_DEV_CUH */

@@ -400,6 +400,10 @@ themis_compute(ThemisScanState *ts)
 					flags |= TMX_FLAG_PRIVATE_GLOBAL;
 				if (themis_gpu_group_wagg)
 					flags |= TMX_FLAG_GROUP_WAGG;
+				if (themis_gpu_jit != THEMIS_JIT_OFF)
+					flags |= TMX_FLAG_JIT;
+				if (themis_gpu_jit == THEMIS_JIT_WAIT)
+					flags |= TMX_FLAG_JIT_WAIT;
 				if (!themis_gpu_nointerp)
 					flags |= TMX_FLAG_INTERP_ALWAYS;
 				if (!themis_gpu_dynamic_rows)
@@ -478,6 +482,8 @@ themis_compute(ThemisScanState *ts)
 					ts->stats[p].swap = stats[p].swap;
 					ts->stats[p].swap_op = stats[p].swap_op;
 					ts->stats[p].swap_rows = stats[p].swap_rows;
+					ts->stats[p].jit = stats[p].jit;
+					ts->stats[p].jit_ms = stats[p].jit_ms;
 				}
 				ts->nruns++;
 			}

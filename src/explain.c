@@ -93,6 +93,26 @@ run_order(const TmPipeline *pl, const TmPipelineStats *st)
 	return l;
 }
 
+/* which kernel ran a pipeline, by TmPipelineStats.jit (themis.gpu_jit; cuda/tm_jit.h) */
+static const char *
+jit_text(int jit)
+{
+	switch (jit)
+	{
+		case 1:
+			return "generated for this pipeline";
+		case 2:
+			return "generic (the generated one was being compiled)";
+		case 3:
+			return "generic (the pipeline has joins or aggregates a generated kernel does not run)";
+		case 4:
+			return "generic (compiling the generated one failed: see the daemon's log)";
+		case 5:
+			return "generic (no NVRTC: set CUDA_HOME for the daemon)";
+	}
+	return "generic";
+}
+
 /* the pipeline that builds the hash table op k of pl probes (-1: none) */
 static int
 swap_build_pipeline(const TmPlan *plan, const TmPipeline *pl, int k)
@@ -207,6 +227,14 @@ explain_pipeline_text(ThemisScanState *ts, int p, ExplainState *es)
 							 " as counted before they were written, probed the table pipeline %d built instead\n",
 							 st->swap_rows, st->swap_op);
 		}
+		if (st->jit != 0)
+		{
+			text_line(es, 1, "Kernel:");
+			appendStringInfo(es->str, " %s", jit_text(st->jit));
+			if (es->timing && st->jit_ms > 0)
+				appendStringInfo(es->str, " (compiled in %.0f ms)", st->jit_ms);
+			appendStringInfoChar(es->str, '\n');
+		}
 		if (st->join_algo == THEMIS_JOIN_PARTITIONED || st->join_algo == THEMIS_JOIN_PARTITIONED_GFUR)
 		{
 			text_line(es, 1, "Partitioned Join:");
@@ -286,6 +314,12 @@ explain_pipeline_structured(ThemisScanState *ts, int p, ExplainState *es)
 			ExplainPropertyText("Build Side", "not built", es);
 			ExplainPropertyInteger("Build Side Probing Pipeline", NULL, st->swap_op, es);
 			ExplainPropertyInteger("Build Side Estimated Rows", NULL, st->swap_rows, es);
+		}
+		if (st->jit != 0)
+		{
+			ExplainPropertyText("Kernel", jit_text(st->jit), es);
+			if (es->timing && st->jit_ms > 0)
+				ExplainPropertyFloat("Kernel Compile Time", "ms", st->jit_ms, 0, es);
 		}
 		if (st->join_algo == THEMIS_JOIN_PARTITIONED || st->join_algo == THEMIS_JOIN_PARTITIONED_GFUR)
 		{

@@ -850,6 +850,8 @@ tm_gpu_run(const TmPlan *plan, const bytea *blob, EState *estate,
 				stats[p].swap = ps[p].swap;
 				stats[p].swap_op = ps[p].swap_op;
 				stats[p].swap_rows = ps[p].swap_rows;
+				stats[p].jit = ps[p].jit;
+				stats[p].jit_ms = ps[p].jit_ms;
 				info->use[p] = ps[p].use;
 				/* a source loaded by its own LOAD is a hit of this request, and was loaded by this query */
 				if (srcs[p].streamed && info->use[p] == TMX_USE_CACHE_HIT)

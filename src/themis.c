@@ -27,6 +27,7 @@ bool		themis_gpu_nointerp = false;
 bool		themis_gpu_dynamic_rows = true;
 int			themis_gpu_swap_build_rows = 1000000;
 int			themis_gpu_swap_fuse = THEMIS_SWAP_FUSE_OFF;
+int			themis_gpu_jit = THEMIS_JIT_OFF;
 bool		themis_probe_order = true;
 bool		themis_build_reduction = true;
 bool		themis_build_exprs = true;
@@ -61,6 +62,13 @@ static const struct config_enum_entry swap_fuse_options[] = {
 	{"off", THEMIS_SWAP_FUSE_OFF, false},
 	{"sample", THEMIS_SWAP_FUSE_SAMPLE, false},
 	{"count", THEMIS_SWAP_FUSE_COUNT, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry jit_options[] = {
+	{"off", THEMIS_JIT_OFF, false},
+	{"on", THEMIS_JIT_ON, false},
+	{"wait", THEMIS_JIT_WAIT, false},
 	{NULL, 0, false}
 };
 
@@ -204,6 +212,21 @@ _PG_init(void)
 							 "Under themis.gpu_fast_paths only (cuda/tm_gpu_exec.cu, tm_gpu_pool_set_nointerp).",
 							 &themis_gpu_nointerp,
 							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("themis.gpu_jit",
+							 "GPU: a pipeline of filters and aggregates over a table runs in a kernel generated for it.",
+							 "The kernel has the pipeline's columns, tests and aggregate arithmetic in its code instead of reading them "
+							 "from descriptors at every row; the daemon compiles it with NVRTC (from the CUDA toolkit: CUDA_HOME) in the "
+							 "background and keeps it for every later run of the same shape, and runs the generic kernel until it is "
+							 "ready, where it cannot be made (joins, DISTINCT, FILTER, float sums, ...) and where there is no NVRTC. "
+							 "wait: each execution waits for its kernels to be compiled (tests). EXPLAIN ANALYZE shows which kernel ran "
+							 "(\"Kernel:\"). Results and errors are the same either way (cuda/tm_jit.h).",
+							 &themis_gpu_jit,
+							 THEMIS_JIT_OFF,
+							 jit_options,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -62,6 +62,10 @@ extern int	themis_gpu_swap_fuse;	/* themis.gpu_swap_fuse: THEMIS_SWAP_FUSE_* */
 #define THEMIS_SWAP_FUSE_OFF	0
 #define THEMIS_SWAP_FUSE_SAMPLE	1
 #define THEMIS_SWAP_FUSE_COUNT	2
+extern int	themis_gpu_jit;			/* themis.gpu_jit: THEMIS_JIT_* */
+#define THEMIS_JIT_OFF			0
+#define THEMIS_JIT_ON			1
+#define THEMIS_JIT_WAIT			2
 extern bool themis_probe_order;	/* themis.probe_order */
 extern bool themis_build_reduction;	/* themis.build_reduction */
 extern bool themis_build_exprs;	/* themis.build_exprs */
@@ -274,6 +278,11 @@ typedef struct TmPipelineStats
 									 * its rows probed the table pipeline swap_op built; 0: none */
 	int32		swap_op;
 	int64		swap_rows;			/* those rows (3: the estimate of its build's rows) */
+	/* GPU runs: the kernel generated for it (themis.gpu_jit), the last run */
+	int32		jit;				/* 0: not asked for; 1: it ran; 2: the generic kernel ran, the generated
+									 * one was being compiled; 3: the pipeline has not its shape; 4:
+									 * compiling it failed; 5: no NVRTC in the daemon (cuda/tm_jit.h) */
+	double		jit_ms;				/* NVRTC's time to compile it */
 } TmPipelineStats;
 
 /*

@@ -158,6 +158,10 @@ typedef struct TmxStatus
 #define TMX_FLAG_SWAP_FUSE_COUNT	0x10000
 /* TmxExec.flags: themis.gpu_group_wagg = on: grouped aggregates' lanes of one group combine before their atomic */
 #define TMX_FLAG_GROUP_WAGG			0x20000
+/* TmxExec.flags: themis.gpu_jit = on: kernels generated per pipeline (tm_gpu_pool_set_jit); with
+ * TMX_FLAG_JIT_WAIT (= wait) each execution waits for its kernels to be compiled */
+#define TMX_FLAG_JIT				0x40000
+#define TMX_FLAG_JIT_WAIT			0x80000
 
 typedef struct TmxExec
 {
@@ -250,7 +254,7 @@ typedef struct TmxPipeStats
 	int64_t		out_rows;
 	double		time_ms;
 	int32_t		use;			/* TmxSourceUse */
-	int32_t		pad;
+	int32_t		jit;			/* TmGpuPipelineStats.jit: its generated kernel (TmJitState) */
 	double		idle_ratio;		/* load-balance figures of the Themis scheduler (0: plain executor) */
 	double		imbalance;
 	int64_t		warp_iterations;
@@ -266,6 +270,7 @@ typedef struct TmxPipeStats
 								 * with a put-off build */
 	int32_t		swap_op;
 	int64_t		swap_rows;
+	double		jit_ms;			/* TmGpuPipelineStats.jit_ms */
 } TmxPipeStats;
 
 /* LOAD_OK payload */

@@ -811,6 +811,7 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 		tm_gpu_pool_set_fast_paths(gpud.pool, (x->flags & TMX_FLAG_NO_FAST_PATHS) == 0);
 		tm_gpu_pool_set_private_global(gpud.pool, (x->flags & TMX_FLAG_PRIVATE_GLOBAL) != 0);
 		tm_gpu_pool_set_group_wagg(gpud.pool, (x->flags & TMX_FLAG_GROUP_WAGG) != 0);
+		tm_gpu_pool_set_jit(gpud.pool, !(x->flags & TMX_FLAG_JIT) ? 0 : (x->flags & TMX_FLAG_JIT_WAIT) ? 2 : 1);
 		tm_gpu_pool_set_nointerp(gpud.pool, (x->flags & TMX_FLAG_INTERP_ALWAYS) == 0);
 		tm_gpu_pool_set_dynamic_rows(gpud.pool, (x->flags & TMX_FLAG_STATIC_ROWS) == 0);
 		tm_gpu_pool_set_probe_order(gpud.pool, (x->flags & TMX_FLAG_PLAN_PROBE_ORDER) == 0);
@@ -888,6 +889,8 @@ gpud_handle_exec(int sock, int type, const char *payload, uint64_t len, int *fds
 			ps[i].swap = stats[i].swap;
 			ps[i].swap_op = stats[i].swap_op;
 			ps[i].swap_rows = stats[i].swap_rows;
+			ps[i].jit = stats[i].jit;
+			ps[i].jit_ms = stats[i].jit_ms;
 		}
 		memcpy(reply + sizeof(TmxResult) + sizeof(TmxPipeStats) * plan->npipelines, ocols,
 			   sizeof(TmxCol) * out.ncols);

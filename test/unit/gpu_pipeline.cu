@@ -59,6 +59,7 @@
 #include "themis/tm_ir.h"
 #include "themis/tm_expr_eval.h"
 #include "tm_gpu_exec.h"
+#include "tm_jit.h"
 #include "tm_unit.h"
 
 /* ------------------------------------------------------------------------------------------------
@@ -791,6 +792,7 @@ out_rows(const TmGpuTable &t)
 static int	g_lb_mode = TM_GPU_LB_NONE;
 static bool g_fast_paths = true;	/* g_pool's themis.gpu_fast_paths (main) */
 static bool g_dynamic_rows = true;	/* tm_gpu_pool_set_dynamic_rows of the pass */
+static bool g_jit = false;		/* tm_gpu_pool_set_jit(g_pool, 2) in the pass: generated kernels, waited for */
 static int	g_join_mode = TM_GPU_JOIN_AUTO;
 
 /* the partitioned join of the pass's join algorithm runs wherever it applies: joins promise no order */
@@ -3141,7 +3143,12 @@ test_fast_arith_aggs(void)
 {
 	HTable		T = make_T(200000, 300);
 
-	for (int variant = 0; variant < 3; variant++)
+	/*
+	 * variants: 0 no keys, 1 a bpchar key, 2 a computed key; 3 and 4 as 1 and 0 behind two filters (a
+	 * test against a constant, a test of two columns).  Under g_jit all but 2 (its key is not a column)
+	 * run in the kernel generated for them.
+	 */
+	for (int variant = 0; variant < 5; variant++)
 	{
 		PipeB		p(TM_SRC_TABLE, 0);
 		int			s_v = p.slot(ty(TM_K_INT4), 0, T_V);
@@ -3149,9 +3156,11 @@ test_fast_arith_aggs(void)
 		int			s_num = p.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
 		int			s_bp = p.slot(ty(TM_K_BPCHAR), 0, T_BP);
 		int			s_id = p.slot(ty(TM_K_INT8), 0, T_ID);
+		int			s_g = p.slot(ty(TM_K_INT4), 0, T_G);
 		std::vector<TmExpr *> keys;
 		std::vector<TmType> rt;
 		std::vector<TmAgg> aggs;
+		bool		filtered = variant >= 3;
 		struct Ref
 		{
 			tm_int128	a1 = 0, a5 = 0;
@@ -3210,7 +3219,7 @@ test_fast_arith_aggs(void)
 		a_op(TMI_ADD, TM_K_INT4, 0, 0, 0);
 		aggs.push_back(agg(TM_AGG_SUM, a_build(ty(TM_K_INT4)), ty(TM_K_INT8)));
 
-		if (variant == 1)
+		if (variant == 1 || variant == 3)
 		{
 			keys = {x_slot(s_bp, ty(TM_K_BPCHAR))};
 			rt = {ty(TM_K_BPCHAR)};
@@ -3220,6 +3229,11 @@ test_fast_arith_aggs(void)
 			keys = {x_mod(s_id, 40000, TM_K_INT8)};
 			rt = {ty(TM_K_INT8)};
 		}
+		if (filtered)
+		{
+			p.filter(x_cmp_const(s_v, TM_PRED_GE, -20));
+			p.filter(x_cmp_slots(s_v, TM_PRED_NE, s_g));
+		}
 		for (const TmAgg &a : aggs)
 			rt.push_back(a.restype);
 
@@ -3227,9 +3241,21 @@ test_fast_arith_aggs(void)
 		Run			r = run_plan(pl, {&T});
 
 		CHECK_OK(r);
+		if (g_jit && r.rc == TM_GPU_OK && r.stats[0].jit == TM_JIT_UNAVAILABLE)
+			printf("  (no NVRTC here: the generic kernel ran)\n");
+		else if (g_jit && r.rc == TM_GPU_OK)
+			TM_CHECK_MSG((r.stats[0].jit == TM_JIT_RAN && r.stats[0].jit_passes > 0) == (variant != 2),
+						 "variant %d: generated kernel state %d, %lld passes", variant, r.stats[0].jit,
+						 (long long) r.stats[0].jit_passes);
 		for (int64_t i = 0; i < T.nrows; i++)
 		{
-			std::string k = variant == 1 ? cell(T.cols[T_BP], i) : variant == 2 ? cI(i % 40000) : std::string();
+			std::string k = (variant == 1 || variant == 3) ? cell(T.cols[T_BP], i) :
+				variant == 2 ? cI(i % 40000) : std::string();
+
+			if (filtered && (isnull(T, T_V, i) || isnull(T, T_G, i) || ival(T, T_V, i) < -20 ||
+							 ival(T, T_V, i) == ival(T, T_G, i)))
+				continue;
+
 			Ref		   &g = groups[k];
 
 			g.a6++;
@@ -3259,6 +3285,8 @@ test_fast_arith_aggs(void)
 				g.h5 = true;
 			}
 		}
+		if (keys.empty())
+			(void) groups[std::string()];	/* a global aggregate has its one row whatever passes */
 		for (auto &g : groups)
 			exp.push_back(g.first + (g.second.h1 ? cN(g.second.a1) : cNULL) +
 						  (g.second.h2 ? cI(g.second.a2) : cNULL) + cI(g.second.a3) +
@@ -6179,6 +6207,115 @@ fq_gen_qual(const FqSlots &s, uint64_t seed, int ncon, int tailpos, bool prefix_
 	return q;
 }
 
+/*
+ * The sources of kernels generated per pipeline (tm_gpu_jit_source, cuda/tm_jit.h), on the host: TPC-H Q1's
+ * shape (a date filter, two group keys, counts, sums and min / max of columns and of numeric arithmetic)
+ * compiles with NVRTC, its tests and its arithmetic written out; the shapes it does not run (a join, an
+ * EMIT, DISTINCT, FILTER, a computed key) have no source, and say why
+ */
+static int	g_jit_compiles = 0;	/* generated sources compiled on the host (100: no NVRTC) */
+
+static void
+test_jit_sources(void)
+{
+	static const int fmts[T_NCOLS] = {TM_K_INT8, TM_K_INT4, TM_K_INT4, TM_K_INT8, TM_K_NUMERIC,
+		TM_K_TEXT, TM_K_INT4, TM_K_FLOAT8, TM_K_DATE, TM_K_BPCHAR};
+	PipeB		p(TM_SRC_TABLE, 0);
+	int			s_v = p.slot(ty(TM_K_INT4), 0, T_V);
+	int			s_big = p.slot(ty(TM_K_INT8), 0, T_BIG);
+	int			s_num = p.slot(ty(TM_K_NUMERIC, 2), 0, T_NUM);
+	int			s_bp = p.slot(ty(TM_K_BPCHAR), 0, T_BP);
+	int			s_g = p.slot(ty(TM_K_INT4), 0, T_G);
+	int			s_d = p.slot(ty(TM_K_DATE), 0, T_D);
+	std::vector<TmAgg> aggs;
+	std::vector<TmType> rt = {ty(TM_K_BPCHAR), ty(TM_K_INT4)};
+	char	   *src = NULL;
+	char		why[4096];
+	double		ms = 0;
+	int			rc;
+
+	p.filter(x_cmp_const(s_d, TM_PRED_LE, 8000));
+	aggs.push_back(agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)));
+	aggs.push_back(agg(TM_AGG_SUM, x_slot(s_num, ty(TM_K_NUMERIC, 2)), ty(TM_K_NUMERIC, 2)));
+	a_init();					/* num * (1 - num): scales 2, 0 - 2 -> 2, 2 * 2 -> 4 */
+	p_slot(s_num);
+	p_numk(1);
+	p_slot(s_num);
+	a_op(TMI_SUB, TM_K_NUMERIC, 0, 2, 0);
+	a_op(TMI_MUL, TM_K_NUMERIC, 2, 2, 0);
+	aggs.push_back(agg(TM_AGG_SUM, a_build(ty(TM_K_NUMERIC, 4)), ty(TM_K_NUMERIC, 4)));
+	aggs.push_back(agg(TM_AGG_MIN, x_slot(s_v, ty(TM_K_INT4)), ty(TM_K_INT4)));
+	aggs.push_back(agg(TM_AGG_MAX, x_slot(s_big, ty(TM_K_INT8)), ty(TM_K_INT8)));
+	aggs.push_back(agg(TM_AGG_COUNT, x_slot(s_v, ty(TM_K_INT4)), ty(TM_K_INT8)));
+	aggs.push_back(agg(TM_AGG_SUM, x_slot(s_v, ty(TM_K_INT4)), ty(TM_K_INT8)));
+	for (const TmAgg &a : aggs)
+		rt.push_back(a.restype);
+	{
+		PipeB		pa = p;
+		TmPlan		pl = plan({pa.agg(0, {x_slot(s_bp, ty(TM_K_BPCHAR)), x_slot(s_g, ty(TM_K_INT4))}, aggs)}, {},
+							  {result(rt)}, 0);
+
+		TM_CHECK_MSG(tm_gpu_jit_source(&pl, 0, fmts, T_NCOLS, &src, why, sizeof(why)), "Q1's shape: %s", why);
+		if (src != NULL)
+		{
+			TM_CHECK(strstr(src, "tm_arith_addsubmul") != NULL);	/* the arithmetic written out */
+			TM_CHECK(strstr(src, "fq_test_ab") == NULL);	/* the date test inline */
+			TM_CHECK(strstr(src, "priv_warp_combine") != NULL && strstr(src, "agg_apply") != NULL);
+			rc = tm_jit_compile_check(src, 90, &ms, why, sizeof(why));
+			if (rc < 0)
+				g_jit_compiles = 100;
+			else
+			{
+				TM_CHECK_MSG(rc == 1, "Q1's shape does not compile: %s\n%s", why, src);
+				printf("  Q1's shape: %zu bytes of source, compiled in %.0f ms\n", strlen(src), ms);
+				if (getenv("TM_JIT_SHOW") != NULL)
+					fputs(src, stdout);
+			}
+			free(src);
+		}
+	}
+
+	/* what has no generated kernel */
+	{
+		std::vector<TmAgg> bad = aggs;
+		PipeB		pa = p;
+
+		bad[6].distinct = true;
+		TmPlan		pl = plan({pa.agg(0, {}, bad)}, {}, {result(rt)}, 0);
+
+		TM_CHECK(!tm_gpu_jit_source(&pl, 0, fmts, T_NCOLS, &src, why, sizeof(why)) && strstr(why, "DISTINCT") != NULL);
+	}
+	{
+		std::vector<TmAgg> bad = aggs;
+		PipeB		pa = p;
+
+		bad[1].filter = x_cmp_const(s_v, TM_PRED_GT, 0);
+		TmPlan		pl = plan({pa.agg(0, {}, bad)}, {}, {result(rt)}, 0);
+
+		TM_CHECK(!tm_gpu_jit_source(&pl, 0, fmts, T_NCOLS, &src, why, sizeof(why)) && strstr(why, "FILTER") != NULL);
+	}
+	{
+		PipeB		pa = p;
+		TmPlan		pl = plan({pa.agg(0, {x_mod(s_v, 7, TM_K_INT4)}, aggs)}, {}, {result(rt)}, 0);
+
+		TM_CHECK(!tm_gpu_jit_source(&pl, 0, fmts, T_NCOLS, &src, why, sizeof(why)) && strstr(why, "key") != NULL);
+	}
+	{
+		PipeB		pa = p;
+		TmPlan		pl = plan({pa.emit(0, {x_slot(s_v, ty(TM_K_INT4))})}, {}, {result({ty(TM_K_INT4)})}, 0);
+
+		TM_CHECK(!tm_gpu_jit_source(&pl, 0, fmts, T_NCOLS, &src, why, sizeof(why)) && strstr(why, "aggregate") != NULL);
+	}
+	{
+		PipeB		pa = p;
+
+		pa.probe(TM_JOIN_INNER, 0, {x_slot(s_v, ty(TM_K_INT4))}, NULL);
+		TmPlan		pl = plan({pa.agg(0, {}, aggs)}, {hashtable({ty(TM_K_INT4)}, {})}, {result(rt)}, 0);
+
+		TM_CHECK(!tm_gpu_jit_source(&pl, 0, fmts, T_NCOLS, &src, why, sizeof(why)) && strstr(why, "join") != NULL);
+	}
+}
+
 static bool g_have_gpu = true;	/* false: test_fast_quals and test_fast_normalize run their host parts only */
 
 static void
@@ -6262,9 +6399,57 @@ test_fast_quals(void)
 				bad++;
 		}
 		TM_CHECK_MSG(bad == 0, "%s: the fast form differs from the interpreter on %d rows", what, bad);
-		if (!g_have_gpu)
-			continue;
 		p.filter(q);
+
+		/*
+		 * the kernel generated for these rows' count and id sum behind the qual (themis.gpu_jit): on the
+		 * host, its source compiles (NVRTC, sm_90; the first trials whose qual is a whole tree, since each
+		 * compile takes a second); under g_jit on the GPU, it runs and counts what the interpreter passes
+		 */
+		{
+			PipeB		pa = p;
+			TmPlan		pl = plan({pa.agg(0, {}, {agg(TM_AGG_COUNT_STAR, NULL, ty(TM_K_INT8)),
+											  agg(TM_AGG_SUM, x_slot(s.id, ty(TM_K_INT8)), ty(TM_K_NUMERIC, 0))})},
+								  {}, {result({ty(TM_K_INT8), ty(TM_K_NUMERIC, 0)})}, 0, {});
+			tm_int128	idsum = 0;
+
+			for (const std::string &id : exp)
+				idsum += (tm_int128) strtoll(id.c_str(), NULL, 10);
+			if (tailpos < 0 && g_jit_compiles < 6 && !g_jit)
+			{
+				static const int fmts[T_NCOLS] = {TM_K_INT8, TM_K_INT4, TM_K_INT4, TM_K_INT8, TM_K_NUMERIC,
+					TM_K_TEXT, TM_K_INT4, TM_K_FLOAT8, TM_K_DATE, TM_K_BPCHAR};
+				char	   *src = NULL;
+				char		why[2048];
+				double		ms = 0;
+				int			rc;
+
+				TM_CHECK_MSG(tm_gpu_jit_source(&pl, 0, fmts, T_NCOLS, &src, why, sizeof(why)), "%s: no source: %s",
+							 what, why);
+				rc = src != NULL ? tm_jit_compile_check(src, 90, &ms, why, sizeof(why)) : 0;
+				if (rc < 0)
+					g_jit_compiles = 100;	/* no NVRTC here: said once, in main */
+				else
+					TM_CHECK_MSG(rc == 1, "%s: the generated source does not compile: %s\n%s", what, why,
+								 src != NULL ? src : "");
+				g_jit_compiles++;
+				free(src);
+			}
+			if (g_have_gpu && (g_jit || trial % 10 == 0))
+			{
+				Run			run = run_plan(pl, {&T});
+
+				CHECK_OK(run);
+				check_rows(what, out_rows(run.out), {cI((int64_t) exp.size()) + (exp.empty() ? cNULL : cN(idsum))},
+						   false);
+				if (g_jit && run.rc == TM_GPU_OK && run.stats[0].jit != TM_JIT_UNAVAILABLE)
+					TM_CHECK_MSG((run.stats[0].jit == TM_JIT_RAN) == (tailpos < 0), "%s: generated kernel state %d",
+								 what, run.stats[0].jit);
+				tm_gpu_table_free(&run.out);
+			}
+		}
+		if (!g_have_gpu || g_jit)
+			continue;
 		{
 			/* (result() of a copy of a one-element vector: a false -Warray-bounds of g++ 13) */
 			TmPlan		pl = plan({p.emit(0, {x_slot(s.id, ty(TM_K_INT8))})}, {}, {result({ty(TM_K_INT8)})}, 0, {});
@@ -6796,8 +6981,10 @@ main(void)
 		g_have_gpu = false;
 		TM_RUN(test_fast_quals);
 		TM_RUN(test_fast_normalize);
-		printf("skipped: no GPU (%s): only the host parts of test_fast_quals and test_fast_normalize ran\n",
-			   e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+		TM_RUN(test_jit_sources);
+		printf("skipped: no GPU (%s): only the host parts of test_fast_quals, test_fast_normalize and "
+			   "test_jit_sources ran%s\n", e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device",
+			   g_jit_compiles >= 100 ? " (no NVRTC: generated sources not compiled)" : "");
 		return tm_unit_done();
 	}
 	if (tm_gpu_pool_create(0, (size_t) 1 << 30, &g_pool, err, sizeof(err)) != TM_GPU_OK)
@@ -7008,6 +7195,40 @@ main(void)
 	TM_RUN(test_chunk_agg);
 	TM_RUN(test_chunk_overflow);
 	tm_gpu_pool_set_group_wagg(g_pool, 0);
+
+	/*
+	 * kernels generated per pipeline (themis.gpu_jit = wait; cuda/tm_jit.h): the aggregations of the list,
+	 * those of the generated kernels' shape run in theirs (test_fast_arith_aggs checks that they did),
+	 * the others in pipeline_kernel; also with block-private global aggregates
+	 */
+	TM_RUN(test_jit_sources);
+	tm_gpu_pool_set_jit(g_pool, 2);
+	g_jit = true;
+	for (int pg : {0, 1})
+	{
+		printf("== scheduler: none, join algorithm: auto, generated kernels%s\n",
+			   pg ? ", global aggregates block-private" : "");
+		fflush(stdout);
+		tm_gpu_pool_set_private_global(g_pool, pg);
+		TM_RUN(test_fast_arith_aggs);
+		if (pg == 0)
+			TM_RUN(test_fast_quals);
+		TM_RUN(test_group_agg);
+		TM_RUN(test_private_agg);
+		TM_RUN(test_private_agg_empty);
+		TM_RUN(test_private_agg_overflow);
+		TM_RUN(test_global_agg);
+		TM_RUN(test_private_global_sums);
+		TM_RUN(test_many_groups);
+		TM_RUN(test_agg_count_pass);
+		TM_RUN(test_errors);
+		TM_RUN(test_chunk_agg);
+		TM_RUN(test_chunk_errors);
+		TM_RUN(test_chunk_overflow);
+	}
+	tm_gpu_pool_set_private_global(g_pool, 0);
+	tm_gpu_pool_set_jit(g_pool, 0);
+	g_jit = false;
 	printf("device memory used at most: %zu bytes of %zu\n", tm_gpu_pool_peak(g_pool), tm_gpu_pool_size(g_pool));
 
 	TM_CHECK(tm_gpu_pool_destroy(g_pool, err, sizeof(err)) == TM_GPU_OK);
