@@ -7016,6 +7016,9 @@ main(void)
 			else if (*q == 'g')
 				modes.push_back({TM_GPU_LB_AUTO, TM_GPU_JOIN_PARTITIONED_GFUR});
 	}
+	/* TM_GPU_TEST_JIT_ONLY set: the pass of generated kernels alone (below) */
+	if (getenv("TM_GPU_TEST_JIT_ONLY") != NULL)
+		goto jit_pass;
 	for (auto mode : modes)
 	{
 		static const char *const names[] = {"none", "nifs", "nifs_aws", "auto"};
@@ -7201,6 +7204,7 @@ main(void)
 	 * those of the generated kernels' shape run in theirs (test_fast_arith_aggs checks that they did),
 	 * the others in pipeline_kernel; also with block-private global aggregates
 	 */
+jit_pass:
 	TM_RUN(test_jit_sources);
 	tm_gpu_pool_set_jit(g_pool, 2);
 	g_jit = true;
