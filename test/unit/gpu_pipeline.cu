@@ -31,7 +31,9 @@
  * applies (tm_gpu_pool_set_join_algorithm: PARTITIONED under NONE, PARTITIONED_GFUR under AUTO; rows as
  * multisets then); the environment variable TM_GPU_TEST_LB_MODES picks other passes: e.g. "0,2,p,g"
  * ("0".."3": that scheduler with the AUTO join, "p": NONE with PARTITIONED, "g": AUTO with
- * PARTITIONED_GFUR).  test_partitioned_join compares the partitioned join with the probe in the kernel.  With
+ * PARTITIONED_GFUR); TM_GPU_TEST_JIT_ONLY set: only the last pass, kernels generated per pipeline
+ * (tm_gpu_pool_set_jit; test_jit_sources also runs on the host without a GPU).  test_partitioned_join
+ * compares the partitioned join with the probe in the kernel.  With
  * NIFS / NIFS_AWS, rows are compared as multisets where NONE promises an order (EMIT in source order), and
  * the chunk test's pool-peak ratio is not checked (the scheduler's scratch is a fixed part of the peak).
  * test/unit/gpu_nifs.cu tests the Themis scheduler itself.
