@@ -8751,9 +8751,9 @@ tm_gpu_pool_set_jit(TmGpuPool *pool, int mode)
 
 /*
  * The source tm_jit_source writes for pipeline p of plan, whose source columns have the layouts fmts
- * (ncols; TmKind or FMT_VALUE): laid out on the host alone (no device, no pool, no parameters), so that
- * the sources of the generated kernels can be tested on a machine without a GPU.  Pipelines that probe
- * (never of the generated shape) are refused before their image, which would need their tables.
+ * (ncols; TmKind or FMT_VALUE): laid out on the host alone (no device, no pool, no parameters, hash
+ * tables not built: the probes' descriptors get addresses never read), so that the sources of the
+ * generated kernels can be tested on a machine without a GPU.
  */
 extern "C" bool
 tm_gpu_jit_source(const TmPlan *plan, int p, const int *fmts, int ncols, char **src, char *why, size_t whylen)
@@ -8771,9 +8771,6 @@ tm_gpu_jit_source(const TmPlan *plan, int p, const int *fmts, int ncols, char **
 	if (p < 0 || p >= plan->npipelines || ncols < 0 || ncols > TM_GPU_MAX_SLOTS)
 		return snprintf(why, whylen, "no such pipeline"), false;
 	pl = &plan->pipelines[p];
-	for (int k = 0; k < pl->nops; k++)
-		if (pl->ops[k].kind == TM_OP_PROBE)
-			return snprintf(why, whylen, "a join"), false;
 	memset(&pool, 0, sizeof(pool));
 	memset(&c, 0, sizeof(c));
 	memset(cols, 0, sizeof(cols));
@@ -8782,6 +8779,11 @@ tm_gpu_jit_source(const TmPlan *plan, int p, const int *fmts, int ncols, char **
 	c.err = err;
 	c.errlen = (int) sizeof(err);
 	c.rc = TM_GPU_OK;
+	c.hts = (HHash *) calloc((size_t) Max1(plan->nhashtables), sizeof(HHash));
+	if (c.hts == NULL)
+		return snprintf(why, whylen, "out of host memory"), false;
+	for (int h = 0; h < plan->nhashtables; h++)
+		c.hts[h].d = (const DJoin *) (uintptr_t) (0x200000 * (h + 1));	/* never read */
 	for (int i = 0; i < ncols; i++)
 	{
 		cols[i].fmt = fmts[i];
@@ -8790,7 +8792,10 @@ tm_gpu_jit_source(const TmPlan *plan, int p, const int *fmts, int ncols, char **
 	memset(&im, 0, sizeof(im));
 	img_pipeline(&c, &im, pl, cols, ncols, 1000, NULL, NULL);
 	if (c.rc != TM_GPU_OK || (im.h = (char *) calloc(1, im.len)) == NULL)
+	{
+		free(c.hts);
 		return snprintf(why, whylen, "%s", c.rc != TM_GPU_OK ? err : "out of host memory"), false;
+	}
 	im.len = 0;
 	im.d = (uintptr_t) 0x7f0000000000ULL;
 	off = img_pipeline(&c, &im, pl, cols, ncols, 1000, NULL, NULL);
@@ -8798,6 +8803,7 @@ tm_gpu_jit_source(const TmPlan *plan, int p, const int *fmts, int ncols, char **
 	if (c.rc != TM_GPU_OK)
 		snprintf(why, whylen, "%s", err);
 	free(im.h);
+	free(c.hts);
 	return ok;
 }
 

@@ -4,9 +4,12 @@
  * code only; the interface and the shape of pipeline it serves are in tm_jit.h.
  *
  * The generated kernel is pipeline_rows (cuda/tm_pipeline_dev.cuh) unrolled for one pipeline: a thread
- * per source row, grid-stride; the columns it reads loaded into variables; the FILTERs' trees of tests
- * written out (integer and same-scale numeric comparisons inline, the others through fq_test_ab); the
- * group found as sink_row finds it (memo_find, group_find); each aggregate's argument written out
+ * per source row, grid-stride; the columns it reads loaded into variables; the trees of tests of FILTERs,
+ * residuals and aggregate FILTERs written out (integer and same-scale numeric comparisons inline, the
+ * others through fq_test_ab); the walk of the row's evaluation tree (walk_row, op_next, probe_decide) as
+ * nested blocks, a FILTER an if, an inner probe a loop over its key's build rows (join_lookup, the
+ * payload into slot variables), a semi / anti probe a loop that looks for one passing row; the group
+ * found as sink_row finds it (memo_find, group_find); each aggregate's argument written out
  * (a TmFastArith as one tm_arith_addsubmul call per instruction, the arithmetic tm_fast_arith_eval runs,
  * in its order, NULLs as it takes them) and its update through agg_apply / priv_x / priv_warp_combine,
  * the functions agg_update and agg_update_priv_warp are made of, with the kind and the mode constant.
@@ -29,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <time.h>
+#include <new>
 #include <string>
 
 #define TM_PIPELINE_DESC_ONLY
@@ -107,9 +111,12 @@ bare_slot(const TmExpr *e)
 	return in->op == TMI_PUSH_SLOT ? in->a : -1;
 }
 
-/* operand `side` (0: l, 1: r) of test f: "&vS", "nS" for a slot, the test's constant otherwise */
+/*
+ * operand `side` (0: l, 1: r) of test p of the DFastQual the source names fq: "&vS", "nS" for a slot,
+ * the test's constant (in the device copy) otherwise
+ */
 static void
-test_operand(const DFastCmp *f, int side, int k, int p, std::string *ref, std::string *isnull)
+test_operand(const DFastCmp *f, int side, const char *fq, int p, std::string *ref, std::string *isnull)
 {
 	int			sl = side == 0 ? f->l : f->r;
 	char		buf[96];
@@ -123,19 +130,20 @@ test_operand(const DFastCmp *f, int side, int k, int p, std::string *ref, std::s
 	}
 	else
 	{
-		snprintf(buf, sizeof(buf), "&fq%d->c[%d].%s", k, p, side == 0 ? "lk" : "rk");
+		snprintf(buf, sizeof(buf), "&%s->c[%d].%s", fq, p, side == 0 ? "lk" : "rk");
 		*ref = buf;
 		*isnull = "false";
 	}
 }
 
 /*
- * Test p of op k's DFastQual fq as a C expression: integer comparisons and numeric comparisons of one
- * scale (fq_test_ab's own shortcuts) written out with the constant in the source, the others (LIKE, IN,
- * other classes) through fq_test_ab on the device copy of the test (its text constants live there)
+ * Test p of a DFastQual (fq, qu: the names of its device copy and of its expression in the source) as a
+ * C expression: integer comparisons and numeric comparisons of one scale (fq_test_ab's own shortcuts)
+ * written out with the constant in the source, the others (LIKE, IN, other classes) through fq_test_ab
+ * on the device copy of the test (its text constants live there)
  */
 static std::string
-test_src(const DFastCmp *f, int k, int p)
+test_src(const DFastCmp *f, const char *fq, const char *qu, int p)
 {
 	static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">="};
 	std::string s;
@@ -144,8 +152,8 @@ test_src(const DFastCmp *f, int k, int p)
 				b,
 				bn;
 
-	test_operand(f, 0, k, p, &a, &an);
-	test_operand(f, 1, k, p, &b, &bn);
+	test_operand(f, 0, fq, p, &a, &an);
+	test_operand(f, 1, fq, p, &b, &bn);
 	if (f->pred <= TM_PRED_GE &&
 		(f->cls == TM_CMP_INT || (f->cls == TM_CMP_NUMERIC && f->lscale == f->rscale)))
 	{
@@ -156,44 +164,44 @@ test_src(const DFastCmp *f, int k, int p)
 		put(s, "(!%s && !%s && %s %s %s)", an.c_str(), bn.c_str(), l.c_str(), ops[f->pred], r.c_str());
 		return s;
 	}
-	put(s, "fq_test_ab(&fq%d->c[%d], qu%d, %s, %s, %s, %s)", k, p, k, a.c_str(), an.c_str(), b.c_str(),
-		bn.c_str());
+	put(s, "fq_test_ab(&%s->c[%d], %s, %s, %s, %s, %s)", fq, p, qu, a.c_str(), an.c_str(), b.c_str(), bn.c_str());
 	return s;
 }
 
 /*
- * op k's tree of tests as a C expression.  The program's jumps are left out: each skips a push and the
- * AND / OR that takes it, whose value the jump's condition decides, so the tree without them has the
- * same value; && and || short-circuit where the jumps did.  No test raises an error.
+ * A DFastQual's tree of tests as a C expression (fq, qu: see test_src).  The program's jumps are left
+ * out: each skips a push and the AND / OR that takes it, whose value the jump's condition decides, so
+ * the tree without them has the same value; && and || short-circuit where the jumps did.  No test
+ * raises an error.
  */
 static bool
-qual_src(const DFastQual *fq, int k, std::string *out, char *why, size_t whylen)
+qual_src(const DFastQual *f, const char *fq, const char *qu, std::string *out, char *why, size_t whylen)
 {
 	std::string st[FQ_DEPTH];
 	int			sp = 0;
 
-	for (int pc = 0; pc < fq->nprog; pc++)
+	for (int pc = 0; pc < f->nprog; pc++)
 	{
-		int			p = fq->prog[pc];
+		int			p = f->prog[pc];
 
 		if (p < FQ_MAX)
 		{
-			if (p >= fq->n || sp >= FQ_DEPTH)
-				return no(why, whylen, "filter %d: bad test program", k);
-			st[sp++] = test_src(&fq->c[p], k, p);
+			if (p >= f->n || sp >= FQ_DEPTH)
+				return no(why, whylen, "%s: bad test program", fq);
+			st[sp++] = test_src(&f->c[p], fq, qu, p);
 		}
 		else if (p == FQ_AND || p == FQ_OR)
 		{
 			if (sp < 2)
-				return no(why, whylen, "filter %d: bad test program", k);
+				return no(why, whylen, "%s: bad test program", fq);
 			st[sp - 2] = "(" + st[sp - 2] + (p == FQ_AND ? " && " : " || ") + st[sp - 1] + ")";
 			sp--;
 		}
 		else if (p != FQ_JF && p != FQ_JT)
-			return no(why, whylen, "filter %d: bad test program", k);
+			return no(why, whylen, "%s: bad test program", fq);
 	}
 	if (sp != 1)
-		return no(why, whylen, "filter %d: bad test program", k);
+		return no(why, whylen, "%s: bad test program", fq);
 	*out = st[0];
 	return true;
 }
@@ -203,8 +211,10 @@ qual_src(const DFastQual *fq, int k, std::string *out, char *why, size_t whylen)
  * indent ind: a bare slot, or a TmFastArith written out as tm_fast_arith_eval runs it
  */
 static void
-arg_src(std::string &s, const TmFastArith *fa, int slot, const char *ind)
+arg_src(std::string &s, const TmFastArith *fa, int slot, const std::string &ind0)
 {
+	const char *ind = ind0.c_str();
+
 	if (fa == NULL)
 	{
 		put(s, "%sav = v%d; an = n%d; ast = TM_OK;\n", ind, slot, slot);
@@ -234,24 +244,219 @@ arg_src(std::string &s, const TmFastArith *fa, int slot, const char *ind)
 	put(s, "%s\tav = r0; an = q0;\n%s} while (0);\n", ind, ind);
 }
 
+/* what tm_jit_source reads of a pipeline (host copies) and what it has found out */
+typedef struct Gen
+{
+	const DPipe *P;
+	const DOp  *ops;
+	const DAgg *aggs;
+	const DFastQual *fqs[TM_GPU_MAX_OPS];	/* each op's qual (FILTER, residual), or NULL */
+	const DSlotRef *fill[TM_GPU_MAX_OPS];	/* each probe's payload slots */
+	int			pkey[TM_GPU_MAX_OPS][TM_GPU_MAX_KEYS];	/* each probe's key slots */
+	int			nlead;			/* ops before the first probe (all FILTERs) */
+	const TmFastArith *fas[64];
+	const DFastQual *ffq[64];	/* each aggregate's FILTER as a tree of tests, or NULL */
+	int			fslot[64];		/* ... or as a bare slot, or -1 */
+	int			argslot[64];
+	int			keyslot[TM_GPU_MAX_KEYS];
+	std::string s;
+} Gen;
+
+/* " \t" * n */
+static std::string
+tabs(int n)
+{
+	return std::string((size_t) n, '\t');
+}
+
+/* the sink (the aggregate's update of the row at hand) at indent d; an error: st, goto row_done */
+static void
+sink_src(Gen *G, int d)
+{
+	const DPipe *P = G->P;
+	std::string &s = G->s;
+	std::string t = tabs(d);
+	const char *i0 = t.c_str();
+
+	put(s, "%s{\n%s\tlong long g = 0;\n%s\tTmValue av;\n%s\tbool an;\n%s\tint ast;\n\n"
+		"%s\t(void) av; (void) an; (void) ast;\n", i0, i0, i0, i0, i0, i0);
+	if (P->nkeys > 0)
+	{
+		put(s, "%s\tTmValue keys[%d];\n%s\tbool knulls[%d];\n%s\tuint64_t h = 0;\n\n", i0, P->nkeys, i0, P->nkeys, i0);
+		for (int i = 0; i < P->nkeys; i++)
+			put(s, "%s\tkeys[%d] = v%d;\n%s\tknulls[%d] = n%d;\n%s\th = tm_hash_key(h, &keys[%d], knulls[%d], &kt%d);\n",
+				i0, i, G->keyslot[i], i0, i, G->keyslot[i], i0, i, i, i);
+		put(s, "%s\tif (R.memo)\n%s\t{\n%s\t\tint slot;\n\n%s\t\tg = memo_find(P, h, keys, knulls, &slot);\n"
+			"%s\t\tif (g < 0 && (g = group_find(P, R, h, keys, knulls)) >= 0)\n"
+			"%s\t\t\tmemo_add(P, slot, h, keys, knulls, g);\n%s\t}\n%s\telse\n"
+			"%s\t\tg = group_find(P, R, h, keys, knulls);\n%s\tif (g < 0)\n%s\t{\n%s\t\tst = ST_ABORT;\n"
+			"%s\t\tgoto row_done;\n%s\t}\n", i0, i0, i0, i0, i0, i0, i0, i0, i0, i0, i0, i0, i0, i0);
+	}
+	/* the block's private states (agg_update_priv_warp) */
+	put(s, "%s\tif (g < R.priv_k)\n%s\t{\n%s\t\tunsigned int act = __activemask();\n"
+		"%s\t\tunsigned int peers = __match_any_sync(act, (unsigned int) g);\n"
+		"%s\t\tunsigned int lane = threadIdx.x & 31u;\n"
+		"%s\t\tbool first = (peers & ((1u << lane) - 1u)) == 0;\n%s\t\tbool thr = g < R.priv_t;\n"
+		"%s\t\tint err = TM_OK;\n%s\t\tint j = 0;\n\n", i0, i0, i0, i0, i0, i0, i0, i0, i0);
+	for (int a = 0; a < P->naggs; a++)
+	{
+		std::string ia = t + "\t\t\t\t";
+		std::string cond = G->ffq[a] != NULL ? "ffp" + std::to_string(a) :
+			G->fslot[a] >= 0 ? "(!n" + std::to_string(G->fslot[a]) + " && v" + std::to_string(G->fslot[a]) + ".i != 0)" :
+			std::string("true");
+
+		if (G->ffq[a] != NULL)
+		{
+			std::string q;
+
+			(void) qual_src(G->ffq[a], ("ff" + std::to_string(a)).c_str(), ("fu" + std::to_string(a)).c_str(), &q,
+							NULL, 0);
+			put(s, "%s\t\tbool ffp%d = %s;\n", i0, a, q.c_str());
+		}
+		put(s, "%s\t\t{\n%s\t\t\tunsigned long long x[3] = {0, 0, 0};\n%s\t\t\tbool has = false;\n\n"
+			"%s\t\t\tif (err == TM_OK && %s)\n%s\t\t\t{\n", i0, i0, i0, i0, cond.c_str(), i0);
+		if (G->aggs[a].kind == TM_AGG_COUNT_STAR)
+			put(s, "%shas = true;\n", ia.c_str());
+		else
+		{
+			arg_src(s, G->fas[a], G->argslot[a], ia);
+			put(s, "%sif (ast != TM_OK)\n%s\terr = ast;\n%selse if (!an)\n%s{\n%s\tast = priv_x(&ag%d, &av, x);\n"
+				"%s\tif (ast != TM_OK)\n%s\t\terr = ast;\n%s\telse\n%s\t\thas = true;\n%s}\n",
+				ia.c_str(), ia.c_str(), ia.c_str(), ia.c_str(), ia.c_str(), a, ia.c_str(), ia.c_str(), ia.c_str(),
+				ia.c_str(), ia.c_str());
+		}
+		put(s, "%s\t\t\t}\n%s\t\t\tpriv_warp_combine(R, g, %d, &ag%d, act, peers, first, thr, &j, &err, has, x);\n"
+			"%s\t\t}\n", i0, i0, a, a, i0);
+	}
+	put(s, "%s\t\tst = err;\n%s\t}\n%s\telse\n%s\t{\n", i0, i0, i0, i0);
+	/* the group's own states (agg_update) */
+	for (int a = 0; a < P->naggs; a++)
+	{
+		std::string ia = t + "\t\t\t";
+
+		if (G->ffq[a] != NULL)
+		{
+			std::string q;
+
+			(void) qual_src(G->ffq[a], ("ff" + std::to_string(a)).c_str(), ("fu" + std::to_string(a)).c_str(), &q,
+							NULL, 0);
+			put(s, "%s\t\tif (st == TM_OK && %s)\n%s\t\t{\n", i0, q.c_str(), i0);
+		}
+		else if (G->fslot[a] >= 0)
+			put(s, "%s\t\tif (st == TM_OK && !n%d && v%d.i != 0)\n%s\t\t{\n", i0, G->fslot[a], G->fslot[a], i0);
+		else
+			put(s, "%s\t\tif (st == TM_OK)\n%s\t\t{\n", i0, i0);
+		if (G->aggs[a].kind == TM_AGG_COUNT_STAR)
+			put(s, "%sav.n = 0;\n%sst = agg_apply<true>(&ag%d, &R.astate[%d], g, av, R.flags, R.cancel);\n",
+				ia.c_str(), ia.c_str(), a, a);
+		else
+		{
+			arg_src(s, G->fas[a], G->argslot[a], ia);
+			put(s, "%sif (ast != TM_OK)\n%s\tst = ast;\n%selse if (!an)\n"
+				"%s\tst = agg_apply<true>(&ag%d, &R.astate[%d], g, av, R.flags, R.cancel);\n",
+				ia.c_str(), ia.c_str(), ia.c_str(), ia.c_str(), a, a);
+		}
+		put(s, "%s\t\t}\n", i0);
+	}
+	put(s, "%s\t}\n%s\tif (st != TM_OK)\n%s\t\tgoto row_done;\n%s\tnsink++;\n%s}\n", i0, i0, i0, i0, i0);
+}
+
+/*
+ * op k and what follows it, at indent d: a FILTER an if around the rest; an INNER probe a loop over its
+ * key's build rows (their payload into the slots, the residual an if around the rest), a SEMI / ANTI
+ * probe the rest once if a build row passes / none does (op_next and probe_decide of the walk, written
+ * out as nested blocks)
+ */
+static bool
+ops_src(Gen *G, int k, int d, char *why, size_t whylen)
+{
+	const DOp  *op;
+	std::string &s = G->s;
+	std::string t = tabs(d);
+	const char *i0 = t.c_str();
+	std::string q = "true";
+	char		fq[16],
+				qu[16];
+
+	if (k == G->P->nops)
+	{
+		sink_src(G, d);
+		return true;
+	}
+	op = &G->ops[k];
+	snprintf(fq, sizeof(fq), "fq%d", k);
+	snprintf(qu, sizeof(qu), "qu%d", k);
+	if (G->fqs[k] != NULL && !qual_src(G->fqs[k], fq, qu, &q, why, whylen))
+		return false;
+	if (op->kind == TM_OP_FILTER)
+	{
+		if (k < G->nlead)
+		{
+			/* a leading filter: the row is done where it fails (the cancel word polled, as the walk does) */
+			put(s, "%sif (!%s)\n%s{\n%s\tif (cancel_poll(&cp))\n%s\t\tst = ST_CANCEL;\n%s\tgoto row_done;\n%s}\n",
+				i0, q.c_str(), i0, i0, i0, i0, i0);
+			if (k == G->nlead - 1)
+			{
+				/* the other columns, for the rows that passed (TPC-H Q6: 2% of them) */
+				put(s, "%sLOAD_REST\n", i0);
+			}
+			return ops_src(G, k + 1, d, why, whylen);
+		}
+		put(s, "%sif (%s)\n%s{\n", i0, q.c_str(), i0);
+		if (!ops_src(G, k + 1, d + 1, why, whylen))
+			return false;
+		put(s, "%s}\n", i0);
+		return true;
+	}
+
+	/* a probe: its keys looked up (NULL keys never match) */
+	put(s, "%s{\n%s\tTmValue pk[%d];\n%s\tuint64_t h = 0;\n%s\tint64_t rs = 0, re = 0;\n%s\tbool kn = false;\n\n",
+		i0, i0, op->nkeys, i0, i0, i0);
+	for (int i = 0; i < op->nkeys; i++)
+		put(s, "%s\tpk[%d] = v%d;\n%s\tkn = kn || n%d;\n%s\tif (!kn)\n%s\t\th = tm_hash_key(h, &pk[%d], false, &hk%d[%d]);\n",
+			i0, i, G->pkey[k][i], i0, G->pkey[k][i], i0, i0, i, k, i);
+	put(s, "%s\tif (kn || !join_lookup(ht%d, h, pk, &rs, &re))\n%s\t\trs = re = 0;\n", i0, k, i0);
+	if (op->jointype == TM_JOIN_INNER)
+		put(s, "%s\tfor (int64_t r%d = rs; r%d < re; r%d++)\n%s\t{\n", i0, k, k, k, i0);
+	else
+		put(s, "%s\tbool found = false;\n\n%s\tfor (int64_t r%d = rs; r%d < re; r%d++)\n%s\t{\n", i0, i0, k, k, k, i0);
+	put(s, "%s\t\tif (cancel_poll(&cp))\n%s\t\t{\n%s\t\t\tst = ST_CANCEL;\n%s\t\t\tgoto row_done;\n%s\t\t}\n",
+		i0, i0, i0, i0, i0);
+	for (int i = 0; i < op->nfill; i++)
+		put(s, "%s\t\tv%d = pay%d_%d[r%d];\n%s\t\tn%d = pn%d_%d[r%d] != 0;\n", i0, G->fill[k][i].slot, k, i, k, i0,
+			G->fill[k][i].slot, k, i, k);
+	if (op->jointype == TM_JOIN_INNER)
+	{
+		put(s, "%s\t\tif (%s)\n%s\t\t{\n", i0, q.c_str(), i0);
+		if (!ops_src(G, k + 1, d + 3, why, whylen))
+			return false;
+		put(s, "%s\t\t}\n%s\t}\n%s}\n", i0, i0, i0);
+		return true;
+	}
+	put(s, "%s\t\tif (%s)\n%s\t\t{\n%s\t\t\tfound = true;\n%s\t\t\tbreak;\n%s\t\t}\n%s\t}\n%s\tif (%sfound)\n%s\t{\n",
+		i0, q.c_str(), i0, i0, i0, i0, i0, i0, op->jointype == TM_JOIN_SEMI ? "" : "!", i0);
+	if (!ops_src(G, k + 1, d + 2, why, whylen))
+		return false;
+	put(s, "%s\t}\n%s}\n", i0, i0);
+	return true;
+}
+
 bool
 tm_jit_source(const DPipe *P, TmJitHostFn host, void *arg, char **src, char *why, size_t whylen)
 {
 	const DSlotRef *load = P->nload > 0 ? (const DSlotRef *) host(P->load, arg) : NULL;
 	const DCol *cols = (const DCol *) host(P->srccols, arg);
-	const DOp  *ops = P->nops > 0 ? (const DOp *) host(P->ops, arg) : NULL;
-	const DAgg *aggs = P->naggs > 0 ? (const DAgg *) host(P->aggs, arg) : NULL;
 	const TmExpr *const *keys = P->nkeys > 0 ? (const TmExpr *const *) host(P->keys, arg) : NULL;
 	const TmType *keytypes = P->nkeys > 0 ? (const TmType *) host(P->keytypes, arg) : NULL;
-	const DFastQual *fqs[TM_GPU_MAX_OPS];
-	const TmFastArith *fas[64];
-	int			argslot[64];
-	int			keyslot[TM_GPU_MAX_KEYS];
+	Gen		   *G;
 	int			loadcol[TM_GPU_MAX_SLOTS];	/* the column slot s is loaded from, or -1 */
+	int			fillop[TM_GPU_MAX_SLOTS];	/* the probe whose payload slot s is, or -1 */
 	bool		used[TM_GPU_MAX_SLOTS];
-	bool		tested[TM_GPU_MAX_SLOTS];	/* read by a filter: loaded before the filters, the others after */
+	bool		tested[TM_GPU_MAX_SLOTS];	/* read by a leading filter: loaded before them, the others after */
 	bool		colused[TM_GPU_MAX_SLOTS];
-	std::string s;
+	std::string rest;
+	size_t		at;
+	bool		ok = false;
 
 	*src = NULL;
 	/* the shape (tm_jit.h) */
@@ -259,190 +464,281 @@ tm_jit_source(const DPipe *P, TmJitHostFn host, void *arg, char **src, char *why
 		return no(why, whylen, "the sink is not an aggregate");
 	if (!P->fastx)
 		return no(why, whylen, "fast paths off");
-	if (P->nops != P->nlead || P->precheck >= 0)
-		return no(why, whylen, "a join");
 	if (P->nslots < 0 || P->nslots > TM_GPU_MAX_SLOTS || P->nkeys > TM_GPU_MAX_KEYS || P->naggs > 64 ||
 		P->nops > TM_GPU_MAX_OPS || P->naggs < 1)
 		return no(why, whylen, "too many slots, keys or aggregates");
+	G = new (std::nothrow) Gen();
+	if (G == NULL)
+		return no(why, whylen, "out of host memory");
+	G->P = P;
+	G->ops = P->nops > 0 ? (const DOp *) host(P->ops, arg) : NULL;
+	G->aggs = (const DAgg *) host(P->aggs, arg);
 	memset(used, 0, sizeof(used));
 	memset(tested, 0, sizeof(tested));
 	memset(colused, 0, sizeof(colused));
 	for (int i = 0; i < P->nslots; i++)
-		loadcol[i] = -1;
+		loadcol[i] = fillop[i] = -1;
 	for (int i = 0; i < P->nload; i++)
 	{
 		if (load[i].slot < 0 || load[i].slot >= P->nslots || load[i].col < 0 || load[i].col >= TM_GPU_MAX_SLOTS)
-			return no(why, whylen, "bad load list");
+		{
+			no(why, whylen, "bad load list");
+			goto done;
+		}
 		loadcol[load[i].slot] = load[i].col;
 	}
+	G->nlead = 0;
+	while (G->nlead < P->nops && G->ops[G->nlead].kind == TM_OP_FILTER)
+		G->nlead++;
 	for (int k = 0; k < P->nops; k++)
 	{
-		if (ops[k].kind != TM_OP_FILTER || ops[k].fq == NULL)
-			return no(why, whylen, "filter %d is not a tree of plain tests", k);
-		fqs[k] = (const DFastQual *) host(ops[k].fq, arg);
-		if (fqs[k]->partial || fqs[k]->n > FQ_MAX || fqs[k]->nprog > FQ_PROG_MAX)
-			return no(why, whylen, "filter %d is not a tree of plain tests", k);
-		for (int p = 0; p < fqs[k]->n; p++)
+		const DOp  *op = &G->ops[k];
+
+		G->fqs[k] = op->fq != NULL ? (const DFastQual *) host(op->fq, arg) : NULL;
+		if ((op->kind == TM_OP_FILTER && G->fqs[k] == NULL) || (op->qual != NULL && G->fqs[k] == NULL) ||
+			(G->fqs[k] != NULL && (G->fqs[k]->partial || G->fqs[k]->n > FQ_MAX || G->fqs[k]->nprog > FQ_PROG_MAX)))
 		{
-			const DFastCmp *f = &fqs[k]->c[p];
+			no(why, whylen, "op %d: a condition that is not a tree of plain tests", k);
+			goto done;
+		}
+		for (int p = 0; G->fqs[k] != NULL && p < G->fqs[k]->n; p++)
+		{
+			const DFastCmp *f = &G->fqs[k]->c[p];
 
 			if (f->l >= P->nslots || f->r >= P->nslots)
-				return no(why, whylen, "filter %d: bad slot", k);
+			{
+				no(why, whylen, "op %d: bad slot", k);
+				goto done;
+			}
 			if (f->l >= 0)
-				used[f->l] = tested[f->l] = true;
+				used[f->l] = true;
 			if (f->r >= 0)
-				used[f->r] = tested[f->r] = true;
+				used[f->r] = true;
+			if (f->l >= 0 && k < G->nlead)
+				tested[f->l] = true;
+			if (f->r >= 0 && k < G->nlead)
+				tested[f->r] = true;
+		}
+		if (op->kind == TM_OP_FILTER)
+			continue;
+		if (op->kind != TM_OP_PROBE ||
+			(op->jointype != TM_JOIN_INNER && op->jointype != TM_JOIN_SEMI && op->jointype != TM_JOIN_ANTI))
+		{
+			no(why, whylen, "op %d: a left join", k);
+			goto done;
+		}
+		if (op->nkeys < 1 || op->nkeys > TM_GPU_MAX_KEYS)
+		{
+			no(why, whylen, "op %d: bad keys", k);
+			goto done;
+		}
+		{
+			const TmExpr *const *pk = (const TmExpr *const *) host(op->keys, arg);
+
+			for (int i = 0; i < op->nkeys; i++)
+			{
+				G->pkey[k][i] = bare_slot((const TmExpr *) host(pk[i], arg));
+				if (G->pkey[k][i] < 0 || G->pkey[k][i] >= P->nslots)
+				{
+					no(why, whylen, "op %d: a join key that is not a column", k);
+					goto done;
+				}
+				used[G->pkey[k][i]] = true;
+			}
+		}
+		G->fill[k] = op->nfill > 0 ? (const DSlotRef *) host(op->fill, arg) : NULL;
+		for (int i = 0; i < op->nfill; i++)
+		{
+			if (G->fill[k][i].slot < 0 || G->fill[k][i].slot >= P->nslots)
+			{
+				no(why, whylen, "op %d: bad payload slot", k);
+				goto done;
+			}
+			fillop[G->fill[k][i].slot] = k;
 		}
 	}
 	for (int i = 0; i < P->nkeys; i++)
 	{
-		keyslot[i] = bare_slot((const TmExpr *) host(keys[i], arg));
-		if (keyslot[i] < 0 || keyslot[i] >= P->nslots)
-			return no(why, whylen, "group key %d is not a column", i);
-		used[keyslot[i]] = true;
+		G->keyslot[i] = bare_slot((const TmExpr *) host(keys[i], arg));
+		if (G->keyslot[i] < 0 || G->keyslot[i] >= P->nslots)
+		{
+			no(why, whylen, "group key %d is not a column", i);
+			goto done;
+		}
+		used[G->keyslot[i]] = true;
 	}
 	for (int a = 0; a < P->naggs; a++)
 	{
-		const DAgg *ag = &aggs[a];
+		const DAgg *ag = &G->aggs[a];
 
-		fas[a] = NULL;
-		argslot[a] = -1;
-		if (ag->kind == TM_AGG_ANY || ag->distinct || ag->filter != NULL ||
+		G->fas[a] = NULL;
+		G->ffq[a] = NULL;
+		G->fslot[a] = -1;
+		G->argslot[a] = -1;
+		if (ag->kind == TM_AGG_ANY || ag->distinct ||
 			(ag->mode != AM_COUNT && ag->mode != AM_SUM_I64 && ag->mode != AM_SUM_I192 && ag->mode != AM_MINMAX_INT))
-			return no(why, whylen, "aggregate %d: FILTER, DISTINCT, any() or a locked update", a);
+		{
+			no(why, whylen, "aggregate %d: DISTINCT, any() or a locked update", a);
+			goto done;
+		}
+		if (ag->filter != NULL)
+		{
+			if (ag->ffq != NULL)
+			{
+				G->ffq[a] = (const DFastQual *) host(ag->ffq, arg);
+				if (G->ffq[a]->partial || G->ffq[a]->n > FQ_MAX || G->ffq[a]->nprog > FQ_PROG_MAX)
+					G->ffq[a] = NULL;
+				for (int p = 0; G->ffq[a] != NULL && p < G->ffq[a]->n; p++)
+				{
+					if (G->ffq[a]->c[p].l >= P->nslots || G->ffq[a]->c[p].r >= P->nslots)
+						G->ffq[a] = NULL;
+					else
+					{
+						if (G->ffq[a]->c[p].l >= 0)
+							used[G->ffq[a]->c[p].l] = true;
+						if (G->ffq[a]->c[p].r >= 0)
+							used[G->ffq[a]->c[p].r] = true;
+					}
+				}
+			}
+			else if ((G->fslot[a] = bare_slot((const TmExpr *) host(ag->filter, arg))) >= P->nslots)
+				G->fslot[a] = -1;
+			if (G->ffq[a] == NULL && G->fslot[a] < 0)
+			{
+				no(why, whylen, "aggregate %d: a FILTER that is not a tree of plain tests", a);
+				goto done;
+			}
+			if (G->fslot[a] >= 0)
+				used[G->fslot[a]] = true;
+			else
+			{
+				std::string q;
+
+				if (!qual_src(G->ffq[a], "ff", "fu", &q, why, whylen))
+					goto done;
+			}
+		}
 		if (ag->kind == TM_AGG_COUNT_STAR)
 			continue;
 		if (ag->fa != NULL)
 		{
-			fas[a] = (const TmFastArith *) host(ag->fa, arg);
-			if (fas[a]->n < 1 || fas[a]->n > TM_FA_MAX_INSTR)
-				return no(why, whylen, "aggregate %d: bad arithmetic", a);
-			for (int i = 0; i < fas[a]->n; i++)
-				if (fas[a]->ins[i].op == TMI_PUSH_SLOT)
+			G->fas[a] = (const TmFastArith *) host(ag->fa, arg);
+			if (G->fas[a]->n < 1 || G->fas[a]->n > TM_FA_MAX_INSTR)
+			{
+				no(why, whylen, "aggregate %d: bad arithmetic", a);
+				goto done;
+			}
+			for (int i = 0; i < G->fas[a]->n; i++)
+				if (G->fas[a]->ins[i].op == TMI_PUSH_SLOT)
 				{
-					if (fas[a]->ins[i].a < 0 || fas[a]->ins[i].a >= P->nslots)
-						return no(why, whylen, "aggregate %d: bad slot", a);
-					used[fas[a]->ins[i].a] = true;
+					if (G->fas[a]->ins[i].a < 0 || G->fas[a]->ins[i].a >= P->nslots)
+					{
+						no(why, whylen, "aggregate %d: bad slot", a);
+						goto done;
+					}
+					used[G->fas[a]->ins[i].a] = true;
 				}
 			continue;
 		}
-		argslot[a] = bare_slot((const TmExpr *) host(ag->arg, arg));
-		if (argslot[a] < 0 || argslot[a] >= P->nslots)
-			return no(why, whylen, "aggregate %d: the argument is neither a column nor plain arithmetic", a);
-		used[argslot[a]] = true;
+		G->argslot[a] = bare_slot((const TmExpr *) host(ag->arg, arg));
+		if (G->argslot[a] < 0 || G->argslot[a] >= P->nslots)
+		{
+			no(why, whylen, "aggregate %d: the argument is neither a column nor plain arithmetic", a);
+			goto done;
+		}
+		used[G->argslot[a]] = true;
 	}
 	for (int sl = 0; sl < P->nslots; sl++)
-		if (used[sl] && loadcol[sl] >= 0)
+		if (used[sl] && loadcol[sl] >= 0 && fillop[sl] < 0)
 			colused[loadcol[sl]] = true;
 
 	/* the kernel */
-	put(s, "/* generated by themis (cuda/tm_jit.cu) */\n#include \"tm_pipeline_dev.cuh\"\n\n"
-		"static __device__ __forceinline__ TmValue\ntmj_val(unsigned long long lo, unsigned long long hi)\n{\n"
-		"\tTmValue v;\n\n\tv.n = (tm_int128) (((tm_uint128) hi << 64) | (tm_uint128) lo);\n\treturn v;\n}\n\n"
-		"extern \"C\" __global__ void __launch_bounds__(TPB, PL_MIN_BLOCKS)\n"
-		TM_JIT_KERNEL_NAME "(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)\n{\n"
-		"\tint64_t nrows = P->nrows < rowlimit ? P->nrows : rowlimit;\n"
-		"\tint64_t stride = (int64_t) gridDim.x * blockDim.x;\n"
-		"\tunsigned long long nsink = 0;\n\tDCancel cp;\n");
-	/* what every row reads the same: columns (their kinds constant), parameters, tests, aggregates */
-	for (int c = 0; c < TM_GPU_MAX_SLOTS; c++)
-		if (colused[c])
-			put(s, "\tDCol c%d = P->srccols[%d];\n\tc%d.fmt = %d;\n", c, c, c, cols[c].fmt);
-	for (int sl = 0; sl < P->nslots; sl++)
-		if (used[sl] && loadcol[sl] < 0)
-			put(s, "\tconst TmValue v%d = P->init_vals[%d];\n\tconst bool n%d = P->init_nulls[%d] != 0;\n",
-				sl, sl, sl, sl);
-	for (int k = 0; k < P->nops; k++)
-		put(s, "\tconst DFastQual *fq%d = P->ops[%d].fq;\n\tconst TmExpr *qu%d = P->ops[%d].qual;\n", k, k, k, k);
-	for (int i = 0; i < P->nkeys; i++)
-		put(s, "\tTmType kt%d = P->keytypes[%d];\n\tkt%d.kind = %d;\n", i, i, i, keytypes[i].kind);
-	for (int a = 0; a < P->naggs; a++)
-		put(s, "\tDAgg ag%d = P->aggs[%d];\n\tag%d.kind = %d; ag%d.mode = %d; ag%d.wagg = %d; ag%d.distinct = 0;\n"
-			"\tag%d.argtype.kind = %d; ag%d.argtype.scale = %d; ag%d.restype.scale = %d;\n",
-			a, a, a, aggs[a].kind, a, aggs[a].mode, a, aggs[a].wagg, a, a, aggs[a].argtype.kind, a,
-			aggs[a].argtype.scale, a, aggs[a].restype.scale);
-	put(s, "\n\tcancel_init(&cp, R.cancel);\n\tif (R.memo || R.priv_k > 0)\n\t\tpriv_init(P, R);\n"
-		"\tfor (int64_t row = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; row < nrows; row += stride)\n\t{\n"
-		"\t\tint st = TM_OK;\n\t\tlong long g = 0;\n\t\tTmValue av;\n\t\tbool an;\n\t\tint ast;\n\n"
-		"\t\t(void) av; (void) an; (void) ast;\n"
-		"\t\tif (stopped_at(R.flags, row))\n\t\t\tbreak;\n");
-	for (int sl = 0; sl < P->nslots; sl++)
-		if (tested[sl] && loadcol[sl] >= 0)
-			put(s, "\t\tTmValue v%d;\n\t\tbool n%d;\n\t\tload_col(&c%d, row, &v%d, &n%d);\n", sl, sl, loadcol[sl], sl, sl);
-	for (int k = 0; k < P->nops; k++)
 	{
-		std::string q;
+		std::string &s = G->s;
 
-		if (!qual_src(fqs[k], k, &q, why, whylen))
-			return false;
-		put(s, "\t\tif (!%s)\n\t\t{\n\t\t\tif (cancel_poll(&cp))\n\t\t\t{\n\t\t\t\tatomicExch(&R.flags->stop, 1);\n"
-			"\t\t\t\tbreak;\n\t\t\t}\n\t\t\tcontinue;\n\t\t}\n", q.c_str());
-	}
-	/* the other columns, for the rows that passed (TPC-H Q6: 2% of them) */
-	for (int sl = 0; sl < P->nslots; sl++)
-		if (used[sl] && !tested[sl] && loadcol[sl] >= 0)
-			put(s, "\t\tTmValue v%d;\n\t\tbool n%d;\n\t\tload_col(&c%d, row, &v%d, &n%d);\n", sl, sl, loadcol[sl], sl, sl);
-	put(s, "\t\tdo\n\t\t{\n");
-	if (P->nkeys > 0)
-	{
-		put(s, "\t\t\tTmValue keys[%d];\n\t\t\tbool knulls[%d];\n\t\t\tuint64_t h = 0;\n\n", P->nkeys, P->nkeys);
+		put(s, "/* generated by themis (cuda/tm_jit.cu) */\n#include \"tm_pipeline_dev.cuh\"\n\n"
+			"static __device__ __forceinline__ TmValue\ntmj_val(unsigned long long lo, unsigned long long hi)\n{\n"
+			"\tTmValue v;\n\n\tv.n = (tm_int128) (((tm_uint128) hi << 64) | (tm_uint128) lo);\n\treturn v;\n}\n\n"
+			"extern \"C\" __global__ void __launch_bounds__(TPB, PL_MIN_BLOCKS)\n"
+			TM_JIT_KERNEL_NAME "(const DPipe *__restrict__ P, DRun R, int64_t rowlimit)\n{\n"
+			"\tint64_t nrows = P->nrows < rowlimit ? P->nrows : rowlimit;\n"
+			"\tint64_t stride = (int64_t) gridDim.x * blockDim.x;\n"
+			"\tunsigned long long nsink = 0;\n\tDCancel cp;\n");
+		/* what every row reads the same: columns (their kinds constant), parameters, tests, tables, aggregates */
+		for (int c = 0; c < TM_GPU_MAX_SLOTS; c++)
+			if (colused[c])
+				put(s, "\tDCol c%d = P->srccols[%d];\n\tc%d.fmt = %d;\n", c, c, c, cols[c].fmt);
+		for (int sl = 0; sl < P->nslots; sl++)
+			if (used[sl] && loadcol[sl] < 0 && fillop[sl] < 0)
+				put(s, "\tconst TmValue v%d = P->init_vals[%d];\n\tconst bool n%d = P->init_nulls[%d] != 0;\n",
+					sl, sl, sl, sl);
+		for (int k = 0; k < P->nops; k++)
+		{
+			if (G->fqs[k] != NULL)
+				put(s, "\tconst DFastQual *fq%d = P->ops[%d].fq;\n\tconst TmExpr *qu%d = P->ops[%d].qual;\n", k, k, k, k);
+			if (G->ops[k].kind != TM_OP_PROBE)
+				continue;
+			put(s, "\tconst DJoin *ht%d = P->ops[%d].ht;\n\tconst TmType *hk%d = ht%d->keytypes;\n", k, k, k, k);
+			for (int i = 0; i < G->ops[k].nfill; i++)
+				if (used[G->fill[k][i].slot])
+					put(s, "\tconst TmValue *pay%d_%d = ht%d->pay[%d];\n\tconst uint8_t *pn%d_%d = ht%d->paynulls[%d];\n",
+						k, i, k, G->fill[k][i].col, k, i, k, G->fill[k][i].col);
+		}
 		for (int i = 0; i < P->nkeys; i++)
-			put(s, "\t\t\tkeys[%d] = v%d;\n\t\t\tknulls[%d] = n%d;\n\t\t\th = tm_hash_key(h, &keys[%d], knulls[%d], &kt%d);\n",
-				i, keyslot[i], i, keyslot[i], i, i, i);
-		put(s, "\t\t\tif (R.memo)\n\t\t\t{\n\t\t\t\tint slot;\n\n\t\t\t\tg = memo_find(P, h, keys, knulls, &slot);\n"
-			"\t\t\t\tif (g < 0)\n\t\t\t\t{\n\t\t\t\t\tg = group_find(P, R, h, keys, knulls);\n"
-			"\t\t\t\t\tif (g < 0)\n\t\t\t\t\t{\n\t\t\t\t\t\tst = ST_ABORT;\n\t\t\t\t\t\tbreak;\n\t\t\t\t\t}\n"
-			"\t\t\t\t\tmemo_add(P, slot, h, keys, knulls, g);\n\t\t\t\t}\n\t\t\t}\n\t\t\telse\n\t\t\t{\n"
-			"\t\t\t\tg = group_find(P, R, h, keys, knulls);\n\t\t\t\tif (g < 0)\n\t\t\t\t{\n"
-			"\t\t\t\t\tst = ST_ABORT;\n\t\t\t\t\tbreak;\n\t\t\t\t}\n\t\t\t}\n");
-	}
-	/* the block's private states (agg_update_priv_warp) */
-	put(s, "\t\t\tif (g < R.priv_k)\n\t\t\t{\n\t\t\t\tunsigned int act = __activemask();\n"
-		"\t\t\t\tunsigned int peers = __match_any_sync(act, (unsigned int) g);\n"
-		"\t\t\t\tunsigned int lane = threadIdx.x & 31u;\n"
-		"\t\t\t\tbool first = (peers & ((1u << lane) - 1u)) == 0;\n\t\t\t\tbool thr = g < R.priv_t;\n"
-		"\t\t\t\tint err = TM_OK;\n\t\t\t\tint j = 0;\n\n");
-	for (int a = 0; a < P->naggs; a++)
-	{
-		put(s, "\t\t\t\t{\n\t\t\t\t\tunsigned long long x[3] = {0, 0, 0};\n\t\t\t\t\tbool has = false;\n\n"
-			"\t\t\t\t\tif (err == TM_OK)\n\t\t\t\t\t{\n");
-		if (aggs[a].kind == TM_AGG_COUNT_STAR)
-			put(s, "\t\t\t\t\t\thas = true;\n");
+			put(s, "\tTmType kt%d = P->keytypes[%d];\n\tkt%d.kind = %d;\n", i, i, i, keytypes[i].kind);
+		for (int a = 0; a < P->naggs; a++)
+		{
+			const DAgg *ag = &G->aggs[a];
+
+			put(s, "\tDAgg ag%d = P->aggs[%d];\n\tag%d.kind = %d; ag%d.mode = %d; ag%d.wagg = %d; ag%d.distinct = 0;\n"
+				"\tag%d.argtype.kind = %d; ag%d.argtype.scale = %d; ag%d.restype.scale = %d;\n",
+				a, a, a, ag->kind, a, ag->mode, a, ag->wagg, a, a, ag->argtype.kind, a, ag->argtype.scale, a,
+				ag->restype.scale);
+			if (G->ffq[a] != NULL)
+				put(s, "\tconst DFastQual *ff%d = P->aggs[%d].ffq;\n\tconst TmExpr *fu%d = P->aggs[%d].filter;\n",
+					a, a, a, a);
+		}
+		put(s, "\n\tcancel_init(&cp, R.cancel);\n\tif (R.memo || R.priv_k > 0)\n\t\tpriv_init(P, R);\n"
+			"\tfor (int64_t row = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; row < nrows; row += stride)\n\t{\n"
+			"\t\tint st = TM_OK;\n");
+		/* the slots of probes' payloads: NULL until filled, as pipeline_kernel starts them */
+		for (int sl = 0; sl < P->nslots; sl++)
+			if (used[sl] && fillop[sl] >= 0)
+				put(s, "\t\tTmValue v%d;\n\t\tbool n%d = true;\n", sl, sl);
+		for (int sl = 0; sl < P->nslots; sl++)
+			if (used[sl] && loadcol[sl] >= 0 && fillop[sl] < 0)
+				put(s, "\t\tTmValue v%d;\n\t\tbool n%d;\n", sl, sl);
+		for (int sl = 0; sl < P->nslots; sl++)
+			if (used[sl] && fillop[sl] >= 0)
+				put(s, "\t\tv%d.n = 0;\n", sl);
+		put(s, "\n\t\tif (stopped_at(R.flags, row))\n\t\t\tbreak;\n");
+		for (int sl = 0; sl < P->nslots; sl++)
+			if (used[sl] && loadcol[sl] >= 0 && fillop[sl] < 0 && tested[sl])
+				put(s, "\t\tload_col(&c%d, row, &v%d, &n%d);\n", loadcol[sl], sl, sl);
+		for (int sl = 0; sl < P->nslots; sl++)
+			if (used[sl] && loadcol[sl] >= 0 && fillop[sl] < 0 && !tested[sl])
+				put(rest, "\t\tload_col(&c%d, row, &v%d, &n%d);\n", loadcol[sl], sl, sl);
+		if (G->nlead == 0)
+			s += rest;
+		if (!ops_src(G, 0, 2, why, whylen))
+			goto done;
+		if (G->nlead > 0 && (at = s.find("\t\tLOAD_REST\n")) != std::string::npos)
+			s.replace(at, strlen("\t\tLOAD_REST\n"), rest);
+		put(s, "row_done:\n"
+			"\t\tif (st != TM_OK)\n\t\t{\n\t\t\tif (st == ST_CANCEL)\n\t\t\t\tatomicExch(&R.flags->stop, 1);\n"
+			"\t\t\telse if (st != ST_ABORT)\n\t\t\t\trecord_error(R.flags, st, (long long) row);\n\t\t\tbreak;\n\t\t}\n"
+			"\t}\n"
+			"\tif (nsink > 0)\n\t\tatomicAdd(&R.flags->sinkrows, nsink);\n"
+			"\tif (R.priv_k > 0)\n\t\tpriv_flush(P, R);\n}\n");
+		*src = strdup(s.c_str());
+		if (*src == NULL)
+			no(why, whylen, "out of host memory");
 		else
-		{
-			arg_src(s, fas[a], argslot[a], "\t\t\t\t\t\t");
-			put(s, "\t\t\t\t\t\tif (ast != TM_OK)\n\t\t\t\t\t\t\terr = ast;\n\t\t\t\t\t\telse if (!an)\n\t\t\t\t\t\t{\n"
-				"\t\t\t\t\t\t\tast = priv_x(&ag%d, &av, x);\n\t\t\t\t\t\t\tif (ast != TM_OK)\n"
-				"\t\t\t\t\t\t\t\terr = ast;\n\t\t\t\t\t\t\telse\n\t\t\t\t\t\t\t\thas = true;\n\t\t\t\t\t\t}\n", a);
-		}
-		put(s, "\t\t\t\t\t}\n\t\t\t\t\tpriv_warp_combine(R, g, %d, &ag%d, act, peers, first, thr, &j, &err, has, x);\n"
-			"\t\t\t\t}\n", a, a);
+			ok = true;
 	}
-	put(s, "\t\t\t\tst = err;\n\t\t\t\tbreak;\n\t\t\t}\n");
-	/* the group's own states (agg_update) */
-	for (int a = 0; a < P->naggs; a++)
-	{
-		if (aggs[a].kind == TM_AGG_COUNT_STAR)
-		{
-			put(s, "\t\t\tav.n = 0;\n\t\t\tst = agg_apply<true>(&ag%d, &R.astate[%d], g, av, R.flags, R.cancel);\n"
-				"\t\t\tif (st != TM_OK)\n\t\t\t\tbreak;\n", a, a);
-			continue;
-		}
-		arg_src(s, fas[a], argslot[a], "\t\t\t");
-		put(s, "\t\t\tif (ast != TM_OK)\n\t\t\t{\n\t\t\t\tst = ast;\n\t\t\t\tbreak;\n\t\t\t}\n"
-			"\t\t\tif (!an)\n\t\t\t{\n\t\t\t\tst = agg_apply<true>(&ag%d, &R.astate[%d], g, av, R.flags, R.cancel);\n"
-			"\t\t\t\tif (st != TM_OK)\n\t\t\t\t\tbreak;\n\t\t\t}\n", a, a);
-	}
-	put(s, "\t\t} while (0);\n"
-		"\t\tif (st != TM_OK)\n\t\t{\n\t\t\tif (st == ST_CANCEL)\n\t\t\t\tatomicExch(&R.flags->stop, 1);\n"
-		"\t\t\telse if (st != ST_ABORT)\n\t\t\t\trecord_error(R.flags, st, (long long) row);\n\t\t\tbreak;\n\t\t}\n"
-		"\t\tnsink++;\n\t}\n"
-		"\tif (nsink > 0)\n\t\tatomicAdd(&R.flags->sinkrows, nsink);\n"
-		"\tif (R.priv_k > 0)\n\t\tpriv_flush(P, R);\n}\n");
-	*src = strdup(s.c_str());
-	if (*src == NULL)
-		return no(why, whylen, "out of host memory");
-	return true;
+done:
+	delete G;
+	return ok;
 }
 
 /* ------------------------------------------------------------------------------------------------

@@ -14,10 +14,13 @@
  * where compiling fails, pipeline_kernel runs.
  *
  * The shape (anything else: no generated kernel, tm_jit_source says why):
- *   - the sink is an AGG, every op a FILTER whose qual has a whole DFastQual (no join, no interpreter);
+ *   - the sink is an AGG;
+ *   - ops are FILTERs and INNER, SEMI or ANTI probes (no LEFT) whose keys are bare slots; every qual
+ *     (a FILTER's, a probe's residual) has a whole DFastQual (no interpreter);
  *   - group keys are bare slots;
  *   - aggregates: count(*), or count / sum / min / max in the atomic modes (AM_COUNT, AM_SUM_I64,
- *     AM_SUM_I192, AM_MINMAX_INT) of a bare slot or a TmFastArith; no FILTER, no DISTINCT, no any().
+ *     AM_SUM_I192, AM_MINMAX_INT) of a bare slot or a TmFastArith; a FILTER a whole DFastQual or a bare
+ *     slot; no DISTINCT, no any().
  */
 #ifndef THEMIS_TM_JIT_H
 #define THEMIS_TM_JIT_H

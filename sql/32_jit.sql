@@ -1,7 +1,8 @@
 --
--- 32_jit: kernels generated per pipeline (themis.gpu_jit; cuda/tm_jit.h).  Every query below is of the
--- shape a generated kernel runs (filters that are trees of plain tests, group keys that are columns,
--- count / sum / min / max of columns or plain arithmetic), compared with themis off; with wait, each
+-- 32_jit: kernels generated per pipeline (themis.gpu_jit; cuda/tm_jit.h).  Most queries below are of the
+-- shape a generated kernel runs (filters and join residuals that are trees of plain tests, inner / semi /
+-- anti joins on columns, group keys that are columns, count / sum / min / max of columns or plain
+-- arithmetic, FILTERs that are trees of tests), compared with themis off; with wait, each
 -- execution waits for its kernel to be compiled, so on a GPU the generated kernel runs them all.  On the
 -- CPU executor the setting changes nothing, and the same results are expected.
 --
@@ -69,8 +70,24 @@ RESET themis.enabled;
 RESET plan_cache_mode;
 DEALLOCATE q_jit;
 
--- what it does not run: a join, DISTINCT, FILTER (the generic kernel, same results)
+-- joins (TPC-H Q3's and Q12's shapes, a semi join, an anti join) and FILTER
 SELECT * FROM tt.check($$SELECT o_orderpriority, count(*) AS n FROM orders JOIN lineitem ON l_orderkey = o_orderkey GROUP BY o_orderpriority$$);
+SELECT * FROM tt.check($$SELECT l_orderkey, o_orderdate, o_shippriority, sum(l_extendedprice * (1 - l_discount)) AS revenue
+                         FROM customer, orders, lineitem
+                         WHERE c_mktsegment = 'BUILDING' AND c_custkey = o_custkey AND l_orderkey = o_orderkey
+                           AND o_orderdate < date '1995-03-15' AND l_shipdate > date '1995-03-15'
+                         GROUP BY l_orderkey, o_orderdate, o_shippriority$$);
+SELECT * FROM tt.check($$SELECT l_shipmode, sum(CASE WHEN o_orderpriority = '1-URGENT' OR o_orderpriority = '2-HIGH' THEN 1 ELSE 0 END) AS high,
+                                count(*) FILTER (WHERE o_orderpriority NOT IN ('1-URGENT', '2-HIGH')) AS low
+                         FROM orders, lineitem
+                         WHERE o_orderkey = l_orderkey AND l_shipmode IN ('MAIL', 'SHIP') AND l_commitdate < l_receiptdate
+                           AND l_shipdate < l_commitdate GROUP BY l_shipmode$$);
+SELECT * FROM tt.check($$SELECT count(*) AS n, sum(o_totalprice) AS s FROM orders
+                         WHERE EXISTS (SELECT 1 FROM lineitem WHERE l_orderkey = o_orderkey AND l_commitdate < l_receiptdate)$$);
+SELECT * FROM tt.check($$SELECT count(*) AS n FROM orders WHERE NOT EXISTS (SELECT 1 FROM lineitem WHERE l_orderkey = o_orderkey AND l_quantity > 45)$$);
+SELECT * FROM tt.check($$SELECT g, count(*) FILTER (WHERE b) AS nb, sum(i4) FILTER (WHERE i2 > 0) AS s FROM types GROUP BY g$$);
+
+-- what it does not run: DISTINCT (the generic kernel, same results)
 SELECT * FROM tt.check($$SELECT g, count(DISTINCT i4) AS n, sum(i4) FILTER (WHERE b) AS s FROM types GROUP BY g$$);
 SELECT pg_temp.kernel_like($$SELECT g, count(DISTINCT i4) FROM types GROUP BY g$$, 'generic (the pipeline has%') AS distinct_generic;
 RESET themis.gpu_jit;

@@ -104,7 +104,7 @@ jit_text(int jit)
 		case 2:
 			return "generic (the generated one was being compiled)";
 		case 3:
-			return "generic (the pipeline has joins or aggregates a generated kernel does not run)";
+			return "generic (the pipeline has a left join, DISTINCT, any(), a float sum or an expression a generated kernel does not run)";
 		case 4:
 			return "generic (compiling the generated one failed: see the daemon's log)";
 		case 5:

@@ -6212,8 +6212,9 @@ fq_gen_qual(const FqSlots &s, uint64_t seed, int ncon, int tailpos, bool prefix_
 /*
  * The sources of kernels generated per pipeline (tm_gpu_jit_source, cuda/tm_jit.h), on the host: TPC-H Q1's
  * shape (a date filter, two group keys, counts, sums and min / max of columns and of numeric arithmetic)
- * compiles with NVRTC, its tests and its arithmetic written out; the shapes it does not run (a join, an
- * EMIT, DISTINCT, FILTER, a computed key) have no source, and say why
+ * compiles with NVRTC, its tests and its arithmetic written out; so do inner, semi and anti joins with
+ * residuals and an aggregate FILTER; the shapes it does not run (a left join, an EMIT, DISTINCT, a FILTER
+ * or a key the interpreter computes) have no source, and say why
  */
 static int	g_jit_compiles = 0;	/* generated sources compiled on the host (100: no NVRTC) */
 
@@ -6291,7 +6292,7 @@ test_jit_sources(void)
 		std::vector<TmAgg> bad = aggs;
 		PipeB		pa = p;
 
-		bad[1].filter = x_cmp_const(s_v, TM_PRED_GT, 0);
+		bad[1].filter = x_mod_cmp(s_v, 3, TM_K_INT4, TM_PRED_EQ, 1);	/* not a tree of plain tests */
 		TmPlan		pl = plan({pa.agg(0, {}, bad)}, {}, {result(rt)}, 0);
 
 		TM_CHECK(!tm_gpu_jit_source(&pl, 0, fmts, T_NCOLS, &src, why, sizeof(why)) && strstr(why, "FILTER") != NULL);
@@ -6311,10 +6312,51 @@ test_jit_sources(void)
 	{
 		PipeB		pa = p;
 
-		pa.probe(TM_JOIN_INNER, 0, {x_slot(s_v, ty(TM_K_INT4))}, NULL);
+		pa.probe(TM_JOIN_LEFT, 0, {x_slot(s_v, ty(TM_K_INT4))}, NULL);
 		TmPlan		pl = plan({pa.agg(0, {}, aggs)}, {hashtable({ty(TM_K_INT4)}, {})}, {result(rt)}, 0);
 
-		TM_CHECK(!tm_gpu_jit_source(&pl, 0, fmts, T_NCOLS, &src, why, sizeof(why)) && strstr(why, "join") != NULL);
+		TM_CHECK(!tm_gpu_jit_source(&pl, 0, fmts, T_NCOLS, &src, why, sizeof(why)) && strstr(why, "left join") != NULL);
+	}
+
+	/*
+	 * joins: an inner probe whose payload is a group key and an aggregate's argument, its residual a test
+	 * of a payload column; a semi and an anti probe; an aggregate FILTER (a tree of tests) - written out
+	 * as nested loops, and they compile
+	 */
+	{
+		PipeB		pa = p;
+		/* levels: op k's payload is level k + 1, and op 0 is the date filter */
+		int			s_p1 = pa.slot(ty(TM_K_INT4), 2, 0);
+		int			s_p2 = pa.slot(ty(TM_K_NUMERIC, 2), 2, 1);
+		int			s_q = pa.slot(ty(TM_K_INT4), 3, 0);
+		std::vector<TmAgg> ja = aggs;
+
+		pa.probe(TM_JOIN_INNER, 0, {x_slot(s_v, ty(TM_K_INT4))}, x_cmp_const(s_p1, TM_PRED_NE, 3));
+		pa.probe(TM_JOIN_SEMI, 1, {x_slot(s_g, ty(TM_K_INT4))}, x_cmp_slots(s_q, TM_PRED_LT, s_v));
+		pa.probe(TM_JOIN_ANTI, 0, {x_slot(s_p1, ty(TM_K_INT4))}, NULL);
+		ja.push_back(agg(TM_AGG_SUM, x_slot(s_p2, ty(TM_K_NUMERIC, 2)), ty(TM_K_NUMERIC, 2),
+						 x_cmp_const(s_v, TM_PRED_GT, 0)));
+		rt.push_back(ty(TM_K_NUMERIC, 2));
+		TmPlan		pl = plan({pa.agg(0, {x_slot(s_p1, ty(TM_K_INT4))}, ja)},
+							  {hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4), ty(TM_K_NUMERIC, 2)}),
+							   hashtable({ty(TM_K_INT4)}, {ty(TM_K_INT4)})}, {result(rt)}, 0);
+
+		rt.pop_back();
+		TM_CHECK_MSG(tm_gpu_jit_source(&pl, 0, fmts, T_NCOLS, &src, why, sizeof(why)), "joins: %s", why);
+		if (src != NULL)
+		{
+			TM_CHECK(strstr(src, "join_lookup") != NULL && strstr(src, "found") != NULL);
+			TM_CHECK(strstr(src, "pay1_0[r1]") != NULL && strstr(src, "pay2_0[r2]") != NULL);	/* payloads filled */
+			rc = g_jit_compiles >= 100 ? -1 : tm_jit_compile_check(src, 90, &ms, why, sizeof(why));
+			if (rc >= 0)
+			{
+				TM_CHECK_MSG(rc == 1, "the joins do not compile: %s\n%s", why, src);
+				printf("  joins: %zu bytes of source, compiled in %.0f ms\n", strlen(src), ms);
+				if (getenv("TM_JIT_SHOW") != NULL)
+					fputs(src, stdout);
+			}
+			free(src);
+		}
 	}
 }
 
@@ -7231,6 +7273,19 @@ jit_pass:
 		TM_RUN(test_chunk_agg);
 		TM_RUN(test_chunk_errors);
 		TM_RUN(test_chunk_overflow);
+		TM_RUN(test_join_agg_result);
+		TM_RUN(test_unique_join_agg);
+		TM_RUN(test_global_agg_fanout);
+		TM_RUN(test_empty_build);
+		if (pg == 0)
+		{
+			TM_RUN(test_any_agg);
+			TM_RUN(test_distinct_join);
+			TM_RUN(test_precheck);
+			TM_RUN(test_semi_prefilter);
+			TM_RUN(test_two_joins);
+			TM_RUN(test_chunk_join);
+		}
 	}
 	tm_gpu_pool_set_private_global(g_pool, 0);
 	tm_gpu_pool_set_jit(g_pool, 0);
