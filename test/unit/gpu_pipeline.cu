@@ -6367,7 +6367,8 @@ test_fast_quals(void)
 {
 	HTable		T = make_T(20000, 300);
 
-	for (int trial = 0; trial < 100; trial++)
+	/* (under g_jit: 25 trials, each a kernel to compile, about a second each) */
+	for (int trial = 0; trial < (g_jit ? 25 : 100); trial++)
 	{
 		PipeB		p(TM_SRC_TABLE, 0);
 		FqSlots		s;
